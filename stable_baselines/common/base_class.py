@@ -1,0 +1,1054 @@
+"""
+The base classes of every model: :class:`BaseRLModel`, :class:`ActorCriticRLModel` (A2C, ACER, ACKTR,
+PPO1, PPO2, TRPO) and :class:`OffPolicyRLModel` (DQN, DDPG, SAC, TD3), plus the context managers
+:class:`SetVerbosity` and :class:`TensorboardWriter`.
+"""
+import glob
+import os
+import warnings
+from abc import ABC, abstractmethod
+from collections import OrderedDict, deque
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import numpy as np
+from gymnasium import spaces
+
+from stable_baselines import logger
+from stable_baselines.common import save_util
+from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
+from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, gymnasium, make_env, reset_env
+from stable_baselines.common.misc_util import set_global_seeds
+from stable_baselines.common.policies import ActorCriticPolicy, BasePolicy, RecurrentActorCriticPolicy, get_policy_from_name
+from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_util import make_session
+from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper, unwrap_vec_normalize
+
+
+def _space_signature(space: spaces.Space) -> Any:
+    """What two spaces must share to be interchangeable: type, shape, dtype, n / nvec (not bounds)."""
+    if isinstance(space, spaces.Discrete):
+        return ("Discrete", int(space.n))
+    if isinstance(space, spaces.MultiDiscrete):
+        return ("MultiDiscrete", tuple(np.asarray(space.nvec).ravel().tolist()))
+    if isinstance(space, spaces.MultiBinary):
+        return ("MultiBinary", tuple(np.atleast_1d(space.n).tolist()))
+    if isinstance(space, spaces.Box):
+        return ("Box", tuple(space.shape), np.dtype(space.dtype).kind)
+    if isinstance(space, spaces.Dict):
+        return ("Dict", tuple((key, _space_signature(sub)) for key, sub in space.spaces.items()))
+    if isinstance(space, spaces.Tuple):
+        return ("Tuple", tuple(_space_signature(sub) for sub in space.spaces))
+    return (type(space).__name__, getattr(space, "shape", None))
+
+
+def check_spaces_match(expected: spaces.Space, given: spaces.Space, what: str) -> None:
+    """
+    Raise a ValueError naming both spaces when ``given`` cannot replace ``expected``
+    (type, shape, dtype kind, n / nvec differ; bounds are not compared, as the original did not).
+
+    :param expected: (gymnasium.spaces.Space) the space the model was built for
+    :param given: (gymnasium.spaces.Space) the space of the new environment
+    :param what: (str) 'observation' or 'action'
+    """
+    if _space_signature(expected) != _space_signature(given):
+        raise ValueError("The {} space of the environment does not match the model's: expected {}, got {}"
+                         .format(what, expected, given))
+
+
+class BaseRLModel(ABC):
+    """
+    The base RL model
+
+    :param policy: (BasePolicy) Policy object
+    :param env: (Gym environment) The environment to learn from
+                (if registered in Gym, can be str. Can be None for loading trained models)
+    :param verbose: (int) the verbosity level: 0 none, 1 training information, 2 tensorflow debug
+    :param requires_vec_env: (bool) Does this model require a vectorized environment
+    :param policy_base: (BasePolicy) the base policy used by this method
+    :param policy_kwargs: (dict) additional arguments to be passed to the policy on creation
+    :param seed: (int) Seed for the pseudo-random generators (python, numpy, tensorflow).
+        If None (default), use random seed. Note that if you want completely deterministic
+        results, you must set `n_cpu_tf_sess` to 1.
+    :param n_cpu_tf_sess: (int) The number of threads for TensorFlow operations
+        If None, the number of cpu of the current machine will be used.
+    """
+
+    def __init__(self, policy, env, verbose=0, *, requires_vec_env, policy_base,
+                 policy_kwargs=None, seed=None, n_cpu_tf_sess=None):
+        if isinstance(policy, str) and policy_base is not None:
+            self.policy = get_policy_from_name(policy_base, policy)
+        else:
+            self.policy = policy
+        self.env = env
+        self.verbose = verbose
+        self._requires_vec_env = requires_vec_env
+        self.policy_kwargs = {} if policy_kwargs is None else policy_kwargs
+        self.observation_space = None
+        self.action_space = None
+        self.n_envs = None
+        self._vectorize_action = False
+        self.num_timesteps = 0
+        self.graph = None
+        self.sess = None
+        self.params = None
+        self.seed = seed
+        self._param_load_ops = None
+        self.n_cpu_tf_sess = n_cpu_tf_sess
+        self.episode_reward = None
+        self.ep_info_buf = None
+
+        if env is not None:
+            if isinstance(env, str):
+                if self.verbose >= 1:
+                    print("Creating environment from the given name, wrapped in a DummyVecEnv.")
+                env_id = env
+                self.env = env = DummyVecEnv([lambda: make_env(env_id)])
+            elif not isinstance(env, VecEnv):
+                self.env = env = as_gymnasium_env(env)
+
+            self.observation_space = convert_space(env.observation_space)
+            self.action_space = convert_space(env.action_space)
+            if requires_vec_env:
+                if isinstance(env, VecEnv):
+                    self.n_envs = env.num_envs
+                else:
+                    # The model requires a VecEnv: wrap the single env in a DummyVecEnv
+                    single_env = env
+                    self.env = DummyVecEnv([lambda: single_env])
+                    if self.verbose >= 1:
+                        print("Wrapping the env in a DummyVecEnv.")
+                    self.n_envs = 1
+            else:
+                if isinstance(env, VecEnv):
+                    if env.num_envs == 1:
+                        self.env = _UnvecWrapper(env)
+                        self._vectorize_action = True
+                    else:
+                        raise ValueError("Error: the model requires a non vectorized environment or a single "
+                                         "vectorized environment, got a VecEnv with {} environments."
+                                         .format(env.num_envs))
+                self.n_envs = 1
+
+        # Get VecNormalize object if it exists
+        self._vec_normalize_env = unwrap_vec_normalize(self.env)
+
+    # ------------------------------------------------------------------------------------------
+    # environment
+    # ------------------------------------------------------------------------------------------
+    def get_env(self):
+        """
+        returns the current environment (can be None if not defined)
+
+        :return: (Gym Environment) The current environment
+        """
+        return self.env
+
+    def get_vec_normalize_env(self):
+        """
+        Return the ``VecNormalize`` wrapper of the training env if it exists.
+
+        :return: Optional[VecNormalize] The ``VecNormalize`` env.
+        """
+        return self._vec_normalize_env
+
+    def set_env(self, env) -> None:
+        """
+        Checks the validity of the environment, and if it is coherent, set it as the current environment.
+
+        :param env: (Gym Environment) The environment for learning a policy
+        """
+        if env is None and self.env is None:
+            if self.verbose >= 1:
+                print("Loading a model without an environment, this model cannot be trained until it has a valid "
+                      "environment.")
+            return
+        if env is None:
+            raise ValueError("Error: trying to replace the current environment with None")
+        if isinstance(env, str):
+            env_id = env
+            env = DummyVecEnv([lambda: make_env(env_id)]) if self._requires_vec_env else make_env(env_id)
+        elif not isinstance(env, VecEnv):
+            env = as_gymnasium_env(env)
+
+        # sanity checking the environment
+        check_spaces_match(self.observation_space, convert_space(env.observation_space), "observation")
+        check_spaces_match(self.action_space, convert_space(env.action_space), "action")
+        if self._requires_vec_env:
+            if not isinstance(env, VecEnv):
+                env = _wrap_single(env)
+            if env.num_envs != self.n_envs:
+                raise ValueError("Error: the environment passed must have the same number of environments as the "
+                                 "model was trained on (expected {}, got {}). This is due to the Lstm policy "
+                                 "and the fixed batch sizes of the training graph.".format(self.n_envs, env.num_envs))
+            self.n_envs = env.num_envs
+        else:
+            # for models that dont want vectorized environment, check if they make sense and adapt them.
+            if isinstance(env, VecEnv):
+                if env.num_envs == 1:
+                    env = _UnvecWrapper(env)
+                    self._vectorize_action = True
+                else:
+                    raise ValueError("Error: the model requires a non vectorized environment or a single "
+                                     "vectorized environment, got a VecEnv with {} environments."
+                                     .format(env.num_envs))
+            else:
+                self._vectorize_action = False
+            self.n_envs = 1
+
+        self.env = env
+        self._vec_normalize_env = unwrap_vec_normalize(env)
+        # Invalidate the environment loop (runner), it will be recreated with the new env
+        self._runner = None
+
+    # ------------------------------------------------------------------------------------------
+    # training helpers
+    # ------------------------------------------------------------------------------------------
+    def _init_num_timesteps(self, reset_num_timesteps: bool = True) -> bool:
+        """
+        Initialize and resets num_timesteps (total timesteps since beginning of training)
+        if needed. Mainly used logging and plotting (tensorboard).
+
+        :param reset_num_timesteps: (bool) Set it to false when continuing training
+            to not create new plotting curves in tensorboard.
+        :return: (bool) Whether a new tensorboard log needs to be created
+        """
+        if reset_num_timesteps:
+            self.num_timesteps = 0
+        new_tb_log = self.num_timesteps == 0
+        return new_tb_log
+
+    @abstractmethod
+    def setup_model(self):
+        """
+        Create all the functions and tensorflow graphs necessary to train the model
+        """
+        pass
+
+    def _init_callback(self, callback, progress_bar: bool = False, total_timesteps: Optional[int] = None) -> BaseCallback:
+        """
+        :param callback: (Union[None, Callable, List[Callable], BaseCallback])
+        :param progress_bar: (bool) add a tqdm progress bar over the timesteps
+        :param total_timesteps: (int) the number of timesteps of this ``learn`` call (for the bar)
+        :return: (BaseCallback)
+        """
+        # Convert a list of callbacks into a callback
+        if isinstance(callback, list):
+            callback = CallbackList([cb if isinstance(cb, BaseCallback) else ConvertCallback(cb) for cb in callback])
+        # Convert functional callback to object
+        if not isinstance(callback, BaseCallback):
+            callback = ConvertCallback(callback)
+        if progress_bar:
+            callback = CallbackList([callback, ProgressBarCallback(total_timesteps)])
+        callback.init_callback(self)
+        return callback
+
+    def set_random_seed(self, seed: Optional[int]) -> None:
+        """
+        :param seed: (Optional[int]) Seed for the pseudo-random generators. If None,
+            do not change the seeds.
+        """
+        # Ignore if the seed is None
+        if seed is None:
+            return
+        # Seed python, numpy and tf random generator
+        set_global_seeds(seed)
+        if self.env is not None:
+            if isinstance(self.env, VecEnv) or callable(getattr(self.env, "seed", None)):
+                self.env.seed(seed)
+            else:
+                # gymnasium envs are seeded through reset
+                reset_env(self.env, seed=seed)
+            # Seed the action space
+            # useful when selecting random actions
+            self.env.action_space.seed(seed)
+        if self.action_space is not None:
+            self.action_space.seed(seed)
+
+    def _setup_learn(self):
+        """
+        Check the environment.
+        """
+        if self.env is None:
+            raise ValueError("Error: cannot train the model without a valid environment, please set an environment "
+                             "with set_env(self, env) method.")
+        if self.episode_reward is None:
+            self.episode_reward = np.zeros((self.n_envs,))
+        if self.ep_info_buf is None:
+            self.ep_info_buf = deque(maxlen=100)
+
+    # ------------------------------------------------------------------------------------------
+    # parameters
+    # ------------------------------------------------------------------------------------------
+    @abstractmethod
+    def get_parameter_list(self):
+        """
+        Get tensorflow Variables of model's parameters
+
+        This includes all variables necessary for continuing training (saving / loading).
+
+        :return: (list) List of tensorflow Variables
+        """
+        pass
+
+    def get_parameters(self) -> "OrderedDict[str, np.ndarray]":
+        """
+        Get current model parameters as dictionary of variable name -> ndarray.
+
+        :return: (OrderedDict) Dictionary of variable name -> ndarray of model's parameters.
+        """
+        parameters = self.get_parameter_list()
+        parameter_values = self.sess.run(parameters)
+        return OrderedDict((param.name, value) for param, value in zip(parameters, parameter_values))
+
+    def _setup_load_operations(self):
+        """
+        Create tensorflow operations for loading model parameters
+        """
+        # Assume tensorflow graphs are static -> check
+        # that we only call this function once
+        if self._param_load_ops is not None:
+            raise RuntimeError("Parameter load operations have already been created")
+        # For each loadable parameter, create appropiate
+        # placeholder and an assign op, and store them to
+        # self.load_param_ops as dict of variable.name -> (placeholder, assign)
+        loadable_parameters = self.get_parameter_list()
+        # Use OrderedDict to store order for backwards compatibility with
+        # list-based params
+        self._param_load_ops = OrderedDict()
+        with self.graph.as_default():
+            for param in loadable_parameters:
+                placeholder = tf.placeholder(dtype=param.dtype.base_dtype, shape=param.shape)
+                # param.name is unique (tensorflow variables have unique names)
+                self._param_load_ops[param.name] = (placeholder, param.assign(placeholder))
+
+    @abstractmethod
+    def _get_pretrain_placeholders(self):
+        """
+        Return the placeholders needed for the pretraining:
+        - obs_ph: observation placeholder
+        - actions_ph will be population with an action from the environment
+            (from the expert dataset)
+        - deterministic_actions_ph: e.g., in the case of a Gaussian policy,
+            the mean.
+
+        :return: ((tf.placeholder)) (obs_ph, actions_ph, deterministic_actions_ph)
+        """
+        pass
+
+    def load_parameters(self, load_path_or_dict, exact_match: bool = True) -> None:
+        """
+        Load model parameters from a file or a dictionary
+
+        Dictionary keys should be tensorflow variable names, which can be obtained
+        with ``get_parameters`` function. If ``exact_match`` is True, dictionary
+        should contain keys for all model's parameters, otherwise RunTimeError
+        is raised. If False, only variables included in the dictionary will be updated.
+
+        This does not load agent's hyper-parameters.
+
+        .. warning::
+            This function does not update trainer/optimizer variables (e.g. momentum).
+            As such training after using this function may lead to less-than-optimal results.
+
+        :param load_path_or_dict: (str or file-like or dict) Save parameter location
+            or dict of parameters as variable.name -> ndarrays to be loaded.
+        :param exact_match: (bool) If True, expects load dictionary to contain keys for
+            all variables in the model. If False, loads parameters only for variables
+            mentioned in the dictionary. Defaults to True.
+        """
+        # Make sure we have assign ops
+        if self._param_load_ops is None:
+            self._setup_load_operations()
+
+        if isinstance(load_path_or_dict, dict):
+            # Assume `load_path_or_dict` is dict of variable.name -> ndarrays we want to load
+            params = load_path_or_dict
+        elif isinstance(load_path_or_dict, list):
+            params = self._params_from_list(load_path_or_dict)
+        else:
+            # Assume a filepath or file-like.
+            _, params = self._load_from_file(load_path_or_dict)
+            if isinstance(params, list):
+                params = self._params_from_list(params)
+        params = dict(params)
+
+        feed_dict = {}
+        param_update_ops = []
+        # Keep track of not-updated variables
+        not_updated_variables = set(self._param_load_ops.keys())
+        unknown = [name for name in params if name not in self._param_load_ops]
+        if unknown and exact_match:
+            raise RuntimeError("Load dictionary has parameters the model does not have: {}. The model's parameters "
+                               "are: {}".format(", ".join(sorted(unknown)), ", ".join(self._param_load_ops)))
+        for param_name, param_value in params.items():
+            if param_name not in self._param_load_ops:
+                continue
+            placeholder, assign_op = self._param_load_ops[param_name]
+            param_value = np.asarray(param_value)
+            expected_shape = tuple(placeholder.shape.as_list())
+            if tuple(param_value.shape) != expected_shape:
+                raise ValueError("Parameter '{}' has shape {} in the load dictionary, the model expects {}"
+                                 .format(param_name, param_value.shape, expected_shape))
+            feed_dict[placeholder] = param_value
+            # Create list of tf.assign operations for sess.run
+            param_update_ops.append(assign_op)
+            # Keep track which variables are updated
+            not_updated_variables.remove(param_name)
+
+        # Check that we updated all parameters if exact_match=True
+        if exact_match and len(not_updated_variables) > 0:
+            raise RuntimeError("Load dictionary did not contain all variables. Missing variables: {}"
+                               .format(", ".join(sorted(not_updated_variables))))
+
+        self.sess.run(param_update_ops, feed_dict=feed_dict)
+
+    def _params_from_list(self, params: List[np.ndarray]) -> "OrderedDict[str, np.ndarray]":
+        """
+        Map an unnamed list of arrays (model files of the library <= 2.7) onto the parameter list, in order.
+        Files written before 2.6 by some algorithms hold every array twice: the first N are used.
+
+        :param params: ([np.ndarray])
+        :return: (OrderedDict)
+        """
+        names = list(self._param_load_ops.keys()) if self._param_load_ops is not None else \
+            [param.name for param in self.get_parameter_list()]
+        if len(params) < len(names):
+            raise ValueError("The file holds {} parameter arrays, the model has {} parameters ({})"
+                             .format(len(params), len(names), ", ".join(names)))
+        return OrderedDict(zip(names, self._select_legacy_arrays(list(params), len(names))))
+
+    def _select_legacy_arrays(self, params: List[np.ndarray], n_params: int) -> List[np.ndarray]:
+        """
+        Pick the arrays of a legacy unnamed parameter list that belong to the model (the first
+        ``n_params``; algorithms with other duplication rules override this).
+
+        :param params: ([np.ndarray]) the arrays of the file
+        :param n_params: (int) the number of parameters of the model
+        :return: ([np.ndarray])
+        """
+        return params[:n_params]
+
+    # ------------------------------------------------------------------------------------------
+    # learning / acting
+    # ------------------------------------------------------------------------------------------
+    @abstractmethod
+    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="run",
+              reset_num_timesteps=True, progress_bar=False):
+        """
+        Return a trained model.
+
+        :param total_timesteps: (int) The total number of samples to train on
+        :param callback: (Union[callable, [callable], BaseCallback])
+            function called at every steps with state of the algorithm.
+            It takes the local and global variables. If it returns False, training is aborted.
+            When the callback inherits from BaseCallback, you will have access
+            to additional stages of the training (training start/end),
+            please read the documentation for more details.
+        :param log_interval: (int) The number of timesteps before logging.
+        :param tb_log_name: (str) the name of the run for tensorboard log
+        :param reset_num_timesteps: (bool) whether or not to reset the current timestep number (used in logging)
+        :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
+        :return: (BaseRLModel) the trained model
+        """
+        pass
+
+    @abstractmethod
+    def predict(self, observation, state=None, mask=None, deterministic=False):
+        """
+        Get the model's action from an observation
+
+        :param observation: (np.ndarray) the input observation
+        :param state: (np.ndarray) The last states (can be None, used in recurrent policies)
+        :param mask: (np.ndarray) The last masks (can be None, used in recurrent policies)
+        :param deterministic: (bool) Whether or not to return deterministic actions.
+        :return: (np.ndarray, np.ndarray) the model's action and the next state (used in recurrent policies)
+        """
+        pass
+
+    @abstractmethod
+    def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
+        """
+        If ``actions`` is ``None``, then get the model's action probability distribution from a given observation.
+
+        Depending on the action space the output is:
+            - Discrete: probability for each possible action
+            - Box: mean and standard deviation of the action output
+
+        However if ``actions`` is not ``None``, this function will return the probability that the given actions are
+        taken with the given parameters (observation, state, ...) on this model. For discrete action spaces, it
+        returns the probability mass; for continuous action spaces, the probability density. This is since the
+        probability mass will always be zero in continuous spaces, see http://blog.christianperone.com/2019/01/
+        for a good explanation
+
+        :param observation: (np.ndarray) the input observation
+        :param state: (np.ndarray) The last states (can be None, used in recurrent policies)
+        :param mask: (np.ndarray) The last masks (can be None, used in recurrent policies)
+        :param actions: (np.ndarray) (OPTIONAL) For calculating the likelihood that the given actions are chosen by
+            the model for each of the given parameters. Must have the same number of actions and observations.
+            (set to None to return the complete action probability distribution)
+        :param logp: (bool) (OPTIONAL) When specified with actions, returns probability in log-space.
+            This has no effect if actions is None.
+        :return: (np.ndarray) the model's (log) action probability
+        """
+        pass
+
+    def pretrain(self, dataset, n_epochs=10, learning_rate=1e-4, adam_epsilon=1e-8, val_interval=None):
+        """
+        Pretrain a model using behavior cloning:
+        supervised learning given an expert dataset.
+
+        NOTE: only Box and Discrete spaces are supported for now.
+
+        :param dataset: (ExpertDataset) Dataset manager
+        :param n_epochs: (int) Number of iterations on the training set
+        :param learning_rate: (float) Learning rate
+        :param adam_epsilon: (float) the epsilon value for the adam optimizer
+        :param val_interval: (int) Report training and validation losses every n epochs.
+            By default, every 10th of the maximum number of epochs.
+        :return: (BaseRLModel) the pretrained model
+        """
+        raise NotImplementedError("pretrain (behaviour cloning) arrives with the imitation-learning release: "
+                                  "ExpertDataset is not available yet in this version")
+
+    # ------------------------------------------------------------------------------------------
+    # saving / loading
+    # ------------------------------------------------------------------------------------------
+    @abstractmethod
+    def save(self, save_path, cloudpickle=False):
+        """
+        Save the current parameters to file
+
+        :param save_path: (str or file-like) The save location
+        :param cloudpickle: (bool) Use older cloudpickle format instead of zip-archives.
+        """
+        raise NotImplementedError()
+
+    @classmethod
+    def load(cls, load_path, env=None, custom_objects=None, **kwargs):
+        """
+        Load the model from file
+
+        :param load_path: (str or file-like) the saved parameter location
+        :param env: (Gym Environment) the new environment to run the loaded model on
+            (can be None if you only need prediction from a trained model)
+        :param custom_objects: (dict) Dictionary of objects to replace
+            upon loading. If a variable is present in this dictionary as a
+            key, it will not be deserialized and the corresponding item
+            will be used instead. Similar to custom_objects in
+            `keras.models.load_model`. Useful when you have an object in
+            file that can not be deserialized.
+        :param kwargs: extra arguments to change the model when loading
+        """
+        data, params = cls._load_from_file(load_path, custom_objects=custom_objects)
+
+        if "policy_kwargs" in kwargs and kwargs["policy_kwargs"] != data.get("policy_kwargs", {}):
+            raise ValueError("The specified policy kwargs do not equal the stored policy kwargs. "
+                             "Stored kwargs: {}, specified kwargs: {}".format(data.get("policy_kwargs"),
+                                                                              kwargs["policy_kwargs"]))
+        if "policy" not in data:
+            raise ValueError("The model file {!r} has no 'policy' entry: it is not a Stable Baselines model file"
+                             .format(load_path))
+        data.setdefault("policy_kwargs", {})
+        if data["policy_kwargs"] is None:
+            data["policy_kwargs"] = {}
+
+        model = cls(policy=data["policy"], env=None, _init_setup_model=False)  # pytype: disable=not-instantiable
+        model.__dict__.update(data)
+        model.__dict__.update(kwargs)
+        model.set_env(env)
+        model.setup_model()
+        model.load_parameters(params)
+        return model
+
+    @staticmethod
+    def _save_to_file(save_path, data=None, params=None, cloudpickle=False) -> None:
+        """
+        Save model to a zip archive (or the older cloudpickle format). Writes to a path are atomic.
+
+        :param save_path: (str or file-like) Where to store the model
+        :param data: (OrderedDict) Class parameters being stored
+        :param params: (OrderedDict) Model parameters being stored
+        :param cloudpickle: (bool) Use old cloudpickle format
+        """
+        if cloudpickle:
+            save_util.save_to_pkl(save_path, data, params)
+        else:
+            save_util.save_to_zip(save_path, data, params)
+
+    @staticmethod
+    def _load_from_file(load_path, load_data=True, custom_objects=None) -> Tuple[dict, Any]:
+        """
+        Load model data from a .zip archive or an old .pkl file.
+
+        :param load_path: (str or file-like) Where to load model from
+        :param load_data: (bool) Whether we should load and return data (class parameters).
+        :param custom_objects: (dict) Dictionary of objects to replace upon loading.
+        :return: (dict, OrderedDict or list) Class parameters and model parameters
+        """
+        data, params = save_util.load_model_file(load_path, custom_objects=custom_objects)
+        for key in ("observation_space", "action_space"):
+            if data.get(key) is not None:
+                data[key] = convert_space(data[key])
+        if not load_data:
+            data = None
+        return data, params
+
+    @staticmethod
+    def _softmax(x_input):
+        """
+        An implementation of softmax.
+
+        :param x_input: (numpy float) input vector
+        :return: (numpy float) output vector
+        """
+        x_exp = np.exp(x_input.T - np.max(x_input.T, axis=0))
+        return (x_exp / x_exp.sum(axis=0)).T
+
+    @staticmethod
+    def _is_vectorized_observation(observation, observation_space) -> bool:
+        """
+        For every observation type, detects and validates the shape,
+        then returns whether or not the observation is vectorized.
+
+        :param observation: (np.ndarray) the input observation to validate
+        :param observation_space: (gym.spaces) the observation space
+        :return: (bool) whether the given observation is vectorized or not
+        """
+        observation = np.asarray(observation)
+        if isinstance(observation_space, spaces.Box):
+            expected = observation_space.shape
+            what = "Box"
+        elif isinstance(observation_space, spaces.Discrete):
+            expected = ()
+            what = "Discrete"
+        elif isinstance(observation_space, spaces.MultiDiscrete):
+            expected = (len(observation_space.nvec),)
+            what = "MultiDiscrete"
+        elif isinstance(observation_space, spaces.MultiBinary):
+            expected = tuple(np.atleast_1d(observation_space.n).tolist())
+            what = "MultiBinary"
+        else:
+            raise ValueError("Error: Cannot determine if the observation is vectorized with the space type {}."
+                             .format(observation_space))
+        if observation.shape == expected:
+            return False
+        if observation.shape[1:] == expected:
+            return True
+        if isinstance(observation_space, spaces.Discrete):
+            raise ValueError("Error: Unexpected observation shape {} for Discrete environment, please use () or "
+                             "(n_env,) for the observation shape.".format(observation.shape))
+        raise ValueError("Error: Unexpected observation shape {} for {} environment, please use {} or "
+                         "(n_env, {}) for the observation shape."
+                         .format(observation.shape, what, expected, ", ".join(str(dim) for dim in expected)))
+
+
+def _wrap_single(env) -> VecEnv:
+    """Wrap one (gymnasium) env in a DummyVecEnv."""
+    return DummyVecEnv([lambda: env])
+
+
+def _predict_input(observation, observation_space) -> Tuple[np.ndarray, bool]:
+    """
+    Validate an observation given to ``predict``/``action_probability`` and batch it.
+
+    :return: (np.ndarray, bool) the batched observation and whether the input was batched
+    """
+    if isinstance(observation, tuple) and len(observation) == 2 and isinstance(observation[1], dict):
+        raise ValueError("predict() got a (observation, info) tuple, which is what gymnasium's env.reset() "
+                         "returns: pass only the observation, e.g. `obs, info = env.reset()`")
+    observation = np.asarray(observation)
+    vectorized_env = BaseRLModel._is_vectorized_observation(observation, observation_space)
+    observation = observation.reshape((-1,) + tuple(observation_space.shape))
+    return observation, vectorized_env
+
+
+class ActorCriticRLModel(BaseRLModel):
+    """
+    The base class for Actor critic model
+
+    :param policy: (BasePolicy) Policy object
+    :param env: (Gym environment) The environment to learn from
+                (if registered in Gym, can be str. Can be None for loading trained models)
+    :param verbose: (int) the verbosity level: 0 none, 1 training information, 2 tensorflow debug
+    :param policy_base: (BasePolicy) the base policy used by this method (default=ActorCriticPolicy)
+    :param requires_vec_env: (bool) Does this model require a vectorized environment
+    :param policy_kwargs: (dict) additional arguments to be passed to the policy on creation
+    :param seed: (int) Seed for the pseudo-random generators (python, numpy, tensorflow).
+        If None (default), use random seed. Note that if you want completely deterministic
+        results, you must set `n_cpu_tf_sess` to 1.
+    :param n_cpu_tf_sess: (int) The number of threads for TensorFlow operations
+        If None, the number of cpu of the current machine will be used.
+    """
+
+    def __init__(self, policy, env, _init_setup_model, verbose=0, policy_base=ActorCriticPolicy,
+                 requires_vec_env=False, policy_kwargs=None, seed=None, n_cpu_tf_sess=None):
+        super(ActorCriticRLModel, self).__init__(policy, env, verbose=verbose, requires_vec_env=requires_vec_env,
+                                                 policy_base=policy_base, policy_kwargs=policy_kwargs,
+                                                 seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
+        self.sess = None
+        self.initial_state = None
+        self.step = None
+        self.proba_step = None
+        self.params = None
+        self._runner = None
+
+    def _make_runner(self):
+        """Builds a new Runner. Lazily called whenever ``self.runner`` is accessed and is None."""
+        raise NotImplementedError("This model is not configured to use a Runner")
+
+    @property
+    def runner(self):
+        if self._runner is None:
+            self._runner = self._make_runner()
+        return self._runner
+
+    def set_env(self, env) -> None:
+        self._runner = None  # New environment invalidates the runner
+        super().set_env(env)
+
+    @abstractmethod
+    def setup_model(self):
+        pass
+
+    @abstractmethod
+    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="run",
+              reset_num_timesteps=True, progress_bar=False):
+        pass
+
+    def _check_policy_class(self) -> None:
+        """Raise a clear error when the policy is not an actor-critic policy class."""
+        if not (isinstance(self.policy, type) and issubclass(self.policy, ActorCriticPolicy)):
+            raise ValueError("Error: the input policy for the {} model must be an instance of "
+                             "common.policies.ActorCriticPolicy, got {!r}".format(type(self).__name__, self.policy))
+
+    def _new_graph_and_session(self):
+        """Create the model's own graph and session, seeding the graph when a seed is set."""
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            self.set_random_seed(self.seed)
+            self.sess = make_session(num_cpu=self.n_cpu_tf_sess, graph=self.graph)
+
+    def _recurrent_batch(self, observation: np.ndarray, state, mask):
+        """
+        Recurrent step models have a fixed batch of ``n_envs`` rows: pad a smaller batch (and its mask)
+        with zeros so that a single observation can be given to ``predict``.
+
+        :return: (np.ndarray, np.ndarray, np.ndarray, int) observation, state, mask, number of real rows
+        """
+        n_rows = observation.shape[0]
+        if not issubclass(self.policy, RecurrentActorCriticPolicy) or n_rows == self.n_envs:
+            return observation, state, mask, n_rows
+        if n_rows > self.n_envs:
+            raise ValueError("This recurrent model was built for {} environments; got {} observations at once"
+                             .format(self.n_envs, n_rows))
+        padding = np.zeros((self.n_envs - n_rows,) + observation.shape[1:], dtype=observation.dtype)
+        observation = np.concatenate([observation, padding])
+        mask = np.concatenate([np.asarray(mask, dtype=bool).reshape(-1)[:n_rows],
+                               np.zeros(self.n_envs - n_rows, dtype=bool)])
+        return observation, state, mask, n_rows
+
+    def predict(self, observation, state=None, mask=None, deterministic=False):
+        if state is None:
+            state = self.initial_state
+        if mask is None:
+            mask = [False for _ in range(self.n_envs)]
+        observation, vectorized_env = _predict_input(observation, self.observation_space)
+        observation, state, mask, n_rows = self._recurrent_batch(observation, state, mask)
+
+        actions, _, states, _ = self.step(observation, state, mask, deterministic=deterministic)
+        actions = actions[:n_rows]
+
+        clipped_actions = actions
+        # Clip the actions to avoid out of bound error
+        if isinstance(self.action_space, spaces.Box):
+            clipped_actions = np.clip(actions, self.action_space.low, self.action_space.high)
+
+        if not vectorized_env:
+            clipped_actions = clipped_actions[0]
+        return clipped_actions, states
+
+    def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
+        if state is None:
+            state = self.initial_state
+        if mask is None:
+            mask = [False for _ in range(self.n_envs)]
+        observation, vectorized_env = _predict_input(observation, self.observation_space)
+        observation, state, mask, n_rows = self._recurrent_batch(observation, state, mask)
+        actions_proba = self.proba_step(observation, state, mask)
+        if isinstance(actions_proba, list):
+            actions_proba = [np.asarray(part)[:n_rows] for part in actions_proba]
+        else:
+            actions_proba = np.asarray(actions_proba)[:n_rows]
+
+        if len(actions_proba) == 0:  # empty list means not implemented
+            warnings.warn("Warning: action probability is not implemented for {} action space. Returning None."
+                          .format(type(self.action_space).__name__))
+            return None
+
+        if actions is not None:  # comparing the action distribution, to given actions
+            prob = None
+            logprob = None
+            actions = np.array([actions])
+            if isinstance(self.action_space, spaces.Discrete):
+                actions = actions.reshape((-1,))
+                if observation[:n_rows].shape[0] != actions.shape[0]:
+                    raise ValueError("Error: batch sizes differ for actions ({}) and observations ({})."
+                                     .format(actions.shape[0], n_rows))
+                prob = actions_proba[np.arange(actions.shape[0]), actions]
+            elif isinstance(self.action_space, spaces.MultiDiscrete):
+                actions = actions.reshape((-1, len(self.action_space.nvec)))
+                if n_rows != actions.shape[0]:
+                    raise ValueError("Error: batch sizes differ for actions ({}) and observations ({})."
+                                     .format(actions.shape[0], n_rows))
+                # Discrete action probability, over multiple categories
+                actions = np.swapaxes(actions, 0, 1)  # swap axis for easier categorical split
+                prob = np.prod([proba[np.arange(act.shape[0]), act]
+                                for proba, act in zip(actions_proba, actions)], axis=0)
+            elif isinstance(self.action_space, spaces.MultiBinary):
+                actions = actions.reshape((-1, self.action_space.n))
+                if n_rows != actions.shape[0]:
+                    raise ValueError("Error: batch sizes differ for actions ({}) and observations ({})."
+                                     .format(actions.shape[0], n_rows))
+                # Bernoulli action probability, for every action
+                prob = np.prod(actions_proba * actions + (1 - actions_proba) * (1 - actions), axis=1)
+            elif isinstance(self.action_space, spaces.Box):
+                actions = actions.reshape((-1,) + self.action_space.shape)
+                mean, std = actions_proba
+                logstd = np.log(std)
+
+                n_elts = np.prod(mean.shape[1:])  # first dimension is batch size
+                log_normalizer = n_elts / 2 * np.log(2 * np.pi) + 0.5 * np.sum(logstd, axis=1)
+
+                # Diagonal Gaussian action probability, for every action
+                logprob = -np.sum(np.square(actions - mean) / (2 * np.square(std)), axis=1) - log_normalizer
+            else:
+                warnings.warn("Warning: action_probability not implemented for {} actions space. Returning None."
+                              .format(type(self.action_space).__name__))
+                return None
+
+            # Return in space (log or normal) requested by user, converting if necessary
+            if logp:
+                if logprob is None:
+                    logprob = np.log(prob)
+                ret = logprob
+            else:
+                if prob is None:
+                    prob = np.exp(logprob)
+                ret = prob
+
+            # normalize action proba shape for the different gym spaces
+            ret = ret.reshape((-1, 1))
+        else:
+            ret = actions_proba
+
+        if not vectorized_env:
+            ret = ret[0]
+
+        return ret
+
+    def get_parameter_list(self):
+        return self.params
+
+    @abstractmethod
+    def save(self, save_path, cloudpickle=False):
+        pass
+
+
+class OffPolicyRLModel(BaseRLModel):
+    """
+    The base class for off policy RL model
+
+    :param policy: (BasePolicy) Policy object
+    :param env: (Gym environment) The environment to learn from
+                (if registered in Gym, can be str. Can be None for loading trained models)
+    :param replay_buffer: (ReplayBuffer) the type of replay buffer
+    :param verbose: (int) the verbosity level: 0 none, 1 training information, 2 tensorflow debug
+    :param requires_vec_env: (bool) Does this model require a vectorized environment
+    :param policy_base: (BasePolicy) the base policy used by this method
+    :param policy_kwargs: (dict) additional arguments to be passed to the policy on creation
+    :param seed: (int) Seed for the pseudo-random generators (python, numpy, tensorflow).
+        If None (default), use random seed. Note that if you want completely deterministic
+        results, you must set `n_cpu_tf_sess` to 1.
+    :param n_cpu_tf_sess: (int) The number of threads for TensorFlow operations
+        If None, the number of cpu of the current machine will be used.
+    """
+
+    def __init__(self, policy, env, replay_buffer=None, _init_setup_model=False, verbose=0, *,
+                 requires_vec_env=False, policy_base=None,
+                 policy_kwargs=None, seed=None, n_cpu_tf_sess=None):
+        super(OffPolicyRLModel, self).__init__(policy, env, verbose=verbose, requires_vec_env=requires_vec_env,
+                                               policy_base=policy_base, policy_kwargs=policy_kwargs,
+                                               seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
+        self.replay_buffer = replay_buffer
+
+    def is_using_her(self) -> bool:
+        """
+        Check if is using HER
+
+        :return: (bool) Whether is using HER or not
+        """
+        # Avoid circular import
+        return type(self.replay_buffer).__name__ == "HindsightExperienceReplayWrapper"
+
+    def replay_buffer_add(self, obs_t, action, reward, obs_tp1, done, info):
+        """
+        Add a new transition to the replay buffer
+
+        :param obs_t: (np.ndarray) the last observation
+        :param action: ([float]) the action
+        :param reward: (float) the reward of the transition
+        :param obs_tp1: (np.ndarray) the new observation
+        :param done: (bool) is the episode done
+        :param info: (dict) extra values used to compute the reward when using HER
+        """
+        # Pass info dict when using HER, as it can be used to compute the reward
+        kwargs = dict(info=info) if self.is_using_her() else {}
+        self.replay_buffer.add(obs_t, action, reward, obs_tp1, float(done), **kwargs)
+
+    @abstractmethod
+    def setup_model(self):
+        pass
+
+    @abstractmethod
+    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="run",
+              reset_num_timesteps=True, replay_wrapper=None, progress_bar=False):
+        pass
+
+    @abstractmethod
+    def predict(self, observation, state=None, mask=None, deterministic=False):
+        pass
+
+    @abstractmethod
+    def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
+        pass
+
+    @abstractmethod
+    def save(self, save_path, cloudpickle=False):
+        pass
+
+
+class _UnvecWrapper(VecEnvWrapper):
+    def __init__(self, venv):
+        """
+        Unvectorize a vectorized environment, for vectorized environment that only have one environment
+
+        :param venv: (VecEnv) the vectorized environment to wrap
+        """
+        super().__init__(venv)
+        if venv.num_envs != 1:
+            raise ValueError("Error: cannot unwrap a environment wrapper that has more than one environment "
+                             "({} given).".format(venv.num_envs))
+
+    def seed(self, seed=None):
+        return self.venv.seed(seed)
+
+    def compute_reward(self, achieved_goal, desired_goal, _info):
+        return float(self.venv.env_method("compute_reward", achieved_goal, desired_goal, _info)[0])
+
+    @staticmethod
+    def unvec_obs(obs):
+        """
+        :param obs: (Union[np.ndarray, dict])
+        :return: (Union[np.ndarray, dict])
+        """
+        if not isinstance(obs, dict):
+            return obs[0]
+        obs_ = OrderedDict()
+        for key in obs.keys():
+            obs_[key] = obs[key][0]
+        del obs
+        return obs_
+
+    def reset(self):
+        return self.unvec_obs(self.venv.reset())
+
+    def step_async(self, actions):
+        self.venv.step_async([actions])
+
+    def step_wait(self):
+        obs, rewards, dones, information = self.venv.step_wait()
+        return self.unvec_obs(obs), float(rewards[0]), dones[0], information[0]
+
+    def render(self, mode='human'):
+        return self.venv.render(mode=mode)
+
+
+class SetVerbosity:
+    def __init__(self, verbose=0):
+        """
+        define a region of code for certain level of verbosity
+
+        :param verbose: (int) the verbosity level: 0 none, 1 training information, 2 tensorflow debug
+        """
+        self.verbose = verbose
+
+    def __enter__(self):
+        self.tf_level = os.environ.get('TF_CPP_MIN_LOG_LEVEL', None)
+        self.log_level = logger.get_level()
+        self.gym_level = gymnasium.logger.min_level
+
+        if self.verbose <= 1:
+            os.environ['TF_CPP_MIN_LOG_LEVEL'] = '2'
+
+        if self.verbose <= 0:
+            logger.set_level(logger.DISABLED)
+            gymnasium.logger.min_level = gymnasium.logger.DISABLED if hasattr(gymnasium.logger, "DISABLED") else 50
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if self.verbose <= 1:
+            if self.tf_level is None:
+                os.environ.pop('TF_CPP_MIN_LOG_LEVEL', None)
+            else:
+                os.environ['TF_CPP_MIN_LOG_LEVEL'] = self.tf_level
+
+        if self.verbose <= 0:
+            logger.set_level(self.log_level)
+            gymnasium.logger.min_level = self.gym_level
+
+
+class TensorboardWriter:
+    def __init__(self, graph, tensorboard_log_path, tb_log_name, new_tb_log=True):
+        """
+        Create a Tensorboard writer for a code segment, and saves it to the log directory as its own run
+
+        :param graph: (Tensorflow Graph) the model graph
+        :param tensorboard_log_path: (str) the save path for the log (can be None for no logging)
+        :param tb_log_name: (str) the name of the run for tensorboard log
+        :param new_tb_log: (bool) whether or not to create a new logging folder for tensorbaord
+        """
+        self.graph = graph
+        self.tensorboard_log_path = tensorboard_log_path
+        self.tb_log_name = tb_log_name
+        self.writer = None
+        self.new_tb_log = new_tb_log
+
+    def __enter__(self):
+        if self.tensorboard_log_path is not None:
+            latest_run_id = self._get_latest_run_id()
+            if self.new_tb_log:
+                latest_run_id = latest_run_id + 1
+            save_path = os.path.join(self.tensorboard_log_path, "{}_{}".format(self.tb_log_name, latest_run_id))
+            with self.graph.as_default():
+                self.writer = tf.summary.FileWriter(save_path, graph=self.graph)
+        return self.writer
+
+    def _get_latest_run_id(self):
+        """
+        returns the latest run number for the given log name and log path,
+        by finding the greatest number in the directories.
+
+        :return: (int) latest run number
+        """
+        max_run_id = 0
+        for path in glob.glob("{}/{}_[0-9]*".format(glob.escape(self.tensorboard_log_path),
+                                                     glob.escape(self.tb_log_name))):
+            file_name = path.split(os.sep)[-1]
+            ext = file_name.split("_")[-1]
+            if self.tb_log_name == "_".join(file_name.split("_")[:-1]) and ext.isdigit() and int(ext) > max_run_id:
+                max_run_id = int(ext)
+        return max_run_id
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if self.writer is not None:
+            self.writer.add_graph(self.graph)
+            self.writer.flush()

@@ -1,0 +1,268 @@
+"""
+The one module through which Stable Baselines talks to environments.
+
+``gymnasium`` is the environment library. Users also bring legacy gym-style environments
+(``reset()`` returning only the observation, ``step()`` returning ``(obs, reward, done, info)``,
+spaces from the old ``gym`` package, ``env.seed()``), and old model files hold pickled
+``gym.spaces`` objects. Everything that differs between the two APIs is handled here; the
+rest of the library calls :func:`reset_env`, :func:`step_env`, :func:`convert_space` and
+:func:`make_env` and never needs to know which API an environment speaks.
+"""
+import inspect
+import warnings
+from typing import Any, Dict, Optional, Tuple
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+# ids of the original library's era that gymnasium renamed (same dynamics for our purpose)
+OLD_ENV_IDS = {
+    "Pendulum-v0": "Pendulum-v1",
+    "LunarLander-v2": "LunarLander-v3",
+    "LunarLanderContinuous-v2": "LunarLanderContinuous-v3",
+    "BipedalWalker-v2": "BipedalWalker-v3",
+    "BipedalWalkerHardcore-v2": "BipedalWalkerHardcore-v3",
+    "CarRacing-v0": "CarRacing-v3",
+}
+
+
+def make_env(env_id: str, **kwargs) -> gymnasium.Env:
+    """
+    Create an environment from its id with ``gymnasium.make``. Ids of the original library's era
+    that gymnasium renamed (``Pendulum-v0``, ``LunarLander-v2``, ...) are mapped, with a warning.
+
+    :param env_id: (str) the environment id
+    :param kwargs: passed to ``gymnasium.make``
+    :return: (gymnasium.Env)
+    """
+    if not isinstance(env_id, str):
+        raise TypeError("Expected an environment id (str), got {!r} of type {}".format(env_id, type(env_id).__name__))
+    if env_id in OLD_ENV_IDS and env_id not in gymnasium.registry:
+        new_id = OLD_ENV_IDS[env_id]
+        warnings.warn("Environment id '{}' no longer exists in gymnasium; using '{}'".format(env_id, new_id))
+        env_id = new_id
+    try:
+        return gymnasium.make(env_id, **kwargs)
+    except gymnasium.error.Error as err:
+        raise ValueError("Could not create environment '{}' with gymnasium.make: {}".format(env_id, err)) from err
+
+
+# ----------------------------------------------------------------------------------------------
+# spaces
+# ----------------------------------------------------------------------------------------------
+def _field(space: Any, name: str, default: Any = None) -> Any:
+    value = getattr(space, name, default)
+    if value is default and isinstance(getattr(space, "__dict__", None), dict):
+        value = space.__dict__.get(name, default)
+    return value
+
+
+def space_from_state(kind: str, state: Dict[str, Any]) -> spaces.Space:
+    """
+    Build a gymnasium space from the attributes of a space of the old ``gym`` package
+    (as found in the pickled state of model files written by the original library).
+
+    :param kind: (str) the old class name: 'Box', 'Discrete', 'MultiDiscrete', 'MultiBinary', 'Tuple', 'Dict'
+    :param state: (dict) the old object's attributes (``low``, ``high``, ``shape``, ``dtype``, ``n``, ...)
+    :return: (gymnasium.spaces.Space)
+    """
+    if kind == "Box":
+        dtype = np.dtype(state.get("dtype") or np.float32)
+        low = np.asarray(state["low"], dtype=dtype)
+        high = np.asarray(state["high"], dtype=dtype)
+        shape = state.get("shape") or low.shape
+        return spaces.Box(low=low.reshape(shape) if low.shape else low, high=high.reshape(shape) if high.shape else high,
+                          shape=tuple(shape), dtype=dtype)
+    if kind == "Discrete":
+        return spaces.Discrete(int(state["n"]), start=int(state.get("start", 0) or 0))
+    if kind == "MultiDiscrete":
+        return spaces.MultiDiscrete(np.asarray(state["nvec"]))
+    if kind == "MultiBinary":
+        return spaces.MultiBinary(state["n"])
+    if kind == "Tuple":
+        return spaces.Tuple([convert_space(s) for s in state["spaces"]])
+    if kind == "Dict":
+        return spaces.Dict({key: convert_space(s) for key, s in dict(state["spaces"]).items()})
+    raise ValueError("Cannot rebuild an old gym space of type '{}' (expected Box, Discrete, MultiDiscrete, "
+                     "MultiBinary, Tuple or Dict)".format(kind))
+
+
+def convert_space(space: Any) -> spaces.Space:
+    """
+    Return ``space`` as a gymnasium space. gymnasium spaces are returned unchanged; spaces of the
+    old ``gym`` package (or any object with the same class name and fields) are rebuilt.
+
+    :param space: (gymnasium.spaces.Space or gym.spaces.Space)
+    :return: (gymnasium.spaces.Space)
+    """
+    if space is None or isinstance(space, spaces.Space):
+        return space
+    kind = type(space).__name__
+    if kind in ("Box", "Discrete", "MultiDiscrete", "MultiBinary", "Tuple", "Dict"):
+        state = {name: _field(space, name) for name in ("low", "high", "shape", "dtype", "n", "nvec", "start", "spaces")}
+        if kind == "Box" and state["dtype"] is None:
+            state["dtype"] = np.asarray(state["low"]).dtype
+        return space_from_state(kind, state)
+    raise TypeError("Expected a gymnasium (or gym) space, got {!r} of type {}".format(space, type(space).__name__))
+
+
+# ----------------------------------------------------------------------------------------------
+# reset / step in either API
+# ----------------------------------------------------------------------------------------------
+def _accepts_kwarg(func: Any, name: str) -> bool:
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def _is_new_style_reset(result: Any, env: Any) -> bool:
+    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], dict)):
+        return False
+    # The one ambiguous case: a 2-element Tuple observation space whose second part is a Dict.
+    # Ask the space which reading is a valid observation.
+    obs_space = getattr(env, "observation_space", None)
+    if isinstance(obs_space, spaces.Tuple) and len(obs_space.spaces) == 2:
+        try:
+            whole_is_obs = obs_space.contains(result)
+            first_is_obs = obs_space.contains(result[0])
+        except Exception:  # pylint: disable=broad-except
+            return isinstance(env, gymnasium.Env)
+        if whole_is_obs != first_is_obs:
+            return first_is_obs
+        return isinstance(env, gymnasium.Env)
+    return True
+
+
+def reset_env(env: Any, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
+    """
+    Reset an environment of either API.
+
+    :param env: (gymnasium.Env or legacy gym-style env)
+    :param seed: (int) seed for the environment's random generator (None: do not reseed)
+    :param options: (dict) gymnasium reset options (ignored by legacy envs)
+    :return: (Any, dict) the first observation and the reset info (empty for legacy envs)
+    """
+    kwargs = {}
+    if seed is not None:
+        if _accepts_kwarg(env.reset, "seed"):
+            kwargs["seed"] = int(seed)
+        elif hasattr(env, "seed"):
+            env.seed(int(seed))
+    if options is not None and _accepts_kwarg(env.reset, "options"):
+        kwargs["options"] = options
+    result = env.reset(**kwargs)
+    if _is_new_style_reset(result, env):
+        return result[0], result[1]
+    return result, {}
+
+
+def step_env(env: Any, action: Any) -> Tuple[Any, float, bool, bool, dict]:
+    """
+    Step an environment of either API.
+
+    :param env: (gymnasium.Env or legacy gym-style env)
+    :param action: the action
+    :return: (obs, reward, terminated, truncated, info) as in gymnasium. For a legacy 4-tuple env,
+        ``truncated`` is ``info.get("TimeLimit.truncated", False)`` and ``terminated`` is ``done``
+        without it.
+    """
+    result = env.step(action)
+    if not isinstance(result, tuple) or len(result) not in (4, 5):
+        given = "a tuple of length {}".format(len(result)) if isinstance(result, tuple) else type(result).__name__
+        raise ValueError("env.step() must return (obs, reward, terminated, truncated, info) or the legacy "
+                         "(obs, reward, done, info); got {}".format(given))
+    if len(result) == 5:
+        obs, reward, terminated, truncated, info = result
+        return obs, reward, bool(terminated), bool(truncated), info if info is not None else {}
+    obs, reward, done, info = result
+    info = info if info is not None else {}
+    truncated = bool(done) and bool(info.get("TimeLimit.truncated", False))
+    return obs, reward, bool(done) and not truncated, truncated, info
+
+
+class LegacyEnvAdapter(gymnasium.Env):
+    """
+    Present any environment (legacy gym-style or gymnasium) through the gymnasium API:
+    ``reset(seed=, options=) -> (obs, info)``, ``step(a) -> (obs, reward, terminated, truncated, info)``,
+    gymnasium spaces. Attributes not defined here are read from the wrapped env.
+
+    :param env: (Any) the environment to adapt
+    """
+
+    def __init__(self, env: Any):
+        self.env = env
+        self.observation_space = convert_space(env.observation_space)
+        self.action_space = convert_space(env.action_space)
+        self.metadata = getattr(env, "metadata", {}) or {}
+        self.render_mode = getattr(env, "render_mode", None)
+        self.reward_range = getattr(env, "reward_range", (-float("inf"), float("inf")))
+        self.spec = getattr(env, "spec", None) if isinstance(getattr(env, "spec", None), gymnasium.envs.registration.EnvSpec) else None
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        if seed is not None:
+            self.action_space.seed(seed)
+        return reset_env(self.env, seed=seed, options=options)
+
+    def step(self, action):
+        return step_env(self.env, action)
+
+    def render(self, *args, **kwargs):
+        return self.env.render(*args, **kwargs)
+
+    def close(self):
+        if hasattr(self.env, "close"):
+            self.env.close()
+
+    def seed(self, seed: Optional[int] = None):
+        """Legacy seeding: forwarded to the wrapped env if it has ``seed()``."""
+        if hasattr(self.env, "seed"):
+            return self.env.seed(seed)
+        return [seed]
+
+    @property
+    def unwrapped(self):
+        return getattr(self.env, "unwrapped", self.env)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name == "env":
+            raise AttributeError(name)
+        return getattr(self.env, name)
+
+    def __repr__(self) -> str:
+        return "<LegacyEnvAdapter{}>".format(self.env)
+
+
+def is_legacy_env(env: Any) -> bool:
+    """:return: (bool) whether ``env`` is not a gymnasium.Env or has spaces that are not gymnasium spaces"""
+    if not isinstance(env, gymnasium.Env):
+        return True
+    return not (isinstance(env.observation_space, spaces.Space) and isinstance(env.action_space, spaces.Space))
+
+
+def as_gymnasium_env(env: Any) -> gymnasium.Env:
+    """
+    Return an environment that follows the gymnasium API: a string id is created with
+    :func:`make_env`; a gymnasium env is returned as it is; anything else (a legacy gym-style env)
+    is wrapped in a :class:`LegacyEnvAdapter`.
+
+    :param env: (str or gymnasium.Env or legacy env)
+    :return: (gymnasium.Env)
+    """
+    if isinstance(env, str):
+        return make_env(env)
+    for method in ("reset", "step"):
+        if not callable(getattr(env, method, None)):
+            raise TypeError("Expected an environment with reset() and step() (or an env id string), got {!r}"
+                            .format(env))
+    if not (hasattr(env, "observation_space") and hasattr(env, "action_space")):
+        raise TypeError("The environment {!r} must define observation_space and action_space".format(env))
+    if is_legacy_env(env):
+        return LegacyEnvAdapter(env)
+    return env
+
+
+__all__ = ["OLD_ENV_IDS", "make_env", "space_from_state", "convert_space", "reset_env", "step_env",
+           "LegacyEnvAdapter", "is_legacy_env", "as_gymnasium_env", "gymnasium", "spaces"]

@@ -1,0 +1,114 @@
+"""A2C and PPO2: they learn, on every action space, with feed-forward and recurrent policies."""
+import numpy as np
+import pytest
+
+from stable_baselines import A2C, PPO2
+from stable_baselines.bench import Monitor
+from stable_baselines.common.evaluation import evaluate_policy
+from stable_baselines.common.gym_compat import make_env
+from stable_baselines.common.identity_env import (IdentityEnv, IdentityEnvBox, IdentityEnvMultiBinary,
+                                                  IdentityEnvMultiDiscrete)
+from stable_baselines.common.vec_env import DummyVecEnv
+
+IDENTITY_ENVS = {
+    "Discrete": lambda: IdentityEnv(10),
+    "Box": lambda: IdentityEnvBox(eps=0.5),
+    "MultiDiscrete": lambda: IdentityEnvMultiDiscrete(10),
+    "MultiBinary": lambda: IdentityEnvMultiBinary(10),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("space", list(IDENTITY_ENVS))
+@pytest.mark.parametrize("model_class", [A2C, PPO2])
+def test_identity_learns(model_class, space):
+    """Each algorithm learns to copy its observation, on every action space (100 steps per episode)."""
+    env = DummyVecEnv([IDENTITY_ENVS[space]])
+    kwargs = dict(seed=0, n_cpu_tf_sess=1)
+    if model_class is PPO2:
+        kwargs.update(n_steps=256, nminibatches=4, noptepochs=8, learning_rate=3e-3, ent_coef=0.0)
+        n_timesteps = 20000 if space == "Box" else 12000
+    else:
+        kwargs.update(learning_rate=3e-3, ent_coef=0.0)
+        n_timesteps = 20000 if space == "Box" else 12000
+    model = model_class("MlpPolicy", env, **kwargs).learn(n_timesteps)
+    mean_reward, _ = evaluate_policy(model, DummyVecEnv([IDENTITY_ENVS[space]]), n_eval_episodes=5)
+    assert mean_reward >= 90, "{} on {} identity: mean reward {}".format(model_class.__name__, space, mean_reward)
+
+
+@pytest.mark.slow
+def test_ppo2_cartpole_zoo_settings_solves():
+    """PPO2 with the rl-baselines-zoo CartPole-v1 settings reaches the solved score in 1e5 steps."""
+    env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1")) for _ in range(8)])
+    model = PPO2("MlpPolicy", env, n_steps=32, nminibatches=1, lam=0.8, gamma=0.98, noptepochs=20, ent_coef=0.0,
+                 learning_rate=lambda f: f * 1e-3, cliprange=lambda f: f * 0.2, seed=0, n_cpu_tf_sess=1)
+    model.learn(100000)
+    mean_reward, _ = evaluate_policy(model, make_env("CartPole-v1"), n_eval_episodes=10)
+    assert mean_reward >= 475
+
+
+@pytest.mark.slow
+def test_a2c_cartpole_learns():
+    """A2C (zoo-like settings, reduced budget) learns CartPole-v1."""
+    env = DummyVecEnv([lambda: make_env("CartPole-v1") for _ in range(8)])
+    model = A2C("MlpPolicy", env, ent_coef=0.0, seed=1, n_cpu_tf_sess=1).learn(120000)
+    mean_reward, _ = evaluate_policy(model, make_env("CartPole-v1"), n_eval_episodes=10)
+    assert mean_reward >= 300
+
+
+@pytest.mark.parametrize("model_class", [A2C, PPO2])
+def test_seed_makes_runs_identical(model_class):
+    """seed + n_cpu_tf_sess=1: two runs of learn give identical parameters."""
+    def run():
+        env = DummyVecEnv([lambda: make_env("CartPole-v1") for _ in range(2)])
+        model = model_class("MlpPolicy", env, n_steps=16, seed=3, n_cpu_tf_sess=1)
+        model.learn(256)
+        return model.get_parameters()
+
+    first, second = run(), run()
+    assert list(first) == list(second)
+    for name in first:
+        np.testing.assert_array_equal(first[name], second[name], err_msg=name)
+
+
+@pytest.mark.parametrize("model_class", [A2C, PPO2])
+def test_callback_variables_and_early_stop(model_class):
+    """Old-style callbacks see the manual's variables; returning False stops training."""
+    seen = []
+
+    def callback(locals_, globals_):
+        seen.append(locals_)
+        return len(seen) < 5
+
+    model = model_class("MlpPolicy", "CartPole-v1", n_steps=8, seed=0)
+    model.learn(10000, callback=callback)
+    assert len(seen) == 5
+    assert model.num_timesteps == 5
+    for name in ("self", "actions", "rewards", "infos"):
+        assert name in seen[-1], name
+    # as in the manual's legacy callback example, _locals["self"] is the model
+    assert seen[-1]["self"] is model
+    assert seen[-1]["runner"] is model.runner
+
+
+def test_learn_requires_env():
+    model = PPO2("MlpPolicy", "CartPole-v1")
+    model.env = None
+    with pytest.raises(ValueError, match="without a valid environment"):
+        model.learn(100)
+
+
+def test_progress_bar(capsys):
+    """learn(progress_bar=True) draws a tqdm bar that reaches the number of timesteps."""
+    model = A2C("MlpPolicy", "CartPole-v1", seed=0)
+    model.learn(500, progress_bar=True)
+    err = capsys.readouterr().err
+    assert "500/500" in err
+
+
+def test_verbose_prints_the_table(capsys):
+    model = PPO2("MlpPolicy", "CartPole-v1", n_steps=64, verbose=1)
+    model.learn(128)
+    out = capsys.readouterr().out
+    for key in ("total_timesteps", "policy_loss", "explained_variance", "fps"):
+        assert key in out

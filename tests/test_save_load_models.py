@@ -1,0 +1,123 @@
+"""Save / load round trips of A2C and PPO2 for every action space, both file formats, paths and file objects."""
+import io
+import os
+
+import numpy as np
+import pytest
+
+from stable_baselines import A2C, PPO2
+from stable_baselines.common.identity_env import (IdentityEnv, IdentityEnvBox, IdentityEnvMultiBinary,
+                                                  IdentityEnvMultiDiscrete)
+from stable_baselines.common.vec_env import DummyVecEnv
+
+ENVS = {
+    "Discrete": lambda: IdentityEnv(10),
+    "Box": lambda: IdentityEnvBox(eps=0.5),
+    "MultiDiscrete": lambda: IdentityEnvMultiDiscrete(3),
+    "MultiBinary": lambda: IdentityEnvMultiBinary(3),
+}
+
+
+@pytest.mark.parametrize("space", list(ENVS))
+@pytest.mark.parametrize("model_class", [A2C, PPO2])
+@pytest.mark.parametrize("use_cloudpickle", [False, True])
+def test_round_trip(tmp_path, model_class, space, use_cloudpickle):
+    env = DummyVecEnv([ENVS[space]])
+    model = model_class("MlpPolicy", env, seed=0, n_steps=16)
+    model.learn(64)
+    observations = np.array([env.observation_space.sample() for _ in range(20)])
+    actions, _ = model.predict(observations, deterministic=True)
+    params = model.get_parameters()
+
+    path = str(tmp_path / "model")
+    model.save(path, cloudpickle=use_cloudpickle)
+    suffix = ".pkl" if use_cloudpickle else ".zip"
+    assert os.path.exists(path + suffix)
+    loaded = model_class.load(path, env=env)
+
+    assert list(loaded.get_parameters()) == list(params)
+    for name, value in params.items():
+        np.testing.assert_array_equal(loaded.get_parameters()[name], value)
+    loaded_actions, _ = loaded.predict(observations, deterministic=True)
+    np.testing.assert_array_equal(loaded_actions, actions)
+    # a loaded model trains on
+    loaded.learn(32)
+
+
+@pytest.mark.parametrize("model_class", [A2C, PPO2])
+def test_file_like_objects(model_class):
+    model = model_class("MlpPolicy", "CartPole-v1", seed=0)
+    buffer = io.BytesIO()
+    model.save(buffer)
+    buffer.seek(0)
+    loaded = model_class.load(buffer)
+    obs = np.zeros((3, 4), dtype=np.float32)
+    np.testing.assert_array_equal(loaded.predict(obs, deterministic=True)[0], model.predict(obs, deterministic=True)[0])
+
+
+def test_load_overrides_and_policy_kwargs_check(tmp_path):
+    model = PPO2("MlpPolicy", "CartPole-v1", policy_kwargs=dict(net_arch=[32]), n_steps=16)
+    path = str(tmp_path / "ppo2.zip")
+    model.save(path)
+    loaded = PPO2.load(path, n_steps=8, gamma=0.5)
+    assert loaded.n_steps == 8 and loaded.gamma == 0.5
+    assert loaded.policy_kwargs == dict(net_arch=[32])
+    with pytest.raises(ValueError, match="policy kwargs"):
+        PPO2.load(path, policy_kwargs=dict(net_arch=[64]))
+
+
+def test_load_parameters_exact_match(tmp_path):
+    model = A2C("MlpPolicy", "CartPole-v1")
+    params = model.get_parameters()
+    missing = dict(params)
+    missing.pop("model/pi/b:0")
+    with pytest.raises(RuntimeError, match="model/pi/b:0"):
+        model.load_parameters(missing)
+    # exact_match=False loads what is given
+    missing["model/pi/w:0"] = np.ones_like(params["model/pi/w:0"])
+    model.load_parameters(missing, exact_match=False)
+    np.testing.assert_array_equal(model.get_parameters()["model/pi/w:0"], 1.0)
+    wrong_shape = dict(params, **{"model/vf/b:0": np.zeros(3)})
+    with pytest.raises(ValueError, match="model/vf/b:0"):
+        model.load_parameters(wrong_shape)
+
+
+def test_set_env_checks_spaces_and_n_envs():
+    model = PPO2("MlpPolicy", DummyVecEnv([lambda: IdentityEnv(10)] * 2), n_steps=16)
+    with pytest.raises(ValueError, match="observation space"):
+        model.set_env(DummyVecEnv([lambda: IdentityEnv(5)] * 2))
+    with pytest.raises(ValueError, match="number of environments"):
+        model.set_env(DummyVecEnv([lambda: IdentityEnv(10)] * 3))
+    model.set_env(DummyVecEnv([lambda: IdentityEnv(10)] * 2))
+
+
+def test_predict_shape_errors():
+    model = A2C("MlpPolicy", "CartPole-v1")
+    with pytest.raises(ValueError, match="Unexpected observation shape"):
+        model.predict(np.zeros(5))
+    with pytest.raises(ValueError, match="env.reset"):
+        model.predict((np.zeros(4), {}))
+    action, state = model.predict(np.zeros(4))
+    assert np.shape(action) == () and state is None
+    actions, _ = model.predict(np.zeros((7, 4)))
+    assert actions.shape == (7,)
+
+
+def test_action_probability():
+    model = PPO2("MlpPolicy", "CartPole-v1")
+    obs = np.zeros((5, 4), dtype=np.float32)
+    proba = model.action_probability(obs)
+    assert proba.shape == (5, 2)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-5)
+    actions = np.array([0, 1, 0, 1, 1])
+    chosen = model.action_probability(obs, actions=actions)
+    np.testing.assert_allclose(chosen[:, 0], proba[np.arange(5), actions], rtol=1e-5)
+    logp = model.action_probability(obs, actions=actions, logp=True)
+    np.testing.assert_allclose(np.exp(logp), chosen, rtol=1e-5)
+
+    box_model = A2C("MlpPolicy", DummyVecEnv([lambda: IdentityEnvBox()]))
+    mean, std = box_model.action_probability(np.zeros((3, 1), dtype=np.float32))
+    assert mean.shape == (3, 1) and std.shape == (3, 1)
+    density = box_model.action_probability(np.zeros((3, 1), dtype=np.float32), actions=mean[:, 0])
+    expected = 1.0 / (np.sqrt(2 * np.pi) * std[:, 0])
+    np.testing.assert_allclose(density[:, 0], expected, rtol=1e-4)
