@@ -57,12 +57,13 @@ def test_ppo2_cartpole_zoo_settings_solves():
 
 
 @pytest.mark.slow
-def test_a2c_cartpole_learns():
-    """A2C (zoo-like settings, reduced budget) learns CartPole-v1."""
+def test_a2c_cartpole_zoo_settings_solves():
+    """A2C with the rl-baselines-zoo CartPole-v1 settings (8 envs, ent_coef 0) solves it; the zoo trains 5e5
+    steps, the solved score is reached by 2e5 (measured on seeds 1 and 2)."""
     env = DummyVecEnv([lambda: make_env("CartPole-v1") for _ in range(8)])
-    model = A2C("MlpPolicy", env, ent_coef=0.0, seed=1, n_cpu_tf_sess=1).learn(120000)
+    model = A2C("MlpPolicy", env, ent_coef=0.0, seed=1, n_cpu_tf_sess=1).learn(240000)
     mean_reward, _ = evaluate_policy(model, make_env("CartPole-v1"), n_eval_episodes=10)
-    assert mean_reward >= 300
+    assert mean_reward >= 475
 
 
 @pytest.mark.parametrize("model_class", [A2C, PPO2])

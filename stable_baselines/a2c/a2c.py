@@ -303,16 +303,8 @@ class A2C(ActorCriticRLModel):
             "momentum": self.momentum,
             "epsilon": self.epsilon,
             "lr_schedule": self.lr_schedule,
-            "verbose": self.verbose,
-            "policy": self.policy,
-            "observation_space": self.observation_space,
-            "action_space": self.action_space,
-            "n_envs": self.n_envs,
-            "n_cpu_tf_sess": self.n_cpu_tf_sess,
-            "seed": self.seed,
-            "_vectorize_action": self._vectorize_action,
-            "policy_kwargs": self.policy_kwargs
         }
+        data.update(self._common_save_data())
 
         params_to_save = self.get_parameters()
 

@@ -560,6 +560,22 @@ class BaseRLModel(ABC):
         model.load_parameters(params)
         return model
 
+    def _common_save_data(self) -> Dict[str, Any]:
+        """
+        :return: (dict) the entries every model saves after its own hyper-parameters
+        """
+        return {
+            "verbose": self.verbose,
+            "policy": self.policy,
+            "observation_space": self.observation_space,
+            "action_space": self.action_space,
+            "n_envs": self.n_envs,
+            "n_cpu_tf_sess": self.n_cpu_tf_sess,
+            "seed": self.seed,
+            "_vectorize_action": self._vectorize_action,
+            "policy_kwargs": self.policy_kwargs,
+        }
+
     @staticmethod
     def _save_to_file(save_path, data=None, params=None, cloudpickle=False) -> None:
         """

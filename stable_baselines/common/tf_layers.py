@@ -7,7 +7,7 @@ Two families live here:
   create variables ``w`` / ``b`` (``wx``, ``wh``, ``b``, ``gx``... for the LSTM) under the scope
   name they are given;
 - replacements for the TensorFlow 1.15 layers the original called (``tf.layers.dense``,
-  ``tf.layers.flatten``, ``tf.contrib.layers.fully_connected``, ``tf.contrib.layers.layer_norm``),
+  ``tf.layers.flatten``, the contrib ``layers.fully_connected``, the contrib ``layers.layer_norm``),
   which are gone from today's TensorFlow. They create the SAME variable names TF 1.15 gave
   (``dense/kernel``, ``dense_1/bias``, ``fully_connected/weights``, ``LayerNorm/beta``, ...), in the
   same order, so that parameter files saved by the original library load into them. Unnamed
@@ -281,7 +281,7 @@ def ln_lstm(input_tensor: Sequence[tf.Tensor], mask_tensor: Sequence[tf.Tensor],
 
 
 # ------------------------------------------------------------------------------------------------
-# replacements of tf.layers / tf.contrib.layers with the TF 1.15 variable names
+# replacements of tf.layers / TF 1.15's contrib layers with the TF 1.15 variable names
 # ------------------------------------------------------------------------------------------------
 def _reuse_flag(reuse: Any) -> Any:
     """TF 1.x semantics of a layer's ``reuse`` argument: False means "inherit" (None)."""
@@ -394,7 +394,7 @@ def fully_connected(inputs: tf.Tensor, num_outputs: int, activation_fn: Optional
                     outputs_collections: Any = None, trainable: bool = True,
                     scope: Optional[str] = None) -> tf.Tensor:
     """
-    Fully connected layer, a replacement of TF 1.15's ``tf.contrib.layers.fully_connected`` that
+    Fully connected layer, a replacement of the TF 1.15 contrib ``layers.fully_connected`` that
     creates the same variables: ``<scope>/weights`` then ``<scope>/biases``; without a scope, the
     scope is ``fully_connected``, ``fully_connected_1``, ... (unique in the enclosing variable scope).
 
@@ -444,7 +444,7 @@ def layer_norm(inputs: tf.Tensor, center: bool = True, scale: bool = True, activ
                trainable: bool = True, begin_norm_axis: int = 1, begin_params_axis: int = -1,
                scope: Optional[str] = None) -> tf.Tensor:
     """
-    Layer normalization, a replacement of TF 1.15's ``tf.contrib.layers.layer_norm`` with the same
+    Layer normalization, a replacement of the TF 1.15 contrib ``layers.layer_norm`` with the same
     variables (``<scope>/beta`` then ``<scope>/gamma``; default scope ``LayerNorm``, ``LayerNorm_1``, ...)
     and the same numerics (variance epsilon 1e-12).
 

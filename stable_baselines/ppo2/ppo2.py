@@ -413,16 +413,8 @@ class PPO2(ActorCriticRLModel):
             "noptepochs": self.noptepochs,
             "cliprange": self.cliprange,
             "cliprange_vf": self.cliprange_vf,
-            "verbose": self.verbose,
-            "policy": self.policy,
-            "observation_space": self.observation_space,
-            "action_space": self.action_space,
-            "n_envs": self.n_envs,
-            "n_cpu_tf_sess": self.n_cpu_tf_sess,
-            "seed": self.seed,
-            "_vectorize_action": self._vectorize_action,
-            "policy_kwargs": self.policy_kwargs
         }
+        data.update(self._common_save_data())
 
         params_to_save = self.get_parameters()
 
