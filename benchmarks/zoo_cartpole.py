@@ -31,7 +31,7 @@ ZOO = {
 def run(algo: str, seed: int, timesteps: int = None) -> dict:
     model_class, default_steps, kwargs = ZOO[algo]
     timesteps = timesteps or default_steps
-    env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1")) for _ in range(8)])
+    env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"), None) for _ in range(8)])
     model = model_class("MlpPolicy", env, seed=seed, n_cpu_tf_sess=1, **kwargs)
     start = time.time()
     model.learn(timesteps)

@@ -35,7 +35,7 @@ def main(argv=None) -> int:
         # the zoo's linear schedule: ``progress`` goes from 1 (start) to 0 (end of training)
         return lambda progress: progress * initial_value
 
-    env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1")) for _ in range(8)])
+    env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"), None) for _ in range(8)])
     model = PPO2("MlpPolicy", env, n_steps=32, nminibatches=1, lam=0.8, gamma=0.98, noptepochs=20, ent_coef=0.0,
                  learning_rate=linear(1e-3), cliprange=linear(0.2), verbose=0 if args.progress_bar else 1,
                  seed=args.seed, n_cpu_tf_sess=1)

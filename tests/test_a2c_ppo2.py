@@ -48,7 +48,7 @@ def test_identity_learns(model_class, space):
 @pytest.mark.slow
 def test_ppo2_cartpole_zoo_settings_solves():
     """PPO2 with the rl-baselines-zoo CartPole-v1 settings reaches the solved score in 1e5 steps."""
-    env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1")) for _ in range(8)])
+    env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"), None) for _ in range(8)])
     model = PPO2("MlpPolicy", env, n_steps=32, nminibatches=1, lam=0.8, gamma=0.98, noptepochs=20, ent_coef=0.0,
                  learning_rate=lambda f: f * 1e-3, cliprange=lambda f: f * 0.2, seed=0, n_cpu_tf_sess=1)
     model.learn(100000)

@@ -95,7 +95,7 @@ def test_no_files_written(tmp_path):
         from stable_baselines.bench import Monitor
         from stable_baselines.common.gym_compat import make_env
         from stable_baselines.common.vec_env import DummyVecEnv
-        env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"))])
+        env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"), None)])
         PPO2("MlpPolicy", env, n_steps=32, verbose=1).learn(64)
     """, cwd=str(tmp_path))
     assert os.listdir(str(tmp_path)) == []

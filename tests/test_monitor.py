@@ -71,7 +71,7 @@ def test_monitor_folder_filename(tmp_path):
 
 def test_no_file_without_filename(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    env = Monitor(StepCounterEnv(max_steps=2))
+    env = Monitor(StepCounterEnv(max_steps=2), None)
     _run_episodes(env, 2)
     env.close()
     assert os.listdir(str(tmp_path)) == []
@@ -88,7 +88,7 @@ def test_load_results_errors(tmp_path):
 
 
 def test_early_reset_and_step_before_reset():
-    env = Monitor(StepCounterEnv(max_steps=3), allow_early_resets=False)
+    env = Monitor(StepCounterEnv(max_steps=3), None, allow_early_resets=False)
     with pytest.raises(RuntimeError, match="needs reset"):
         env.step(0)
     env.reset()
@@ -98,7 +98,7 @@ def test_early_reset_and_step_before_reset():
     env.step(0)
     env.step(0)
     env.reset()  # after the end of the episode: fine
-    lenient = Monitor(StepCounterEnv(max_steps=3))
+    lenient = Monitor(StepCounterEnv(max_steps=3), None)
     lenient.reset()
     lenient.step(0)
     lenient.reset()
@@ -126,14 +126,14 @@ def test_info_and_reset_keywords(tmp_path):
         assert file_handler.read().splitlines()[1] == "r,l,t,level,score"
     results = load_results(str(tmp_path))
     assert results["level"].tolist() == [4] and results["score"].tolist() == [20]
-    missing = Monitor(StepCounterEnv(max_steps=1), info_keywords=("score",))
+    missing = Monitor(StepCounterEnv(max_steps=1), None, info_keywords=("score",))
     missing.reset()
     with pytest.raises(KeyError, match="score"):
         missing.step(0)
 
 
 def test_monitor_legacy_env_and_vec_env():
-    env = Monitor(LegacyCounterEnv(ep_length=3))
+    env = Monitor(LegacyCounterEnv(ep_length=3), None)
     assert isinstance(env, gymnasium.Env)
     obs, info = env.reset()
     np.testing.assert_array_equal(obs, [0, 0])
@@ -144,7 +144,7 @@ def test_monitor_legacy_env_and_vec_env():
     assert truncated and not terminated
     assert info["episode"]["r"] == 3.0 and info["episode"]["l"] == 3
     # in a VecEnv
-    venv = DummyVecEnv([lambda: Monitor(LegacyCounterEnv(ep_length=2))])
+    venv = DummyVecEnv([lambda: Monitor(LegacyCounterEnv(ep_length=2), None)])
     venv.reset()
     venv.step([0])
     _, _, dones, infos = venv.step([0])
@@ -154,10 +154,10 @@ def test_monitor_legacy_env_and_vec_env():
 
 
 def test_seeding_reaches_legacy_env_through_monitor():
-    venv = DummyVecEnv([lambda: Monitor(LegacyCounterEnv()), lambda: Monitor(LegacyCounterEnv())])
+    venv = DummyVecEnv([lambda: Monitor(LegacyCounterEnv(), None), lambda: Monitor(LegacyCounterEnv(), None)])
     assert venv.seed(5) == [[5], [6]]
     np.testing.assert_array_equal(venv.reset(), [[0, 5], [0, 6]])
     # a gymnasium env under Monitor is seeded through reset(seed=...)
-    first = DummyVecEnv([lambda: Monitor(gymnasium.make("CartPole-v1"))])
+    first = DummyVecEnv([lambda: Monitor(gymnasium.make("CartPole-v1"), None)])
     first.seed(5)
     np.testing.assert_array_equal(first.reset()[0], gymnasium.make("CartPole-v1").reset(seed=5)[0])

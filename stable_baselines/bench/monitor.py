@@ -44,7 +44,7 @@ class Monitor(gymnasium.Wrapper):
     EXT = "monitor.csv"
     file_handler = None
 
-    def __init__(self, env: Any, filename: Optional[str] = None, allow_early_resets: bool = True,
+    def __init__(self, env: Any, filename: Optional[str], allow_early_resets: bool = True,
                  reset_keywords: Tuple[str, ...] = (), info_keywords: Tuple[str, ...] = ()):
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.t_start = time.time()

@@ -20,6 +20,7 @@ from stable_baselines.common.distributions import (BernoulliProbabilityDistribut
                                                    DiagGaussianProbabilityDistribution,
                                                    MultiCategoricalProbabilityDistribution,
                                                    make_proba_dist_type)
+from stable_baselines.common.gym_compat import convert_space
 from stable_baselines.common.input import observation_input
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import (batch_to_seq, conv, conv_to_fc, flatten, linear, lstm,
@@ -133,18 +134,14 @@ class BasePolicy(ABC):
     :param obs_ph: (TensorFlow Tensor, TensorFlow Tensor) a tuple containing an override for observation placeholder
         and the processed observation placeholder respectively
     :param add_action_ph: (bool) whether or not to create an action placeholder
-    :param obs_phs: (TensorFlow Tensor, TensorFlow Tensor) same as ``obs_ph`` (the name the original's code used)
     """
 
     recurrent = False
 
     def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, scale=False,
-                 obs_ph=None, add_action_ph=False, obs_phs=None):
-        from stable_baselines.common.gym_compat import convert_space  # pylint: disable=import-outside-toplevel
+                 obs_ph=None, add_action_ph=False):
         ob_space = convert_space(ob_space)
         ac_space = convert_space(ac_space)
-        if obs_ph is None:
-            obs_ph = obs_phs
         self.n_env = n_env
         self.n_steps = n_steps
         self.n_batch = n_batch

@@ -237,7 +237,7 @@ class DummyVecEnv(VecEnv):
         for env in self.envs:
             env.close()
 
-    def get_images(self, *args, **kwargs) -> Sequence[np.ndarray]:
+    def get_images(self) -> Sequence[np.ndarray]:
         return [render_env(env, 'rgb_array') for env in self.envs]
 
     def render(self, mode: str = 'human'):
