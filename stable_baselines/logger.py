@@ -28,7 +28,10 @@ import sys
 import time
 import warnings
 from collections import defaultdict
-from typing import Any, Callable, Dict, Iterable, List, Optional, TextIO, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, TextIO, Union
+
+if TYPE_CHECKING:
+    import pandas  # noqa: F401
 
 DEBUG = 10
 INFO = 20

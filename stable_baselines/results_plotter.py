@@ -13,7 +13,10 @@ Example (in a jupyter notebook)::
 """
 import argparse
 import os
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
+
+if TYPE_CHECKING:
+    import pandas  # noqa: F401
 
 import numpy as np
 

@@ -103,5 +103,6 @@ def test_no_files_written(tmp_path):
 
 @pytest.mark.parametrize("module", ["stable_baselines.demo"])
 def test_demo_module_help(module):
-    out = _run("import runpy, sys; sys.argv = ['demo', '--help']\ntry:\n    runpy.run_module('{}', run_name='__main__')\nexcept SystemExit:\n    pass".format(module))
+    out = _run("import runpy, sys; sys.argv = ['demo', '--help']\n"
+               "try:\n    runpy.run_module('{}', run_name='__main__')\nexcept SystemExit:\n    pass".format(module))
     assert "--timesteps" in out

@@ -14,12 +14,15 @@ Events, in the order a model triggers them::
 import os
 import warnings
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 import numpy as np
 
 from stable_baselines import logger
 from stable_baselines.common.evaluation import evaluate_policy
+
+if TYPE_CHECKING:
+    from stable_baselines.common.base_class import BaseRLModel  # noqa: F401
 
 
 class BaseCallback(ABC):

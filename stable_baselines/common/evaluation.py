@@ -1,11 +1,14 @@
 """
 Evaluation helper: run a trained agent for a number of episodes and report the episode rewards.
 """
-from typing import Any, Callable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple, Union
 
 import numpy as np
 
 from stable_baselines.common.gym_compat import reset_env, step_env
+
+if TYPE_CHECKING:
+    from stable_baselines.common.base_class import BaseRLModel  # noqa: F401
 
 
 def _is_vec_env(env: Any) -> bool:

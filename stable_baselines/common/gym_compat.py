@@ -199,7 +199,8 @@ class LegacyEnvAdapter(gymnasium.Env):
         self.metadata = getattr(env, "metadata", {}) or {}
         self.render_mode = getattr(env, "render_mode", None)
         self.reward_range = getattr(env, "reward_range", (-float("inf"), float("inf")))
-        self.spec = getattr(env, "spec", None) if isinstance(getattr(env, "spec", None), gymnasium.envs.registration.EnvSpec) else None
+        spec = getattr(env, "spec", None)
+        self.spec = spec if isinstance(spec, gymnasium.envs.registration.EnvSpec) else None
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         if seed is not None:

@@ -8,7 +8,7 @@ from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
 from stable_baselines.common.math_util import explained_variance, safe_mean
-from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
+from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.tf_compat import tf
