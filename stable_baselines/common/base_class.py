@@ -8,7 +8,7 @@ import os
 import warnings
 from abc import ABC, abstractmethod
 from collections import OrderedDict, deque
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -18,7 +18,7 @@ from stable_baselines.common import save_util
 from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, gymnasium, make_env, reset_env
 from stable_baselines.common.misc_util import set_global_seeds
-from stable_baselines.common.policies import ActorCriticPolicy, BasePolicy, RecurrentActorCriticPolicy, get_policy_from_name
+from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy, get_policy_from_name
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import make_session
 from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper, unwrap_vec_normalize
@@ -928,6 +928,25 @@ class OffPolicyRLModel(BaseRLModel):
     @abstractmethod
     def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="run",
               reset_num_timesteps=True, replay_wrapper=None, progress_bar=False):
+        """
+        Return a trained model.
+
+        :param total_timesteps: (int) The total number of samples to train on
+        :param callback: (Union[callable, [callable], BaseCallback])
+            function called at every steps with state of the algorithm.
+            It takes the local and global variables. If it returns False, training is aborted.
+            When the callback inherits from BaseCallback, you will have access
+            to additional stages of the training (training start/end),
+            please read the documentation for more details.
+        :param log_interval: (int) The number of episodes before logging.
+        :param tb_log_name: (str) the name of the run for tensorboard log
+        :param reset_num_timesteps: (bool) whether or not to reset the current timestep number (used in logging)
+        :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) optional function that wraps the replay buffer
+            (e.g. HER's HindsightExperienceReplayWrapper) before training starts
+        :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm); give it to
+            ``self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)``
+        :return: (BaseRLModel) the trained model
+        """
         pass
 
     @abstractmethod
