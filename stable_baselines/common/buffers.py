@@ -122,8 +122,9 @@ class ReplayBuffer(object):
         :param obs_tp1: (Union[Tuple[Union[np.ndarray, int]], np.ndarray]) the current batch of observations
         :param done: (Union[Tuple[bool], np.ndarray]) terminal status of the batch
 
-        Note: uses the same names as .add to keep compatibility with named argument passing
-            but expects iterables and arrays with more than 1 dimensions
+        Note: uses the same names as .add to keep compatibility with named argument passing,
+        but expects iterables and arrays with more than 1 dimensions.
+
         :return: (np.ndarray) the buffer indices where the transitions were written, in order
         """
         n_transitions = self._batch_length(obs_t, action, reward, obs_tp1, done)
@@ -255,8 +256,9 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         :param obs_tp1: (Union[Tuple[Union[np.ndarray, int]], np.ndarray]) the current batch of observations
         :param done: (Union[Tuple[bool], np.ndarray]) terminal status of the batch
 
-        Note: uses the same names as .add to keep compatibility with named argument passing
-            but expects iterables and arrays with more than 1 dimensions
+        Note: uses the same names as .add to keep compatibility with named argument passing,
+        but expects iterables and arrays with more than 1 dimensions.
+
         :return: (np.ndarray) the buffer indices where the transitions were written, in order
         """
         written = super(PrioritizedReplayBuffer, self).extend(obs_t, action, reward, obs_tp1, done)

@@ -1,0 +1,66 @@
+"""
+Train DQN with parameter-space noise on MountainCar-v0, then save the agent.
+
+    python -m stable_baselines.deepq.experiments.train_mountaincar --max-timesteps 100000 \
+        --save-path mountaincar_model.zip
+"""
+import argparse
+from typing import Optional, Sequence
+
+from stable_baselines.common.gym_compat import make_env
+from stable_baselines.deepq import DQN
+from stable_baselines.deepq.policies import FeedForwardPolicy
+
+
+class CustomPolicy(FeedForwardPolicy):
+    """One hidden layer of 64 units with layer normalisation (important for parameter space noise)."""
+
+    def __init__(self, *args, **kwargs):
+        super(CustomPolicy, self).__init__(*args, **kwargs, layers=[64], layer_norm=True, feature_extraction="mlp")
+
+
+def main(args: argparse.Namespace) -> DQN:
+    """
+    Train and save the DQN model, for the mountain car problem
+
+    :param args: (ArgumentParser) the input arguments
+    :return: (DQN) the trained model
+    """
+    env = make_env("MountainCar-v0")
+    # refer to the policy through the importable module (not __main__), so that the saved file names it by reference
+    from stable_baselines.deepq.experiments.train_mountaincar import CustomPolicy as policy_class
+
+    # using layer norm policy here is important for parameter space noise!
+    model = DQN(
+        policy=policy_class,
+        env=env,
+        learning_rate=1e-3,
+        buffer_size=50000,
+        exploration_fraction=0.1,
+        exploration_final_eps=0.1,
+        param_noise=True,
+        seed=args.seed,
+        verbose=args.verbose,
+    )
+    model.learn(total_timesteps=args.max_timesteps)
+
+    print("Saving model to {}".format(args.save_path))
+    model.save(args.save_path)
+    return model
+
+
+def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+    """
+    :param argv: ([str]) the command line (None: sys.argv)
+    :return: (argparse.Namespace)
+    """
+    parser = argparse.ArgumentParser(description="Train DQN on MountainCar")
+    parser.add_argument('--max-timesteps', default=100000, type=int, help="Maximum number of timesteps")
+    parser.add_argument('--save-path', default="mountaincar_model.zip", type=str, help="Where to save the model")
+    parser.add_argument('--seed', default=None, type=int, help="Random seed")
+    parser.add_argument('--verbose', default=1, type=int, help="Verbosity (0: none, 1: training table)")
+    return parser.parse_args(argv)
+
+
+if __name__ == '__main__':
+    main(parse_args())
