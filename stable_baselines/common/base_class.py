@@ -20,7 +20,7 @@ from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, 
 from stable_baselines.common.misc_util import set_global_seeds
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy, get_policy_from_name
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_util import make_session
+from stable_baselines.common.tf_util import make_session, total_episode_reward_logger
 from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper, unwrap_vec_normalize
 
 
@@ -920,6 +920,41 @@ class OffPolicyRLModel(BaseRLModel):
         # Pass info dict when using HER, as it can be used to compute the reward
         kwargs = dict(info=info) if self.is_using_her() else {}
         self.replay_buffer.add(obs_t, action, reward, obs_tp1, float(done), **kwargs)
+
+    def _store_transition(self, obs_, action, reward, new_obs, done: bool, info: dict, writer=None):
+        """
+        Store one transition in the replay buffer, record Monitor's episode statistics and the
+        tensorboard episode reward. With a VecNormalize env the unnormalized observation and reward
+        are stored (as the original did); when the env is a VecEnv that already reset at the end of an
+        episode, the stored next observation is its true last one (``info["terminal_observation"]``,
+        where the original stored the reset observation).
+
+        :param obs_: (Any) the unnormalized observation in which the action was taken
+        :param action: (Any) the action, as the replay buffer keeps it
+        :param reward: (float) the reward returned by the env
+        :param new_obs: (Any) the observation returned by the env
+        :param done: (bool) whether the episode ended (termination or truncation)
+        :param info: (dict) the info dict returned by the env
+        :param writer: (TensorFlow Summary.writer) the tensorboard writer, or None
+        :return: (Any, float) the unnormalized new observation (``obs_`` of the next step) and reward
+        """
+        if self._vec_normalize_env is not None:
+            new_obs_ = self._vec_normalize_env.get_original_obs()[0]
+            reward_ = float(np.asarray(self._vec_normalize_env.get_original_reward()).reshape(-1)[0])
+        else:
+            new_obs_, reward_ = new_obs, reward
+        stored_next_obs = new_obs_
+        if done and isinstance(self.env, VecEnv) and info.get("terminal_observation") is not None:
+            stored_next_obs = info["terminal_observation"]
+        self.replay_buffer_add(obs_, action, reward_, stored_next_obs, done, info)
+
+        maybe_ep_info = info.get("episode")
+        if maybe_ep_info is not None:
+            self.ep_info_buf.extend([maybe_ep_info])
+        if writer is not None:
+            total_episode_reward_logger(self.episode_reward, np.array([reward_]).reshape((1, -1)),
+                                        np.array([done]).reshape((1, -1)), writer, self.num_timesteps)
+        return new_obs_, reward_
 
     @abstractmethod
     def setup_model(self):

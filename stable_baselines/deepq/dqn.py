@@ -239,6 +239,7 @@ class DQN(OffPolicyRLModel):
             reset = True
             obs, _ = reset_env(self.env)
             # Retrieve unnormalized observation for saving into the buffer
+            obs_ = obs
             if self._vec_normalize_env is not None:
                 obs_ = self._vec_normalize_env.get_original_obs()[0]
 
@@ -274,34 +275,9 @@ class DQN(OffPolicyRLModel):
                 if callback.on_step() is False:
                     break
 
-                # The observation that followed the action: a VecEnv has already reset, its last observation
-                # is in the info dict
-                next_obs = new_obs
-                if done and is_vec_env and info.get("terminal_observation") is not None:
-                    next_obs = info["terminal_observation"]
-
-                # Store only the unnormalized version
-                if self._vec_normalize_env is not None:
-                    if done and info.get("terminal_observation") is not None:
-                        new_obs_ = info["terminal_observation"]  # left unnormalized by VecNormalize
-                    else:
-                        new_obs_ = self._vec_normalize_env.get_original_obs()[0]
-                    reward_ = float(np.asarray(self._vec_normalize_env.get_original_reward()).reshape(-1)[0])
-                else:
-                    # Avoid changing the original ones
-                    obs_, new_obs_, reward_ = obs, next_obs, rew
-                # Store transition in the replay buffer.
-                self.replay_buffer_add(obs_, action, reward_, new_obs_, done, info)
+                # Store the (unnormalized) transition in the replay buffer, and the episode statistics
+                obs_, reward_ = self._store_transition(obs_, action, rew, new_obs, done, info, writer)
                 obs = new_obs
-                # Save the unnormalized observation
-                if self._vec_normalize_env is not None:
-                    obs_ = self._vec_normalize_env.get_original_obs()[0]
-
-                if writer is not None:
-                    ep_rew = np.array([reward_]).reshape((1, -1))
-                    ep_done = np.array([done]).reshape((1, -1))
-                    tf_util.total_episode_reward_logger(self.episode_reward, ep_rew, ep_done, writer,
-                                                        self.num_timesteps)
 
                 episode_rewards[-1] += float(reward_)
                 if done:
@@ -310,6 +286,7 @@ class DQN(OffPolicyRLModel):
                         episode_successes.append(float(maybe_is_success))
                     if not is_vec_env:
                         obs, _ = reset_env(self.env)
+                        obs_ = obs
                     episode_rewards.append(0.0)
                     reset = True
 

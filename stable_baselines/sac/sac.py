@@ -465,7 +465,7 @@ class SAC(OffPolicyRLModel):
             # Retrieve unnormalized observation for saving into the buffer
             obs_ = obs
             if self._vec_normalize_env is not None:
-                obs_ = self._vec_normalize_env.get_original_obs().squeeze()
+                obs_ = self._vec_normalize_env.get_original_obs()[0]
 
             n_updates = 0
             infos_values = []
@@ -506,35 +506,9 @@ class SAC(OffPolicyRLModel):
                 if callback.on_step() is False:
                     break
 
-                # Store only the unnormalized version
-                if self._vec_normalize_env is not None:
-                    new_obs_ = self._vec_normalize_env.get_original_obs().squeeze()
-                    reward_ = self._vec_normalize_env.get_original_reward().squeeze()
-                else:
-                    # Avoid changing the original ones
-                    obs_, new_obs_, reward_ = obs, new_obs, reward
-                # A VecEnv resets itself at the end of an episode: the true last observation is in the infos
-                if done and isinstance(self.env, VecEnv) and info.get("terminal_observation") is not None:
-                    new_obs_ = info["terminal_observation"]
-
-                # Store transition in the replay buffer.
-                self.replay_buffer_add(obs_, action, reward_, new_obs_, done, info)
+                # Store the (unnormalized) transition in the replay buffer, and the episode statistics
+                obs_, reward_ = self._store_transition(obs_, action, reward, new_obs, done, info, writer)
                 obs = new_obs
-                # Save the unnormalized observation
-                if self._vec_normalize_env is not None:
-                    obs_ = self._vec_normalize_env.get_original_obs().squeeze()
-
-                # Retrieve reward and episode length if using Monitor wrapper
-                maybe_ep_info = info.get('episode')
-                if maybe_ep_info is not None:
-                    self.ep_info_buf.extend([maybe_ep_info])
-
-                if writer is not None:
-                    # Write reward per episode to tensorboard
-                    ep_reward = np.array([reward_]).reshape((1, -1))
-                    ep_done = np.array([done]).reshape((1, -1))
-                    tf_util.total_episode_reward_logger(self.episode_reward, ep_reward,
-                                                        ep_done, writer, self.num_timesteps)
 
                 if self.num_timesteps % self.train_freq == 0:
                     callback.on_rollout_end()
@@ -572,7 +546,7 @@ class SAC(OffPolicyRLModel):
                         # Retrieve unnormalized observation for saving into the buffer
                         obs_ = obs
                         if self._vec_normalize_env is not None:
-                            obs_ = self._vec_normalize_env.get_original_obs().squeeze()
+                            obs_ = self._vec_normalize_env.get_original_obs()[0]
                     episode_rewards.append(0.0)
 
                     maybe_is_success = info.get('is_success')

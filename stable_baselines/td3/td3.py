@@ -359,8 +359,9 @@ class TD3(OffPolicyRLModel):
             # Whether the env resets itself at the end of an episode (a one-env VecEnv behind _UnvecWrapper)
             auto_reset = isinstance(self.env, VecEnv)
             # Retrieve unnormalized observation for saving into the buffer
+            obs_ = obs
             if self._vec_normalize_env is not None:
-                obs_ = self._vec_normalize_env.get_original_obs().squeeze(0)
+                obs_ = self._vec_normalize_env.get_original_obs()[0]
             n_updates = 0
             infos_values = []
 
@@ -402,38 +403,9 @@ class TD3(OffPolicyRLModel):
                 if callback.on_step() is False:
                     break
 
-                # Store only the unnormalized version
-                if self._vec_normalize_env is not None:
-                    new_obs_ = self._vec_normalize_env.get_original_obs().squeeze(0)
-                    reward_ = float(np.asarray(self._vec_normalize_env.get_original_reward()).squeeze())
-                else:
-                    # Avoid changing the original ones
-                    obs_, new_obs_, reward_ = obs, new_obs, reward
-
-                # A VecEnv has already reset: the last observation of the episode is in the info dict
-                # (left unnormalized by VecNormalize)
-                stored_next_obs = new_obs_
-                if done and auto_reset and info.get("terminal_observation") is not None:
-                    stored_next_obs = info["terminal_observation"]
-
-                # Store transition in the replay buffer.
-                self.replay_buffer_add(obs_, action, reward_, stored_next_obs, done, info)
+                # Store the (unnormalized) transition in the replay buffer, and the episode statistics
+                obs_, reward_ = self._store_transition(obs_, action, reward, new_obs, done, info, writer)
                 obs = new_obs
-                # Save the unnormalized observation
-                if self._vec_normalize_env is not None:
-                    obs_ = new_obs_
-
-                # Retrieve reward and episode length if using Monitor wrapper
-                maybe_ep_info = info.get('episode')
-                if maybe_ep_info is not None:
-                    self.ep_info_buf.extend([maybe_ep_info])
-
-                if writer is not None:
-                    # Write reward per episode to tensorboard
-                    ep_reward = np.array([reward_]).reshape((1, -1))
-                    ep_done = np.array([done]).reshape((1, -1))
-                    tf_util.total_episode_reward_logger(self.episode_reward, ep_reward,
-                                                        ep_done, writer, self.num_timesteps)
 
                 if self.num_timesteps % self.train_freq == 0:
                     callback.on_rollout_end()
@@ -468,8 +440,10 @@ class TD3(OffPolicyRLModel):
                         self.action_noise.reset()
                     if not auto_reset:
                         obs, _ = reset_env(self.env)
+                        # Retrieve unnormalized observation for saving into the buffer
+                        obs_ = obs
                         if self._vec_normalize_env is not None:
-                            obs_ = self._vec_normalize_env.get_original_obs().squeeze(0)
+                            obs_ = self._vec_normalize_env.get_original_obs()[0]
                     episode_rewards.append(0.0)
 
                     maybe_is_success = info.get('is_success')
