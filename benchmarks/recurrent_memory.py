@@ -50,7 +50,7 @@ def evaluate(model, n_envs: int, episodes: int = 10) -> float:
 def train(policy: str, timesteps: int, seed: int) -> dict:
     n_envs = 8
     env = DummyVecEnv([make for _ in range(n_envs)])
-    model = PPO2(policy, env, n_steps=128, nminibatches=4 if "Lstm" in policy else 4, noptepochs=10,
+    model = PPO2(policy, env, n_steps=128, nminibatches=4, noptepochs=10,
                  learning_rate=lambda f: 1e-3 * f, ent_coef=0.0, gamma=0.99, lam=0.95, seed=seed, n_cpu_tf_sess=1)
     start = time.time()
     model.learn(timesteps)
