@@ -16,29 +16,13 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.common import save_util
 from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
-from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, gymnasium, make_env, reset_env
+from stable_baselines.common.gym_compat import (as_gymnasium_env, convert_space, gymnasium, make_env, reset_env,
+                                                 spaces_match)
 from stable_baselines.common.misc_util import set_global_seeds
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy, get_policy_from_name
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import make_session, total_episode_reward_logger
 from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper, unwrap_vec_normalize
-
-
-def _space_signature(space: spaces.Space) -> Any:
-    """What two spaces must share to be interchangeable: type, shape, dtype, n / nvec (not bounds)."""
-    if isinstance(space, spaces.Discrete):
-        return ("Discrete", int(space.n))
-    if isinstance(space, spaces.MultiDiscrete):
-        return ("MultiDiscrete", tuple(np.asarray(space.nvec).ravel().tolist()))
-    if isinstance(space, spaces.MultiBinary):
-        return ("MultiBinary", tuple(np.atleast_1d(space.n).tolist()))
-    if isinstance(space, spaces.Box):
-        return ("Box", tuple(space.shape), np.dtype(space.dtype).kind)
-    if isinstance(space, spaces.Dict):
-        return ("Dict", tuple((key, _space_signature(sub)) for key, sub in space.spaces.items()))
-    if isinstance(space, spaces.Tuple):
-        return ("Tuple", tuple(_space_signature(sub) for sub in space.spaces))
-    return (type(space).__name__, getattr(space, "shape", None))
 
 
 def check_spaces_match(expected: spaces.Space, given: spaces.Space, what: str) -> None:
@@ -50,7 +34,7 @@ def check_spaces_match(expected: spaces.Space, given: spaces.Space, what: str) -
     :param given: (gymnasium.spaces.Space) the space of the new environment
     :param what: (str) 'observation' or 'action'
     """
-    if _space_signature(expected) != _space_signature(given):
+    if not spaces_match(expected, given, dtype_kind_only=True):
         raise ValueError("The {} space of the environment does not match the model's: expected {}, got {}"
                          .format(what, expected, given))
 

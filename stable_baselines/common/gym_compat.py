@@ -107,6 +107,51 @@ def convert_space(space: Any) -> spaces.Space:
     raise TypeError("Expected a gymnasium (or gym) space, got {!r} of type {}".format(space, type(space).__name__))
 
 
+_SPACE_KINDS = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary, spaces.Dict, spaces.Tuple)
+
+
+def _space_kind(space: Any) -> Any:
+    for kind in _SPACE_KINDS:
+        if isinstance(space, kind):
+            return kind
+    return type(space)
+
+
+def spaces_match(space_a: Any, space_b: Any, dtype_kind_only: bool = False) -> bool:
+    """
+    Whether two spaces are interchangeable: same kind, shape, dtype and sizes (``n``, ``nvec``,
+    ``start``, Dict keys / Tuple parts, recursively). Bounds are not compared, as the original did
+    not (saved CartPole bounds are float32-max where gymnasium has inf).
+
+    :param space_a: (gymnasium.spaces.Space)
+    :param space_b: (gymnasium.spaces.Space)
+    :param dtype_kind_only: (bool) compare only the kind of the dtypes (float / int / uint), e.g. a
+        float64 env for a model saved with float32 observations
+    :return: (bool)
+    """
+    if _space_kind(space_a) is not _space_kind(space_b):
+        return False
+    if isinstance(space_a, spaces.Dict):
+        return (list(space_a.spaces.keys()) == list(space_b.spaces.keys())
+                and all(spaces_match(space_a[k], space_b[k], dtype_kind_only) for k in space_a.spaces.keys()))
+    if isinstance(space_a, spaces.Tuple):
+        return (len(space_a.spaces) == len(space_b.spaces)
+                and all(spaces_match(a, b, dtype_kind_only) for a, b in zip(space_a.spaces, space_b.spaces)))
+    if getattr(space_a, "shape", None) != getattr(space_b, "shape", None):
+        return False
+    dtype_a, dtype_b = getattr(space_a, "dtype", None), getattr(space_b, "dtype", None)
+    if dtype_kind_only and dtype_a is not None and dtype_b is not None:
+        if np.dtype(dtype_a).kind != np.dtype(dtype_b).kind:
+            return False
+    elif dtype_a != dtype_b:
+        return False
+    if isinstance(space_a, spaces.Discrete):
+        return int(space_a.n) == int(space_b.n) and int(space_a.start) == int(space_b.start)
+    if isinstance(space_a, spaces.MultiDiscrete):
+        return np.array_equal(space_a.nvec, space_b.nvec)
+    return True
+
+
 # ----------------------------------------------------------------------------------------------
 # reset / step in either API
 # ----------------------------------------------------------------------------------------------
@@ -265,5 +310,5 @@ def as_gymnasium_env(env: Any) -> gymnasium.Env:
     return env
 
 
-__all__ = ["OLD_ENV_IDS", "make_env", "space_from_state", "convert_space", "reset_env", "step_env",
+__all__ = ["OLD_ENV_IDS", "make_env", "space_from_state", "convert_space", "spaces_match", "reset_env", "step_env",
            "LegacyEnvAdapter", "is_legacy_env", "as_gymnasium_env", "gymnasium", "spaces"]

@@ -125,32 +125,11 @@ def make_vec_env_member(env_fn: Callable[[], Any], index: int) -> Any:
     return gym_compat.as_gymnasium_env(env_fn())
 
 
-def _compatible_spaces(space_a: Any, space_b: Any) -> bool:
-    """Same kind of space with the same shape, dtype and sizes (bounds may differ, as the original allowed)."""
-    if type(space_a) is not type(space_b):
-        return False
-    if isinstance(space_a, gym_compat.spaces.Dict):
-        return (list(space_a.spaces.keys()) == list(space_b.spaces.keys())
-                and all(_compatible_spaces(space_a[k], space_b[k]) for k in space_a.spaces.keys()))
-    if isinstance(space_a, gym_compat.spaces.Tuple):
-        return (len(space_a.spaces) == len(space_b.spaces)
-                and all(_compatible_spaces(a, b) for a, b in zip(space_a.spaces, space_b.spaces)))
-    if getattr(space_a, "shape", None) != getattr(space_b, "shape", None):
-        return False
-    if getattr(space_a, "dtype", None) != getattr(space_b, "dtype", None):
-        return False
-    if isinstance(space_a, gym_compat.spaces.Discrete):
-        return int(space_a.n) == int(space_b.n) and int(space_a.start) == int(space_b.start)
-    if isinstance(space_a, gym_compat.spaces.MultiDiscrete):
-        return np.array_equal(space_a.nvec, space_b.nvec)
-    return True
-
-
 def check_same_spaces(envs_spaces: Sequence[Tuple[Any, Any]]) -> None:
     """Raise a clear error if the environments of a VecEnv do not all have compatible spaces."""
     obs_space, act_space = envs_spaces[0]
     for index, (other_obs, other_act) in enumerate(envs_spaces[1:], start=1):
-        if not (_compatible_spaces(obs_space, other_obs) and _compatible_spaces(act_space, other_act)):
+        if not (gym_compat.spaces_match(obs_space, other_obs) and gym_compat.spaces_match(act_space, other_act)):
             raise ValueError("All environments of a VecEnv must have the same spaces: env 0 has observation space {} "
                              "and action space {}, env {} has {} and {}"
                              .format(obs_space, act_space, index, other_obs, other_act))
