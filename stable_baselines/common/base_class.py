@@ -491,8 +491,110 @@ class BaseRLModel(ABC):
             By default, every 10th of the maximum number of epochs.
         :return: (BaseRLModel) the pretrained model
         """
-        raise NotImplementedError("pretrain (behaviour cloning) arrives with the imitation-learning release: "
-                                  "ExpertDataset is not available yet in this version")
+        continuous_actions = isinstance(self.action_space, spaces.Box)
+        discrete_actions = isinstance(self.action_space, spaces.Discrete)
+        if not (continuous_actions or discrete_actions):
+            raise ValueError("pretrain: only Discrete and Box action spaces are supported, got {}"
+                             .format(self.action_space))
+        if isinstance(self.policy, type) and issubclass(self.policy, RecurrentActorCriticPolicy):
+            raise ValueError("pretrain: recurrent policies ({}) are not supported, use a feed-forward policy"
+                             .format(self.policy.__name__))
+        if self.sess is None or self.graph is None:
+            raise ValueError("pretrain: the model has no graph yet; create it with _init_setup_model=True "
+                             "or call setup_model() first")
+        for attribute in ("train_loader", "val_loader", "get_next_batch"):
+            if not hasattr(dataset, attribute):
+                raise TypeError("pretrain: dataset must be an ExpertDataset (from stable_baselines.gail), got {}"
+                                .format(type(dataset).__name__))
+        if dataset.train_loader is None or dataset.val_loader is None:
+            raise ValueError("pretrain: the dataloaders of the dataset were released")
+        n_epochs = int(n_epochs)
+        # Validate the model every 10% of the total number of iteration
+        if val_interval is None:
+            val_interval = 1 if n_epochs < 10 else n_epochs // 10
+        val_interval = max(int(val_interval), 1)
+
+        # The behaviour-cloning graph is built once per model graph (and Adam epsilon) and reused by later
+        # calls; only its optimizer variables are (re-)initialized, never the model's parameters.
+        key = (self.graph, float(adam_epsilon))
+        cache = getattr(self, "_pretrain_cache", None)
+        if cache is None or cache["key"] != key:
+            with self.graph.as_default():
+                obs_ph, actions_ph, policy_out = self._get_pretrain_placeholders()
+                with tf.variable_scope("pretrain", reuse=tf.AUTO_REUSE):
+                    learning_rate_ph = tf.placeholder(tf.float32, [], name="pretrain_learning_rate")
+                    if continuous_actions:
+                        loss = tf.reduce_mean(tf.square(tf.cast(actions_ph, tf.float32) - policy_out))
+                    else:
+                        # policy_out holds the logits (or Q-values for DQN) of the discrete actions
+                        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                            labels=tf.cast(actions_ph, tf.int32), logits=policy_out))
+                    trainable = self.params if self.params is not None else tf.trainable_variables()
+                    grads = tf.gradients(loss, trainable)
+                    var_list = [var for var, grad in zip(trainable, grads) if grad is not None]
+                    if not var_list:
+                        raise ValueError("pretrain: no model parameter influences the policy output")
+                    optimizer = tf.train.AdamOptimizer(learning_rate=learning_rate_ph, epsilon=adam_epsilon,
+                                                       name="PretrainAdam")
+                    optim_op = optimizer.minimize(loss, var_list=var_list)
+                    init_op = tf.variables_initializer(optimizer.variables())
+            cache = {"key": key, "obs_ph": obs_ph, "actions_ph": actions_ph, "loss": loss, "optim_op": optim_op,
+                     "init_op": init_op, "learning_rate_ph": learning_rate_ph}
+            self._pretrain_cache = cache
+        obs_ph, actions_ph, loss, optim_op = cache["obs_ph"], cache["actions_ph"], cache["loss"], cache["optim_op"]
+        # a fresh Adam state for this call
+        self.sess.run(cache["init_op"])
+
+        obs_shape = tuple(dim if dim is not None else -1 for dim in obs_ph.shape.as_list()[1:])
+        action_shape = tuple(actions_ph.shape.as_list()[1:])
+
+        def feed(expert_obs, expert_actions):
+            expert_obs = np.asarray(expert_obs)
+            try:
+                expert_obs = expert_obs.reshape((len(expert_obs),) + obs_shape)
+            except ValueError as error:
+                raise ValueError("pretrain: expert observations of shape {} do not fit the observation space {}"
+                                 .format(expert_obs.shape[1:], self.observation_space)) from error
+            expert_actions = np.asarray(expert_actions)
+            if len(expert_actions) != len(expert_obs):
+                raise ValueError("pretrain: the dataset gave {} observations and {} actions in a minibatch"
+                                 .format(len(expert_obs), len(expert_actions)))
+            try:
+                expert_actions = expert_actions.reshape((len(expert_obs),) + action_shape)
+            except ValueError as error:
+                raise ValueError("pretrain: expert actions of shape {} do not fit the action space {}"
+                                 .format(expert_actions.shape[1:], self.action_space)) from error
+            return {obs_ph: expert_obs, actions_ph: expert_actions}
+
+        if self.verbose > 0:
+            print("Pretraining with Behavior Cloning...")
+
+        for epoch_idx in range(n_epochs):
+            train_loss = 0.0
+            # Full pass on the training set
+            for _ in range(len(dataset.train_loader)):
+                expert_obs, expert_actions = dataset.get_next_batch('train')
+                feed_dict = feed(expert_obs, expert_actions)
+                feed_dict[cache["learning_rate_ph"]] = learning_rate
+                train_loss_, _ = self.sess.run([loss, optim_op], feed_dict)
+                train_loss += train_loss_
+            train_loss /= max(len(dataset.train_loader), 1)
+
+            if self.verbose > 0 and (epoch_idx + 1) % val_interval == 0:
+                val_loss = 0.0
+                # Full pass on the validation set
+                for _ in range(len(dataset.val_loader)):
+                    expert_obs, expert_actions = dataset.get_next_batch('val')
+                    val_loss_, = self.sess.run([loss], feed(expert_obs, expert_actions))
+                    val_loss += val_loss_
+                val_loss /= max(len(dataset.val_loader), 1)
+                print("==== Training progress {:.2f}% ====".format(100 * (epoch_idx + 1) / n_epochs))
+                print('Epoch {}'.format(epoch_idx + 1))
+                print("Training loss: {:.6f}, Validation loss: {:.6f}".format(train_loss, val_loss))
+                print()
+        if self.verbose > 0:
+            print("Pretraining done.")
+        return self
 
     # ------------------------------------------------------------------------------------------
     # saving / loading

@@ -26,6 +26,15 @@ OLD_ENV_IDS = {
     "CarRacing-v0": "CarRacing-v3",
 }
 
+# MuJoCo tasks of the mujoco-py era: gymnasium still lists their ids, but they need mujoco-py, which does
+# not install on today's Python; the same tasks on the maintained ``mujoco`` bindings are the -v5 ids.
+MUJOCO_PY_ENV_IDS = {
+    "{}-{}".format(name, version): "{}-v5".format(name)
+    for name in ("Ant", "HalfCheetah", "Hopper", "Humanoid", "HumanoidStandup", "InvertedDoublePendulum",
+                 "InvertedPendulum", "Pusher", "Reacher", "Swimmer", "Walker2d")
+    for version in ("v1", "v2", "v3")
+}
+
 
 def make_env(env_id: str, **kwargs) -> gymnasium.Env:
     """
@@ -38,14 +47,30 @@ def make_env(env_id: str, **kwargs) -> gymnasium.Env:
     """
     if not isinstance(env_id, str):
         raise TypeError("Expected an environment id (str), got {!r} of type {}".format(env_id, type(env_id).__name__))
-    if env_id in OLD_ENV_IDS and env_id not in gymnasium.registry:
-        new_id = OLD_ENV_IDS[env_id]
-        warnings.warn("Environment id '{}' no longer exists in gymnasium; using '{}'".format(env_id, new_id))
+    if env_id not in gymnasium.registry:
+        _register_atari_games()
+    if (env_id in OLD_ENV_IDS and env_id not in gymnasium.registry) or env_id in MUJOCO_PY_ENV_IDS:
+        new_id = OLD_ENV_IDS.get(env_id) or MUJOCO_PY_ENV_IDS[env_id]
+        warnings.warn("Environment id '{}' is not available in today's gymnasium (renamed, or it needs mujoco-py); "
+                      "using '{}'".format(env_id, new_id))
         env_id = new_id
     try:
         return gymnasium.make(env_id, **kwargs)
     except gymnasium.error.Error as err:
         raise ValueError("Could not create environment '{}' with gymnasium.make: {}".format(env_id, err)) from err
+
+
+def _register_atari_games() -> None:
+    """
+    Register ale-py's games (``PongNoFrameskip-v4``, ``ALE/Pong-v5``, ...) with gymnasium when ale-py
+    is installed (the ``atari`` extra). Only called for an id gymnasium does not know yet.
+    """
+    try:
+        import ale_py  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        return
+    if not any(name.startswith("ALE/") for name in gymnasium.registry):
+        gymnasium.register_envs(ale_py)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -793,8 +793,15 @@ def _valid_module(module: str) -> bool:
     return isinstance(module, str) and all(_IDENTIFIER.match(part) for part in module.split("."))
 
 
+# classes of ours whose __del__ only releases their own resources (the expert dataset's loader threads):
+# a GAIL file holds an ExpertDataset
+_SAFE_DEL_CLASSES = ("stable_baselines.gail.dataset.dataset.ExpertDataset",
+                     "stable_baselines.gail.dataset.dataset.DataLoader")
+
+
 def _defines_del(cls: type) -> bool:
-    return any("__del__" in vars(klass) for klass in cls.__mro__ if klass is not object)
+    return any("__del__" in vars(klass) and "{}.{}".format(klass.__module__, klass.__qualname__)
+               not in _SAFE_DEL_CLASSES for klass in cls.__mro__ if klass is not object)
 
 
 def _is_sb_class(cls: Any) -> bool:

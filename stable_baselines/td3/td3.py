@@ -137,8 +137,9 @@ class TD3(OffPolicyRLModel):
 
     def _get_pretrain_placeholders(self):
         policy = self.policy_tf
-        # The actor outputs actions in [-1, 1]; the expert actions must be rescaled the same way
-        return policy.obs_ph, self.actions_ph, self.policy_out
+        # The actor outputs actions in [-1, 1]: rescale them to the action space of the expert actions
+        policy_out = unscale_action(self.action_space, self.policy_out)
+        return policy.obs_ph, self.actions_ph, policy_out
 
     def setup_model(self):
         with SetVerbosity(self.verbose):

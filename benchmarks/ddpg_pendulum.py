@@ -1,0 +1,136 @@
+"""
+Train DDPG on Pendulum-v1 for 50 000 steps and report the deterministic score over 10 episodes (also every
+``--eval-every`` steps during training), steps/s and wall time, with Gaussian action noise (``--noise normal``),
+Ornstein-Uhlenbeck action noise (``--noise ou``) or adaptive parameter noise (``--noise param``).
+
+Two sets of hyper-parameters (``--settings``):
+
+- ``zoo``: the rl-baselines-zoo settings of its DDPG Pendulum agent (the one in
+  tests/data/legacy_models/ddpg): MlpPolicy, buffer 50 000 and the library defaults (nb_rollout_steps 100,
+  nb_train_steps 50, batch_size 128, actor_lr 1e-4, critic_lr 1e-3, tau 0.001, gamma 0.99), noise stddev 0.1.
+  These learn slowly: they do not reach -250 within 50 000 steps.
+- ``tuned`` (default): gamma 0.98, one gradient step per environment step (nb_train_steps = nb_rollout_steps
+  = 100), tau 0.005, actor_lr 1e-4, critic_lr 1e-3, batch_size 128, noise stddev 0.2 (as the later zoo
+  settings of DDPG/TD3 on Pendulum: gamma 0.98, a 1:1 update ratio, a faster target network).
+
+    python benchmarks/ddpg_pendulum.py --noise normal --seeds 0
+    python benchmarks/ddpg_pendulum.py --noise param --policy LnMlpPolicy --extra '{"random_exploration": 0.1}'
+    python benchmarks/ddpg_pendulum.py --settings zoo --noise ou
+
+Measured on 2026-11-21 (seed 0, 50 000 steps, final score over 10 deterministic episodes; a shared, heavily
+loaded 2-core machine, so steps/s are pessimistic). DDPG on Pendulum is seed-sensitive and its score oscillates
+during training (intermediate 5-episode scores in brackets):
+
+- tuned, MlpPolicy, Gaussian noise 0.2: -174.3 +/- 118.5 (-250 at 5k, -709 at 10k, -243 at 40k, -166 at 45k),
+  52 steps/s, 966 s;
+- tuned, LnMlpPolicy, random_exploration 0.1, adaptive parameter noise 0.2: -138.3 +/- 88.2 (-1076 at 10k,
+  -170 at 20k, -201 at 30k, -286 at 40k, -137 at 45k), 25 steps/s, 2019 s;
+- tuned, LnMlpPolicy, random_exploration 0.1, Gaussian noise 0.2: -340.9 +/- 332.9 (-300 at 10k, -157 at 35k,
+  -167 at 50k), 54 steps/s, 921 s;
+- tuned, MlpPolicy, parameter noise 0.2 (no random_exploration): -1429 at 10k (stopped);
+- zoo, OU noise 0.1: -964.9 +/- 491.3, 37 steps/s, 1344 s; zoo, parameter noise 0.1: -863.4 +/- 71.9, 45 steps/s.
+"""
+import argparse
+import json
+import time
+from typing import Optional
+
+import numpy as np
+
+from stable_baselines.common.callbacks import BaseCallback
+from stable_baselines.common.evaluation import evaluate_policy
+from stable_baselines.common.gym_compat import make_env
+from stable_baselines.common.noise import AdaptiveParamNoiseSpec, NormalActionNoise, OrnsteinUhlenbeckActionNoise
+from stable_baselines.ddpg import DDPG
+
+
+class _PeriodicEval(BaseCallback):
+    """Print the deterministic score every ``every`` steps (evaluation time is excluded from the wall time)."""
+
+    def __init__(self, every: int, n_episodes: int = 5):
+        super(_PeriodicEval, self).__init__()
+        self.every = every
+        self.n_episodes = n_episodes
+        self.eval_time = 0.0
+        self.env = make_env("Pendulum-v1")
+
+    def _on_step(self) -> bool:
+        if self.every > 0 and self.num_timesteps % self.every == 0:
+            start = time.time()
+            self.env.reset(seed=10000 + self.num_timesteps)
+            mean, _ = evaluate_policy(self.model, self.env, n_eval_episodes=self.n_episodes, deterministic=True)
+            self.eval_time += time.time() - start
+            print("  step {:6d}: deterministic score {:.1f}".format(self.num_timesteps, mean), flush=True)
+        return True
+
+
+SETTINGS = {
+    "zoo": dict(buffer_size=50000),
+    "tuned": dict(buffer_size=50000, gamma=0.98, nb_rollout_steps=100, nb_train_steps=100, batch_size=128, tau=0.005,
+                  actor_lr=1e-4, critic_lr=1e-3),
+}
+NOISE_STD = {"zoo": 0.1, "tuned": 0.2}
+
+
+def run(seed: int, noise: str, settings: str = "tuned", timesteps: int = 50000, n_eval_episodes: int = 10,
+        eval_every: int = 10000, policy: str = "MlpPolicy", extra: Optional[dict] = None) -> dict:
+    """
+    :param seed: (int) the seed of the model and of the training env
+    :param noise: (str) 'normal', 'ou' (action noise) or 'param' (adaptive parameter noise)
+    :param settings: (str) 'zoo' or 'tuned' (see the module documentation)
+    :param timesteps: (int) the number of training steps
+    :param n_eval_episodes: (int) the number of deterministic evaluation episodes at the end
+    :param eval_every: (int) print an intermediate score every that many steps (0: never)
+    :param policy: (str) the policy (MlpPolicy or LnMlpPolicy)
+    :param extra: (dict) DDPG arguments that override the settings
+    :return: (dict) seed, score, std, wall (s), fps (training steps per second)
+    """
+    env = make_env("Pendulum-v1")
+    n_actions = env.action_space.shape[-1]
+    std = NOISE_STD[settings]
+    action_noise, param_noise = None, None
+    if noise == "ou":
+        action_noise = OrnsteinUhlenbeckActionNoise(mean=np.zeros(n_actions), sigma=std * np.ones(n_actions))
+    elif noise == "normal":
+        action_noise = NormalActionNoise(mean=np.zeros(n_actions), sigma=std * np.ones(n_actions))
+    elif noise == "param":
+        param_noise = AdaptiveParamNoiseSpec(initial_stddev=std, desired_action_stddev=std)
+    else:
+        raise ValueError("noise must be 'normal', 'ou' or 'param', got {!r}".format(noise))
+    # the model builds its training env from the id (as the zoo does)
+    model = DDPG(policy, "Pendulum-v1", action_noise=action_noise, param_noise=param_noise, seed=seed, n_cpu_tf_sess=1,
+                 **dict(SETTINGS[settings], **(extra or {})))
+    callback = _PeriodicEval(eval_every)
+    start = time.time()
+    model.learn(timesteps, callback=callback)
+    wall = time.time() - start - callback.eval_time
+    eval_env = make_env("Pendulum-v1")
+    eval_env.reset(seed=1000 + seed)
+    mean, std = evaluate_policy(model, eval_env, n_eval_episodes=n_eval_episodes, deterministic=True)
+    return dict(seed=seed, noise=noise, settings=settings, score=mean, std=std, wall=wall, fps=timesteps / wall)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
+    parser.add_argument("--noise", choices=["normal", "ou", "param"], default="normal")
+    parser.add_argument("--settings", choices=sorted(SETTINGS), default="tuned")
+    parser.add_argument("--policy", choices=["MlpPolicy", "LnMlpPolicy"], default="MlpPolicy")
+    parser.add_argument("--extra", type=json.loads, default=None,
+                        help='JSON dict of DDPG arguments overriding the settings, e.g. \'{"random_exploration": 0}\'')
+    parser.add_argument("--timesteps", type=int, default=50000)
+    parser.add_argument("--eval-every", type=int, default=10000)
+    args = parser.parse_args()
+    results = []
+    for seed in args.seeds:
+        result = run(seed, args.noise, args.settings, args.timesteps, eval_every=args.eval_every, policy=args.policy,
+                     extra=args.extra)
+        results.append(result)
+        print("ddpg ({settings} settings, {noise} noise) Pendulum-v1 seed {seed}: deterministic score "
+              "{score:.1f} +/- {std:.1f}, {fps:.0f} steps/s, wall {wall:.1f} s".format(**result), flush=True)
+    scores = [r["score"] for r in results]
+    print("ddpg ({}, {}): mean score {:.1f} over {} seeds, median {:.0f} steps/s".format(
+        args.settings, args.noise, np.mean(scores), len(results), np.median([r["fps"] for r in results])))
+
+if __name__ == "__main__":
+    main()

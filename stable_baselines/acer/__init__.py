@@ -1,0 +1,3 @@
+from stable_baselines.acer.acer_simple import ACER
+
+__all__ = ["ACER"]

@@ -1,0 +1,10 @@
+"""
+Deep Deterministic Policy Gradient (DDPG), its policies and the exploration noise classes
+(re-exported from :mod:`stable_baselines.common.noise`). DDPG needs MPI (``mpi4py``).
+"""
+from stable_baselines.common.noise import AdaptiveParamNoiseSpec, NormalActionNoise, OrnsteinUhlenbeckActionNoise
+from stable_baselines.ddpg.ddpg import DDPG
+from stable_baselines.ddpg.policies import CnnPolicy, LnCnnPolicy, LnMlpPolicy, MlpPolicy
+
+__all__ = ["DDPG", "MlpPolicy", "CnnPolicy", "LnMlpPolicy", "LnCnnPolicy",
+           "AdaptiveParamNoiseSpec", "NormalActionNoise", "OrnsteinUhlenbeckActionNoise"]

@@ -1,0 +1,530 @@
+"""
+Expert datasets for behaviour cloning (``model.pretrain``) and GAIL.
+
+An expert dataset is a dict (or an ``.npz`` archive holding it) with the keys ``obs``, ``actions``,
+``rewards``, ``episode_returns`` and ``episode_starts``. ``obs``, ``actions``, ``rewards`` and
+``episode_starts`` have one entry per transition, concatenated across episodes; ``episode_returns`` one
+entry per episode. For image observations, ``obs`` holds the paths of the image files instead of
+the pixels (see :func:`stable_baselines.gail.generate_expert_traj`).
+
+Nothing here needs MPI.
+"""
+import os
+import queue
+import threading
+from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+import numpy as np
+
+# keys every dataset must hold ("rewards" is recorded by generate_expert_traj but not needed to clone)
+REQUIRED_KEYS = ("obs", "actions", "episode_returns", "episode_starts")
+EXPERT_KEYS = ("actions", "episode_returns", "rewards", "obs", "episode_starts")
+_BACKENDS = ("threading", "sequential", "multiprocessing", "loky")
+
+
+def load_image(image_path: str) -> np.ndarray:
+    """
+    Read one recorded observation image.
+
+    ``.npy`` files are read with numpy; other files (``.png``, ``.jpg``) with Pillow. The result has
+    the shape (height, width, channels), with channels in RGB(A) order.
+
+    :param image_path: (str) path of the image
+    :return: (np.ndarray) the image, uint8 for image files
+    """
+    if not os.path.isfile(image_path):
+        raise FileNotFoundError("Expert image not found: {!r} (image paths are resolved relative to the current "
+                                "directory, then to the folder of the .npz file)".format(image_path))
+    if image_path.endswith(".npy"):
+        image = np.load(image_path, allow_pickle=False)
+    else:
+        try:
+            from PIL import Image  # pylint: disable=import-outside-toplevel
+        except ImportError as error:  # pragma: no cover - Pillow comes with matplotlib
+            raise ImportError("Reading image observations needs Pillow (`pip install pillow`)") from error
+        with Image.open(image_path) as img:
+            image = np.asarray(img)
+    if image.ndim == 2:
+        image = image[:, :, None]
+    return image
+
+
+class DataLoader(object):
+    """
+    A custom dataloader to preprocessing observations (including images) and feed them to the network.
+
+    Minibatches are prepared ahead of time, in a background thread (``max_queue_len`` of them at most),
+    unless ``sequential=True``, in which case each minibatch is built when it is requested. When the
+    observations are image paths, the images are read by ``n_workers`` worker threads (whatever the
+    backend, except ``'sequential'`` which reads them in turn; joblib is not needed).
+
+    Original idea of the dataloader from https://github.com/araffin/robotics-rl-srl (MIT licence)
+    Authors: Antonin Raffin, René Traoré, Ashley Hill
+
+    :param indices: ([int]) list of observations indices
+    :param observations: (np.ndarray) observations or images path
+    :param actions: (np.ndarray) actions
+    :param batch_size: (int) Number of samples per minibatch
+    :param n_workers: (int) number of preprocessing worker (for loading the images)
+    :param infinite_loop: (bool) whether to have an iterator that can be reset
+    :param max_queue_len: (int) Max number of minibatches that can be preprocessed at the same time
+    :param shuffle: (bool) Shuffle the minibatch after each epoch
+    :param start_process: (bool) Start the preprocessing process (default: True)
+    :param backend: (str) joblib backend (one of 'multiprocessing', 'sequential', 'threading'
+        or 'loky' in newest versions)
+    :param sequential: (bool) Do not use subprocess to preprocess the data
+        (slower but use less memory for the CI)
+    :param partial_minibatch: (bool) Allow partial minibatches (minibatches with a number of element
+        lesser than the batch_size)
+    """
+
+    def __init__(self, indices, observations, actions, batch_size, n_workers=1, infinite_loop=True,
+                 max_queue_len=1, shuffle=False, start_process=True, backend='threading', sequential=False,
+                 partial_minibatch=True):
+        indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+        observations = np.asarray(observations)
+        actions = np.asarray(actions)
+        if len(observations) != len(actions):
+            raise ValueError("DataLoader: observations and actions must have the same length, got {} observations "
+                             "and {} actions".format(len(observations), len(actions)))
+        if len(indices) > 0 and (indices.min() < 0 or indices.max() >= len(observations)):
+            raise ValueError("DataLoader: indices must lie in [0, {}), got values from {} to {}"
+                             .format(len(observations), indices.min(), indices.max()))
+        if int(batch_size) < 1:
+            raise ValueError("DataLoader: batch_size must be a positive integer, got {!r}".format(batch_size))
+        if backend not in _BACKENDS:
+            raise ValueError("DataLoader: backend must be one of {}, got {!r}".format(_BACKENDS, backend))
+        if int(max_queue_len) < 1:
+            raise ValueError("DataLoader: max_queue_len must be >= 1, got {!r}".format(max_queue_len))
+
+        self.indices = indices.copy()
+        self.observations = observations
+        self.actions = actions
+        self.batch_size = int(batch_size)
+        self.n_workers = int(n_workers)
+        self.infinite_loop = infinite_loop
+        self.max_queue_len = int(max_queue_len)
+        self.shuffle = shuffle
+        self.backend = backend
+        self.sequential = sequential
+        self.partial_minibatch = partial_minibatch
+        # observations given as file paths (strings) are images to read from disk
+        self.load_images = observations.dtype.kind in ("U", "S", "O")
+        self.n_minibatches = self._count_minibatches()
+        # own random generator, seeded from numpy's global one (so np.random.seed makes runs reproducible,
+        # and the background thread does not race the main thread on the global generator)
+        self._rng = np.random.RandomState(np.random.randint(2 ** 31 - 1))
+        self.start_idx = 0
+        self.queue = None
+        self.process = None
+        self._stop_event = None
+        self._finished = False
+        if start_process:
+            self.start_process()
+
+    def _count_minibatches(self) -> int:
+        n_full, remainder = divmod(len(self.indices), self.batch_size)
+        return n_full + int(self.partial_minibatch and remainder > 0)
+
+    def __len__(self) -> int:
+        """:return: (int) the number of minibatches in one pass over the indices"""
+        return self.n_minibatches
+
+    @property
+    def _minibatch_indices(self) -> np.ndarray:
+        return self.indices[self.start_idx:self.start_idx + self.batch_size]
+
+    # ------------------------------------------------------------------------------------------
+    # building minibatches
+    # ------------------------------------------------------------------------------------------
+    def _read_images(self, paths, executor: Optional[Executor]) -> np.ndarray:
+        paths = [str(path) for path in paths]
+        if executor is None:
+            images = [load_image(path) for path in paths]
+        else:
+            images = list(executor.map(load_image, paths))
+        return np.stack(images, axis=0)
+
+    def _make_minibatch(self, batch_indices: np.ndarray, executor: Optional[Executor] = None) -> Tuple[Any, Any]:
+        obs = self.observations[batch_indices]
+        if self.load_images:
+            obs = self._read_images(obs, executor)
+        return obs, self.actions[batch_indices]
+
+    def _epoch_slices(self) -> List[np.ndarray]:
+        """Shuffle if asked, then cut the indices into the minibatches of one epoch."""
+        if self.shuffle:
+            self._rng.shuffle(self.indices)
+        return [self.indices[i * self.batch_size:(i + 1) * self.batch_size] for i in range(self.n_minibatches)]
+
+    def _make_executor(self) -> Optional[Executor]:
+        if not self.load_images or self.n_workers <= 1 or self.backend == "sequential":
+            return None
+        # Image decoding (Pillow) releases the GIL, so worker threads read images in parallel; the
+        # process backends of the original ('multiprocessing', 'loky') are accepted and use threads too
+        # (forking a process that runs TensorFlow is unsafe).
+        return ThreadPoolExecutor(max_workers=self.n_workers)
+
+    # ------------------------------------------------------------------------------------------
+    # background preparation
+    # ------------------------------------------------------------------------------------------
+    def start_process(self) -> None:
+        """Start preprocessing process"""
+        # Nothing runs in the background in sequential mode
+        if self.sequential:
+            return
+        self.close()
+        self.queue = queue.Queue(maxsize=self.max_queue_len)
+        self._stop_event = threading.Event()
+        self._finished = False
+        self.process = threading.Thread(target=self._run, args=(self.queue, self._stop_event),
+                                        name="ExpertDataLoader", daemon=True)
+        self.process.start()
+
+    def _put(self, item_queue: "queue.Queue", stop_event: threading.Event, item: Any) -> bool:
+        while not stop_event.is_set():
+            try:
+                item_queue.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _run(self, item_queue: "queue.Queue", stop_event: threading.Event) -> None:
+        executor = self._make_executor()
+        try:
+            while not stop_event.is_set():
+                for batch_indices in self._epoch_slices():
+                    try:
+                        item = self._make_minibatch(batch_indices, executor)
+                    except Exception as error:  # pylint: disable=broad-except
+                        # hand the error to the consumer instead of dying silently
+                        self._put(item_queue, stop_event, error)
+                        return
+                    if not self._put(item_queue, stop_event, item):
+                        return
+                # end of an epoch
+                if not self._put(item_queue, stop_event, None):
+                    return
+                if not self.infinite_loop:
+                    return
+        finally:
+            if executor is not None:
+                executor.shutdown(wait=False)
+
+    def close(self) -> None:
+        """
+        Stop the background preparation (if any). Calling ``start_process()`` (or iterating again)
+        restarts it.
+        """
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self.process is not None:
+            self.process.join(timeout=5)
+        self.process = None
+        self.queue = None
+        self._stop_event = None
+
+    def sequential_next(self) -> Tuple[Any, Any]:
+        """
+        Sequential version of the pre-processing.
+        """
+        if self.start_idx == 0:
+            self._epoch = self._epoch_slices()
+            self._batch_idx = 0
+        if self._batch_idx >= len(self._epoch):
+            raise StopIteration
+        batch_indices = self._epoch[self._batch_idx]
+        self._batch_idx += 1
+        self.start_idx += len(batch_indices)
+        return self._make_minibatch(batch_indices)
+
+    # ------------------------------------------------------------------------------------------
+    # iterator protocol
+    # ------------------------------------------------------------------------------------------
+    def __iter__(self) -> "DataLoader":
+        self.start_idx = 0
+        if not self.sequential and self._finished and not self.infinite_loop:
+            # the single pass is over: prepare a new one
+            self.start_process()
+        return self
+
+    def __next__(self) -> Tuple[Any, Any]:
+        if self.sequential:
+            return self.sequential_next()
+        if self.process is None:
+            raise ValueError("You must call .start_process() before using the dataloader "
+                             "(or create it with start_process=True)")
+        if self._finished:
+            raise StopIteration
+        while True:
+            try:
+                item = self.queue.get(timeout=0.1)
+                break
+            except queue.Empty:
+                if not self.process.is_alive() and self.queue.empty():
+                    self._finished = True
+                    raise StopIteration
+        if isinstance(item, Exception):
+            self._finished = True
+            raise item
+        if item is None:
+            if not self.infinite_loop:
+                self._finished = True
+            raise StopIteration
+        return item
+
+    def __del__(self):
+        try:
+            if self._stop_event is not None:
+                self._stop_event.set()
+        except Exception:  # pylint: disable=broad-except  # pragma: no cover - interpreter shutdown
+            pass
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # threads and queues cannot be pickled: after unpickling, call start_process() again
+        # (ExpertDataset.get_next_batch does it by itself)
+        state = self.__dict__.copy()
+        for key in ("queue", "process", "_stop_event"):
+            state[key] = None
+        state["_finished"] = False
+        return state
+
+
+def _as_dict(traj_data: Any) -> Dict[str, np.ndarray]:
+    if isinstance(traj_data, Mapping) or hasattr(traj_data, "files"):
+        keys = list(traj_data.files) if hasattr(traj_data, "files") else list(traj_data.keys())
+        return {key: traj_data[key] for key in keys}
+    raise TypeError("traj_data must be a dict (or a loaded .npz archive) with the keys {}, got {}"
+                    .format(", ".join(EXPERT_KEYS), type(traj_data).__name__))
+
+
+class ExpertDataset(object):
+    """
+    Dataset for using behavior cloning or GAIL.
+
+    The structure of the expert dataset is a dict, saved as an ".npz" archive.
+    The dictionary contains the keys 'actions', 'episode_returns', 'rewards', 'obs' and 'episode_starts'.
+    The corresponding values have data concatenated across episode: the first axis is the timestep,
+    the remaining axes index into the data. In case of images, 'obs' contains the relative path to
+    the images, to enable space saving from image compression.
+
+    :param expert_path: (str) The path to trajectory data (.npz file). Mutually exclusive with traj_data.
+    :param traj_data: (dict) Trajectory data, in format described above. Mutually exclusive with expert_path.
+    :param train_fraction: (float) the train validation split (0 to 1)
+        for pre-training using behavior cloning (BC)
+    :param batch_size: (int) the minibatch size for behavior cloning
+    :param traj_limitation: (int) the number of trajectory to use (if -1, load all)
+    :param randomize: (bool) if the dataset should be shuffled
+    :param verbose: (int) Verbosity
+    :param sequential_preprocessing: (bool) Do not use subprocess to preprocess
+        the data (slower but use less memory for the CI)
+    """
+
+    def __init__(self, expert_path=None, traj_data=None, train_fraction=0.7, batch_size=64,
+                 traj_limitation=-1, randomize=True, verbose=1, sequential_preprocessing=False):
+        if traj_data is not None and expert_path is not None:
+            raise ValueError("ExpertDataset: give either expert_path or traj_data, not both")
+        if traj_data is None and expert_path is None:
+            raise ValueError("ExpertDataset: one of expert_path (a .npz file) or traj_data (a dict) is required")
+        if not 0.0 < float(train_fraction) < 1.0:
+            raise ValueError("ExpertDataset: train_fraction must be strictly between 0 and 1 (a training and a "
+                             "validation set are both needed), got {!r}".format(train_fraction))
+        if int(batch_size) < 1:
+            raise ValueError("ExpertDataset: batch_size must be a positive integer, got {!r}".format(batch_size))
+
+        if expert_path is not None:
+            expert_path = os.fspath(expert_path)
+            if not os.path.isfile(expert_path) and os.path.isfile(expert_path + ".npz"):
+                expert_path += ".npz"
+            if not os.path.isfile(expert_path):
+                raise FileNotFoundError("ExpertDataset: expert dataset file not found: {!r}".format(expert_path))
+            try:
+                with np.load(expert_path, allow_pickle=False) as archive:
+                    traj_data = _as_dict(archive)
+            except ValueError as error:
+                if "allow_pickle" not in str(error):
+                    raise
+                # never unpickle data from a file: it could run code
+                raise ValueError("ExpertDataset: {!r} holds pickled (object) arrays, which are not loaded for "
+                                 "safety; store numeric arrays and image paths as string arrays, or load the "
+                                 "file yourself and pass traj_data=".format(expert_path)) from error
+        else:
+            traj_data = _as_dict(traj_data)
+
+        missing = [key for key in REQUIRED_KEYS if key not in traj_data]
+        if missing:
+            raise KeyError("ExpertDataset: the expert data lacks the key(s) {}; expected the keys {} "
+                           "(got: {})".format(", ".join(missing), ", ".join(EXPERT_KEYS),
+                                              ", ".join(sorted(traj_data)) or "none"))
+
+        observations = np.asarray(traj_data["obs"])
+        actions = np.asarray(traj_data["actions"])
+        episode_starts = np.asarray(traj_data["episode_starts"]).reshape(-1).astype(bool)
+        episode_returns = np.asarray(traj_data["episode_returns"]).reshape(-1)
+        if observations.ndim == 0 or actions.ndim == 0:
+            raise ValueError("ExpertDataset: 'obs' and 'actions' must be arrays with one entry per transition, "
+                             "got shapes {} and {}".format(observations.shape, actions.shape))
+        if not len(observations) == len(actions) == len(episode_starts):
+            raise ValueError("ExpertDataset: 'obs', 'actions' and 'episode_starts' must have one entry per "
+                             "transition, got lengths {}, {} and {}"
+                             .format(len(observations), len(actions), len(episode_starts)))
+        if len(observations) == 0:
+            raise ValueError("ExpertDataset: the expert data holds no transition")
+        if verbose > 0:
+            for key, val in traj_data.items():
+                print(key, np.shape(val))
+
+        # keep the first `traj_limitation` episodes: cut before the start of the next one
+        n_episodes_total = max(int(np.sum(episode_starts)), 1)
+        traj_limit_idx = len(observations)
+        if traj_limitation is not None and traj_limitation > 0:
+            start_indices = np.flatnonzero(episode_starts)
+            if len(start_indices) > traj_limitation:
+                traj_limit_idx = int(start_indices[traj_limitation])
+        num_traj = n_episodes_total if traj_limitation is None or traj_limitation <= 0 \
+            else min(int(traj_limitation), n_episodes_total)
+
+        observations = observations[:traj_limit_idx]
+        actions = actions[:traj_limit_idx]
+
+        if self._is_image_paths(observations) and expert_path is not None:
+            observations = self._resolve_image_paths(observations, os.path.dirname(os.path.abspath(expert_path)))
+
+        # obs, actions: shape (N * L, ) + S; actions of more than two dims are flattened to (N * L, prod(S))
+        if actions.ndim > 2:
+            actions = actions.reshape((len(actions), -1))
+
+        n_samples = len(observations)
+        indices = np.random.permutation(n_samples) if randomize else np.arange(n_samples)
+        indices = indices.astype(np.int64)
+        n_train = int(train_fraction * n_samples)
+        train_indices = indices[:n_train]
+        val_indices = indices[n_train:]
+        if len(train_indices) == 0 or len(val_indices) == 0:
+            raise ValueError("ExpertDataset: {} transitions split with train_fraction={} leave an empty {} set; "
+                             "use more data or another train_fraction"
+                             .format(n_samples, train_fraction, "training" if len(train_indices) == 0 else
+                                     "validation"))
+
+        self.observations = observations
+        self.actions = actions
+        self.returns = episode_returns[:num_traj]
+        self.avg_ret = float(np.mean(self.returns)) if len(self.returns) > 0 else float("nan")
+        self.std_ret = float(np.std(self.returns)) if len(self.returns) > 0 else float("nan")
+        self.verbose = verbose
+        self.num_traj = num_traj
+        self.num_transition = n_samples
+        self.randomize = randomize
+        self.batch_size = int(batch_size)
+        self.sequential_preprocessing = sequential_preprocessing
+        self.train_fraction = train_fraction
+
+        self.dataloader = None
+        self.train_loader = DataLoader(train_indices, self.observations, self.actions, self.batch_size,
+                                       shuffle=self.randomize, start_process=False,
+                                       sequential=sequential_preprocessing)
+        self.val_loader = DataLoader(val_indices, self.observations, self.actions, self.batch_size,
+                                     shuffle=self.randomize, start_process=False,
+                                     sequential=sequential_preprocessing)
+
+        if self.verbose >= 1:
+            self.log_info()
+
+    @staticmethod
+    def _is_image_paths(observations: np.ndarray) -> bool:
+        return observations.dtype.kind in ("U", "S", "O")
+
+    @staticmethod
+    def _resolve_image_paths(paths: np.ndarray, base_dir: str) -> np.ndarray:
+        """Paths that do not exist from the current directory are looked up next to the .npz file."""
+        resolved = []
+        for path in paths:
+            path = path.decode() if isinstance(path, bytes) else str(path)
+            if not os.path.isabs(path) and not os.path.exists(path):
+                candidate = os.path.join(base_dir, path)
+                if os.path.exists(candidate):
+                    path = candidate
+                else:
+                    # generate_expert_traj stores paths that include the folder of the archive
+                    candidate = os.path.join(base_dir, os.path.basename(os.path.dirname(path)),
+                                             os.path.basename(path))
+                    if os.path.exists(candidate):
+                        path = candidate
+            resolved.append(path)
+        return np.array(resolved)
+
+    def init_dataloader(self, batch_size):
+        """
+        Initialize the dataloader used by GAIL.
+
+        :param batch_size: (int)
+        """
+        indices = np.random.permutation(len(self.observations)).astype(np.int64) if self.randomize \
+            else np.arange(len(self.observations), dtype=np.int64)
+        if self.dataloader is not None:
+            self.dataloader.close()
+        self.dataloader = DataLoader(indices, self.observations, self.actions, batch_size,
+                                     shuffle=self.randomize, start_process=False,
+                                     sequential=self.sequential_preprocessing)
+
+    def __del__(self):
+        try:
+            for loader in (self.dataloader, self.train_loader, self.val_loader):
+                if loader is not None:
+                    loader.close()
+        except Exception:  # pylint: disable=broad-except  # pragma: no cover - interpreter shutdown
+            pass
+
+    def prepare_pickling(self):
+        """
+        Exit processes in order to pickle the dataset.
+
+        The background threads of the dataloaders are stopped; the dataloaders themselves are kept and
+        restart on the next ``get_next_batch`` call, so the dataset stays usable after pickling.
+        """
+        for loader in (self.dataloader, self.train_loader, self.val_loader):
+            if loader is not None:
+                loader.close()
+
+    def log_info(self):
+        """
+        Log the information of the dataset.
+        """
+        print("Total trajectories: {}".format(self.num_traj))
+        print("Total transitions: {}".format(self.num_transition))
+        print("Average returns: {}".format(self.avg_ret))
+        print("Std for returns: {}".format(self.std_ret))
+
+    def get_next_batch(self, split=None):
+        """
+        Get the batch from the dataset.
+
+        :param split: (str) the type of data split (can be None, 'train', 'val')
+        :return: (np.ndarray, np.ndarray) inputs and labels
+        """
+        loaders = {None: self.dataloader, "train": self.train_loader, "val": self.val_loader}
+        if split not in loaders:
+            raise ValueError("get_next_batch: split must be None, 'train' or 'val', got {!r}".format(split))
+        dataloader = loaders[split]
+        if dataloader is None:
+            if split is None:
+                raise ValueError("get_next_batch(split=None) uses the GAIL dataloader: call "
+                                 "init_dataloader(batch_size) first")
+            raise ValueError("The {} dataloader was released by prepare_pickling()".format(split))
+        if dataloader.process is None and not dataloader.sequential:
+            dataloader.start_process()
+        try:
+            return next(dataloader)
+        except StopIteration:
+            dataloader = iter(dataloader)
+            return next(dataloader)
+
+    def plot(self):
+        """
+        Show histogram plotting of the episode returns
+        """
+        import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
+        plt.hist(self.returns)
+        plt.show()

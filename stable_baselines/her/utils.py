@@ -1,0 +1,307 @@
+"""
+Goal-conditioned environments for HER: the check that an env is one, and :class:`HERGoalEnvWrapper`,
+which flattens its ``Dict`` observation into one vector (and back) so that the off-policy models can use it.
+
+gymnasium has no ``GoalEnv`` class. An env is goal-conditioned when its observation space is a ``Dict``
+with the keys ``observation``, ``achieved_goal`` and ``desired_goal`` and it has a method
+``compute_reward(achieved_goal, desired_goal, info)``.
+"""
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, Optional, Tuple
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, reset_env, step_env
+
+# The order of the parts in the flattened observation
+KEY_ORDER = ["observation", "achieved_goal", "desired_goal"]
+
+_SUPPORTED = (spaces.Box, spaces.MultiBinary, spaces.Discrete)
+
+
+def _find_compute_reward(env: Any) -> Optional[Callable]:
+    """
+    :param env: (Any) an environment (gymnasium wrappers no longer forward attributes: look inside them too)
+    :return: (callable or None) the env's ``compute_reward`` method
+    """
+    venv = getattr(env, "venv", None)
+    if venv is not None and callable(getattr(venv, "get_attr", None)) and hasattr(venv, "num_envs"):
+        # a one-env VecEnv behind _UnvecWrapper: the method must exist in the env it holds
+        try:
+            found = venv.get_attr("compute_reward")[0]
+        except (AttributeError, IndexError, KeyError, NotImplementedError):
+            return None
+        return getattr(env, "compute_reward", None) if callable(found) else None
+    method = getattr(env, "compute_reward", None)
+    if callable(method):
+        return method
+    if callable(getattr(env, "get_wrapper_attr", None)):
+        try:
+            method = env.get_wrapper_attr("compute_reward")
+        except AttributeError:
+            method = None
+        if callable(method):
+            return method
+    unwrapped = getattr(env, "unwrapped", None)
+    if unwrapped is not None and unwrapped is not env:
+        method = getattr(unwrapped, "compute_reward", None)
+        if callable(method):
+            return method
+    return None
+
+
+def check_goal_observation_space(observation_space: Any) -> spaces.Dict:
+    """
+    Check that an observation space is the ``Dict`` of a goal-conditioned env.
+
+    :param observation_space: (gymnasium.spaces.Space) the observation space
+    :return: (gymnasium.spaces.Dict) the space (converted to gymnasium)
+    """
+    observation_space = convert_space(observation_space)
+    if not isinstance(observation_space, spaces.Dict):
+        raise ValueError("HER needs a goal-conditioned environment: its observation space must be a Dict with the "
+                         "keys {}, got {}".format(", ".join(repr(key) for key in KEY_ORDER), observation_space))
+    missing = [key for key in KEY_ORDER if key not in observation_space.spaces]
+    if missing:
+        raise ValueError("HER needs a goal-conditioned environment: the Dict observation space lacks the key(s) {} "
+                         "(expected {}, got {})".format(", ".join(repr(key) for key in missing),
+                                                       ", ".join(repr(key) for key in KEY_ORDER),
+                                                       list(observation_space.spaces.keys())))
+    return observation_space
+
+
+def check_goal_env(env: Any) -> Callable:
+    """
+    Check that ``env`` is goal-conditioned (the ``gym.GoalEnv`` interface): a ``Dict`` observation space with
+    the keys ``observation``, ``achieved_goal``, ``desired_goal`` and a method
+    ``compute_reward(achieved_goal, desired_goal, info)``. Raise a ValueError naming what is missing.
+
+    :param env: (Any) the environment
+    :return: (callable) the env's ``compute_reward``
+    """
+    if not hasattr(env, "observation_space"):
+        raise ValueError("HER needs a goal-conditioned environment with an observation_space, got {!r}".format(env))
+    check_goal_observation_space(env.observation_space)
+    method = _find_compute_reward(env)
+    if method is None:
+        raise ValueError("HER needs a goal-conditioned environment: {!r} has no method "
+                         "compute_reward(achieved_goal, desired_goal, info)".format(env))
+    return method
+
+
+class GoalObservationLayout(object):
+    """
+    How the three parts of a goal-conditioned ``Dict`` observation are laid out in one flat vector
+    (``observation``, ``achieved_goal``, ``desired_goal``, in this order). The achieved goal is kept in the
+    flat vector so that the transformation can be inverted.
+
+    - ``MultiBinary`` parts give ``MultiBinary(obs_dim + 2 * goal_dim)``;
+    - ``Box`` parts give a float32 ``Box`` with the concatenated bounds;
+    - ``Discrete`` parts give ``MultiDiscrete([n_obs, n_achieved, n_desired])``.
+
+    :param observation_space: (gymnasium.spaces.Dict) the goal-conditioned observation space
+    """
+
+    def __init__(self, observation_space: spaces.Dict):
+        observation_space = check_goal_observation_space(observation_space)
+        self.dict_space = observation_space
+        parts = [observation_space.spaces[key] for key in KEY_ORDER]
+        kinds = {type(part) for part in parts}
+        if len(kinds) != 1:
+            raise ValueError("HERGoalEnvWrapper needs the spaces of observation, achieved_goal and desired_goal to "
+                             "be of the same type, got {}".format(
+                                 ", ".join("{}: {}".format(key, part) for key, part in zip(KEY_ORDER, parts))))
+        first = parts[0]
+        if not isinstance(first, _SUPPORTED):
+            raise NotImplementedError("HERGoalEnvWrapper supports Box, MultiBinary and Discrete goal spaces, got {}"
+                                      .format(first))
+        self.discrete = isinstance(first, spaces.Discrete)
+        if self.discrete:
+            self.obs_dim, self.goal_dim = 1, 1
+            self.flat_space = spaces.MultiDiscrete(np.array([int(part.n) for part in parts], dtype=np.int64))
+            self.dtype = np.dtype(np.int64)
+            return
+        sizes = []
+        for key, part in zip(KEY_ORDER, parts):
+            shape = tuple(np.atleast_1d(part.shape if isinstance(part, spaces.Box) else part.n).tolist())
+            if len(shape) == 2 and shape[1] == 1:
+                shape = (shape[0],)
+            if len(shape) != 1:
+                raise NotImplementedError("HERGoalEnvWrapper supports 1D observation and goal spaces only, got "
+                                          "shape {} for {}".format(shape, key))
+            sizes.append(int(shape[0]))
+        if sizes[1] != sizes[2]:
+            raise ValueError("achieved_goal and desired_goal must have the same size, got {} and {}"
+                             .format(sizes[1], sizes[2]))
+        self.obs_dim, self.goal_dim = sizes[0], sizes[1]
+        total_dim = self.obs_dim + 2 * self.goal_dim
+        if isinstance(first, spaces.MultiBinary):
+            self.flat_space = spaces.MultiBinary(total_dim)
+        else:
+            lows = np.concatenate([np.asarray(part.low, dtype=np.float64).reshape(-1) for part in parts])
+            highs = np.concatenate([np.asarray(part.high, dtype=np.float64).reshape(-1) for part in parts])
+            self.flat_space = spaces.Box(lows.astype(np.float32), highs.astype(np.float32), dtype=np.float32)
+        self.dtype = np.dtype(self.flat_space.dtype)
+
+    @property
+    def total_dim(self) -> int:
+        """int: the length of the flat vector"""
+        return self.obs_dim + 2 * self.goal_dim
+
+    def convert_dict_to_obs(self, obs_dict: Mapping) -> np.ndarray:
+        """
+        :param obs_dict: (dict<np.ndarray>) one observation, or a batch (leading dimension) of them
+        :return: (np.ndarray) the flat vector(s)
+        """
+        if not isinstance(obs_dict, Mapping):
+            raise TypeError("Expected a dict observation with the keys {}, got {!r}".format(KEY_ORDER, obs_dict))
+        missing = [key for key in KEY_ORDER if key not in obs_dict]
+        if missing:
+            raise ValueError("The dict observation lacks the key(s) {} (expected {}, got {})"
+                             .format(missing, KEY_ORDER, list(obs_dict.keys())))
+        values = [np.asarray(obs_dict[key]) for key in KEY_ORDER]
+        if self.discrete:
+            # one observation holds integers (0-d), a batch holds 1-D arrays
+            if all(value.ndim == 0 for value in values):
+                return np.array([int(value) for value in values], dtype=self.dtype)
+            return np.stack([value.reshape(-1) for value in values], axis=-1).astype(self.dtype)
+        batched = values[0].ndim > 1 or (values[0].ndim == 1 and values[0].size != self.obs_dim) or \
+            values[1].ndim > 2 or (values[1].ndim == 2 and values[1].shape[-1] != 1)
+        if batched:
+            n_batch = values[0].shape[0]
+            flat = np.concatenate([value.reshape(n_batch, -1) for value in values], axis=-1)
+        else:
+            flat = np.concatenate([value.reshape(-1) for value in values])
+        if flat.shape[-1] != self.total_dim:
+            raise ValueError("The dict observation has {} values in total, expected {} (observation {}, goals {})"
+                             .format(flat.shape[-1], self.total_dim, self.obs_dim, self.goal_dim))
+        return flat.astype(self.dtype, copy=False)
+
+    def convert_obs_to_dict(self, observations: np.ndarray) -> "OrderedDict[str, Any]":
+        """
+        Inverse operation of convert_dict_to_obs
+
+        :param observations: (np.ndarray) one flat vector, or a batch of them
+        :return: (OrderedDict<np.ndarray>)
+        """
+        observations = np.asarray(observations)
+        if observations.shape[-1:] != (self.total_dim,):
+            raise ValueError("Expected a flat observation of length {} (or a batch of them), got shape {}"
+                             .format(self.total_dim, observations.shape))
+        start_goal = self.obs_dim
+        start_desired = self.obs_dim + self.goal_dim
+        parts = [observations[..., :start_goal], observations[..., start_goal:start_desired],
+                 observations[..., start_desired:]]
+        if self.discrete:
+            if observations.ndim == 1:
+                return OrderedDict((key, int(part[0])) for key, part in zip(KEY_ORDER, parts))
+            return OrderedDict((key, part[..., 0].copy()) for key, part in zip(KEY_ORDER, parts))
+        return OrderedDict((key, part.copy()) for key, part in zip(KEY_ORDER, parts))
+
+
+class HERGoalEnvWrapper(gymnasium.Env):
+    """
+    A wrapper that allow to use dict observation space (coming from GoalEnv) with
+    the RL algorithms.
+    It assumes that all the spaces of the dict space are of the same type.
+
+    The wrapper speaks the gymnasium API (``reset(seed=None, options=None) -> (obs, info)``,
+    ``step(action) -> (obs, reward, terminated, truncated, info)``) whatever the API of the wrapped env.
+
+    :param env: (gym.GoalEnv) any env with a Dict observation space with the keys observation, achieved_goal,
+        desired_goal and a method compute_reward(achieved_goal, desired_goal, info)
+    """
+
+    def __init__(self, env: Any):
+        super(HERGoalEnvWrapper, self).__init__()
+        if not hasattr(env, "venv"):
+            env = as_gymnasium_env(env)
+        self._compute_reward = check_goal_env(env)
+        self.env = env
+        self.metadata = getattr(env, "metadata", {}) or {}
+        self.render_mode = getattr(env, "render_mode", None)
+        self.action_space = convert_space(env.action_space)
+        self.layout = GoalObservationLayout(env.observation_space)
+        # the goal-conditioned Dict space of the wrapped env
+        self.dict_observation_space = self.layout.dict_space
+        self.spaces = [self.dict_observation_space.spaces[key] for key in KEY_ORDER]
+        self.obs_dim = self.layout.obs_dim
+        self.goal_dim = self.layout.goal_dim
+        self.observation_space = self.layout.flat_space
+
+    def convert_dict_to_obs(self, obs_dict: Mapping) -> np.ndarray:
+        """
+        :param obs_dict: (dict<np.ndarray>)
+        :return: (np.ndarray)
+        """
+        return self.layout.convert_dict_to_obs(obs_dict)
+
+    def convert_obs_to_dict(self, observations: np.ndarray) -> "OrderedDict[str, Any]":
+        """
+        Inverse operation of convert_dict_to_obs
+
+        :param observations: (np.ndarray)
+        :return: (OrderedDict<np.ndarray>)
+        """
+        return self.layout.convert_obs_to_dict(observations)
+
+    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
+        """
+        :param action: the action
+        :return: (np.ndarray, float, bool, bool, dict) flat observation, reward, terminated, truncated, info
+        """
+        obs, reward, terminated, truncated, info = step_env(self.env, action)
+        if (terminated or truncated) and hasattr(self.env, "venv") and \
+                isinstance(info, dict) and info.get("terminal_observation") is not None:
+            # a VecEnv resets itself at the end of an episode: give the true last observation
+            obs = info["terminal_observation"]
+        return self.convert_dict_to_obs(obs), reward, terminated, truncated, info
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, dict]:
+        """
+        :param seed: (int) seed of the wrapped env (None: do not reseed)
+        :param options: (dict) gymnasium reset options
+        :return: (np.ndarray, dict) the flat first observation and the reset info
+        """
+        obs, info = reset_env(self.env, seed=seed, options=options)
+        return self.convert_dict_to_obs(obs), info
+
+    def seed(self, seed: Optional[int] = None) -> Any:
+        """
+        Seed the wrapped env (legacy ``seed()`` or, for gymnasium envs, through ``reset(seed=...)``).
+
+        :param seed: (int)
+        """
+        if callable(getattr(self.env, "seed", None)):
+            return self.env.seed(seed)
+        reset_env(self.env, seed=seed)
+        return [seed]
+
+    def compute_reward(self, achieved_goal: Any, desired_goal: Any, info: Any) -> Any:
+        """
+        The reward of the wrapped env for the given goals.
+
+        :param achieved_goal: (np.ndarray)
+        :param desired_goal: (np.ndarray)
+        :param info: (dict)
+        :return: (float or np.ndarray)
+        """
+        return self._compute_reward(achieved_goal, desired_goal, info)
+
+    def render(self, *args, **kwargs) -> Any:
+        return self.env.render(*args, **kwargs)
+
+    def close(self) -> None:
+        if callable(getattr(self.env, "close", None)):
+            self.env.close()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or "env" not in self.__dict__:
+            raise AttributeError(name)
+        return getattr(self.__dict__["env"], name)
+
+    def __repr__(self) -> str:
+        return "<HERGoalEnvWrapper{!r}>".format(self.env)
