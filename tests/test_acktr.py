@@ -154,7 +154,12 @@ def test_cnn_policy_uses_conv_factors():
     assert ("dense", "model/fc1/w:0") in kinds
     assert all(layer.bias is not None for layer in model.optim.layers)
     before = model.get_parameters()["model/c1/w:0"]
-    model.learn(8 * 11)  # past the 10 cold-start updates: K-FAC steps through the conv factors
+    # skip the 10 cold-start updates (plain SGD): the next updates are K-FAC steps through the conv factors
+    model.sess.run(model.optim.step_counter.assign(model.optim.cold_iter))
+    model.learn(8 * 2)
+    assert model.sess.run(model.optim.step_counter) == model.optim.cold_iter + 2
+    factor_a = model.sess.run(model.optim._factors[0]["A"])  # c1: 8x8x1 patches + the homogeneous 1
+    assert factor_a.shape == (65, 65) and np.all(np.isfinite(factor_a)) and factor_a[-1, -1] > 0
     after = model.get_parameters()["model/c1/w:0"]
     assert np.all(np.isfinite(after)) and not np.allclose(before, after)
 
