@@ -122,3 +122,14 @@ def test_verbose_prints_the_table(capsys):
     out = capsys.readouterr().out
     for key in ("total_timesteps", "policy_loss", "explained_variance", "fps"):
         assert key in out
+
+
+@pytest.mark.parametrize("model_class", [A2C, PPO2])
+def test_verbose_table_reports_monitored_episodes(model_class, capsys):
+    """With a Monitor under the VecEnv, the logger table has the mean return and length of the episodes."""
+    env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"), None) for _ in range(2)])
+    model_class("MlpPolicy", env, n_steps=64, verbose=1, seed=0).learn(512, log_interval=1000)
+    rows = {line.split("|")[1].strip(): float(line.split("|")[2]) for line in capsys.readouterr().out.splitlines()
+            if line.startswith("| ep_")}
+    assert set(rows) == {"ep_reward_mean", "ep_len_mean"}
+    assert rows["ep_reward_mean"] == rows["ep_len_mean"] > 5  # CartPole: one reward per step

@@ -9,7 +9,6 @@ from stable_baselines import logger
 from stable_baselines.acer.buffer import Buffer
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
-from stable_baselines.common.math_util import safe_mean
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.runners import AbstractEnvRunner
 from stable_baselines.common.schedules import Scheduler
@@ -566,9 +565,7 @@ class ACER(ActorCriticRLModel):
                     # For true episode rewards, see the monitor files in the log folder.
                     logger.record_tabular("mean_episode_length", episode_stats.mean_length())
                     logger.record_tabular("mean_episode_reward", episode_stats.mean_reward())
-                    if len(self.ep_info_buf) > 0 and len(self.ep_info_buf[0]) > 0:
-                        logger.logkv('ep_reward_mean', safe_mean([ep_info['r'] for ep_info in self.ep_info_buf]))
-                        logger.logkv('ep_len_mean', safe_mean([ep_info['l'] for ep_info in self.ep_info_buf]))
+                    self._log_episode_stats()
                     for name, val in zip(names_ops, values_ops):
                         logger.record_tabular(name, float(val))
                     logger.dump_tabular()

@@ -9,7 +9,7 @@ from stable_baselines import logger
 from stable_baselines.acktr.kfac import KfacOptimizer
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
-from stable_baselines.common.math_util import explained_variance, safe_mean
+from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import Scheduler
@@ -329,9 +329,7 @@ class ACKTR(ActorCriticRLModel):
                     logger.record_tabular("policy_loss", float(policy_loss))
                     logger.record_tabular("value_loss", float(value_loss))
                     logger.record_tabular("explained_variance", float(explained_var))
-                    if len(self.ep_info_buf) > 0 and len(self.ep_info_buf[0]) > 0:
-                        logger.logkv('ep_reward_mean', safe_mean([ep_info['r'] for ep_info in self.ep_info_buf]))
-                        logger.logkv('ep_len_mean', safe_mean([ep_info['l'] for ep_info in self.ep_info_buf]))
+                    self._log_episode_stats()
                     logger.dump_tabular()
 
         callback.on_training_end()

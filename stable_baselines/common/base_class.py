@@ -18,6 +18,7 @@ from stable_baselines.common import save_util
 from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
 from stable_baselines.common.gym_compat import (as_gymnasium_env, convert_space, gymnasium, make_env, reset_env,
                                                  spaces_match)
+from stable_baselines.common.math_util import safe_mean
 from stable_baselines.common.misc_util import set_global_seeds
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy, get_policy_from_name
 from stable_baselines.common.tf_compat import tf
@@ -259,6 +260,12 @@ class BaseRLModel(ABC):
             self.episode_reward = np.zeros((self.n_envs,))
         if self.ep_info_buf is None:
             self.ep_info_buf = deque(maxlen=100)
+
+    def _log_episode_stats(self) -> None:
+        """Log the mean return and length of the last 100 episodes (from the Monitor infos), if there are any."""
+        if self.ep_info_buf and len(self.ep_info_buf[0]) > 0:
+            logger.logkv('ep_reward_mean', safe_mean([ep_info['r'] for ep_info in self.ep_info_buf]))
+            logger.logkv('ep_len_mean', safe_mean([ep_info['l'] for ep_info in self.ep_info_buf]))
 
     # ------------------------------------------------------------------------------------------
     # parameters

@@ -7,7 +7,7 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
-from stable_baselines.common.math_util import explained_variance, safe_mean
+from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import get_schedule_fn
@@ -389,9 +389,7 @@ class PPO2(ActorCriticRLModel):
                     logger.logkv("total_timesteps", self.num_timesteps)
                     logger.logkv("fps", fps)
                     logger.logkv("explained_variance", float(explained_var))
-                    if len(self.ep_info_buf) > 0 and len(self.ep_info_buf[0]) > 0:
-                        logger.logkv('ep_reward_mean', safe_mean([ep_info['r'] for ep_info in self.ep_info_buf]))
-                        logger.logkv('ep_len_mean', safe_mean([ep_info['l'] for ep_info in self.ep_info_buf]))
+                    self._log_episode_stats()
                     logger.logkv('time_elapsed', t_start - t_first_start)
                     for (loss_val, loss_name) in zip(loss_vals, self.loss_names):
                         logger.logkv(loss_name, loss_val)
