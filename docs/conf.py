@@ -38,6 +38,8 @@ autodoc_default_options = {
     "show-inheritance": True,
 }
 autodoc_typehints = "signature"
+# the manual style documents the constructor arguments in __init__: show both docstrings
+autoclass_content = "both"
 autosummary_generate = False
 nitpicky = False
 

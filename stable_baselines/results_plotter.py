@@ -2,8 +2,11 @@
 Plot the learning curves stored in ``monitor.csv`` files (written by
 :class:`stable_baselines.bench.Monitor`).
 
-matplotlib is imported when a plotting function is first called, and its backend is left to the
-user's configuration (no GUI backend is forced, so this works on headless machines).
+matplotlib is imported when a plotting function is first called, never at import of the package.
+A backend chosen by the user (``MPLBACKEND``, ``matplotlib.use``, a matplotlibrc, or pyplot already
+imported) is kept; otherwise, on a machine without a display, the non-interactive ``Agg`` backend is
+selected, so the functions work headless (save the figure with ``plt.savefig``, or ``--output`` on the
+command line).
 
 Example (in a jupyter notebook)::
 
@@ -13,6 +16,7 @@ Example (in a jupyter notebook)::
 """
 import argparse
 import os
+import sys
 from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:
@@ -30,6 +34,37 @@ EPISODES_WINDOW = 100
 COLORS = ['blue', 'green', 'red', 'cyan', 'magenta', 'yellow', 'black', 'purple', 'pink',
           'brown', 'orange', 'teal', 'coral', 'lightblue', 'lime', 'lavender', 'turquoise',
           'darkgreen', 'tan', 'salmon', 'gold', 'darkred', 'darkblue']
+
+
+def _has_display() -> bool:
+    """:return: (bool) whether a GUI backend could open a window (always True outside Linux/BSD)"""
+    if not sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _backend_chosen_by_user(matplotlib_module) -> bool:
+    """:return: (bool) whether the user (or matplotlibrc) already decided the matplotlib backend"""
+    if os.environ.get("MPLBACKEND") or "matplotlib.pyplot" in sys.modules:
+        return True
+    get_backend_or_none = getattr(matplotlib_module.rcParams, "_get_backend_or_none", None)
+    if get_backend_or_none is None:  # older matplotlib: no way to tell an automatic choice from a user's one
+        return True
+    return get_backend_or_none() is not None
+
+
+def _pyplot():
+    """
+    Import matplotlib.pyplot, selecting the ``Agg`` backend first when no display is available and the
+    user chose no backend (so that plotting works headless instead of failing on a GUI backend).
+
+    :return: (module) matplotlib.pyplot
+    """
+    import matplotlib
+    if not _backend_chosen_by_user(matplotlib) and not _has_display():
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
 
 
 def rolling_window(array: np.ndarray, window: int) -> np.ndarray:
@@ -97,7 +132,7 @@ def plot_curves(xy_list: List[Tuple[np.ndarray, np.ndarray]], xaxis: str, title:
         (can be X_TIMESTEPS='timesteps', X_EPISODES='episodes' or X_WALLTIME='walltime_hrs')
     :param title: (str) the title of the plot
     """
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     plt.figure(figsize=(8, 2))
     non_empty = [xy for xy in xy_list if len(xy[0]) > 0]
@@ -140,7 +175,7 @@ def plot_results(dirs: Sequence[str], num_timesteps: Optional[int], xaxis: str, 
     plot_curves(xy_list, xaxis, task_name)
 
 
-def main() -> None:
+def main(args: Optional[Sequence[str]] = None) -> None:
     """
     Example usage in jupyter-notebook
 
@@ -151,17 +186,31 @@ def main() -> None:
         results_plotter.plot_results(["./log"], 10e6, results_plotter.X_TIMESTEPS, "Breakout")
 
     Here ./log is a directory containing the monitor.csv files
+
+    From a shell: ``python -m stable_baselines.results_plotter --dirs ./log --output curve.png``
+    (``--output`` saves the figure, the only way to get it on a machine without a display;
+    without it the figure is shown in a window).
+
+    :param args: ([str]) the command-line arguments (None: ``sys.argv[1:]``)
     """
     parser = argparse.ArgumentParser(formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument('--dirs', help='List of log directories', nargs='*', default=['./log'])
     parser.add_argument('--num_timesteps', type=int, default=int(10e6))
-    parser.add_argument('--xaxis', help='Varible on X-axis', default=X_TIMESTEPS)
+    parser.add_argument('--xaxis', help='Varible on X-axis', default=X_TIMESTEPS, choices=POSSIBLE_X_AXES)
     parser.add_argument('--task_name', help='Title of plot', default='Breakout')
-    args = parser.parse_args()
-    args.dirs = [os.path.abspath(folder) for folder in args.dirs]
-    plot_results(args.dirs, args.num_timesteps, args.xaxis, args.task_name)
-    import matplotlib.pyplot as plt
-    plt.show()
+    parser.add_argument('--output', help='Save the figure to this file (PNG, PDF, SVG, ...) instead of showing it',
+                        default=None)
+    parsed = parser.parse_args(args)
+    parsed.dirs = [os.path.abspath(folder) for folder in parsed.dirs]
+    plot_results(parsed.dirs, parsed.num_timesteps, parsed.xaxis, parsed.task_name)
+    plt = _pyplot()
+    if parsed.output is not None:
+        plt.savefig(parsed.output)
+        print("Saved the figure to {}".format(parsed.output))
+    elif not _has_display() and plt.get_backend().lower() == "agg":
+        print("No display available: pass --output <file.png> to save the figure", file=sys.stderr)
+    else:
+        plt.show()
 
 
 if __name__ == '__main__':

@@ -285,6 +285,23 @@ def test_cartpole_zoo_settings_learn():
 
 
 @pytest.mark.slow
+def test_legacy_pendulum_agent_keeps_its_score_under_further_training():
+    """Box actions (Gaussian with its logstd, value Fisher, trust region): 2e4 more steps of K-FAC training with
+    the zoo settings stored in the file (4 envs, n_steps 16, lr 0.06 constant, kfac_clip 0.001) keep the zoo
+    agent good (about -190 before, -230 after in our runs; random about -1200): the natural-gradient steps
+    and their trust region are consistent with the ones the original took to train it."""
+    env = DummyVecEnv([lambda: Monitor(make_env("Pendulum-v1"), None) for _ in range(4)])
+    model = ACKTR.load(PENDULUM_FILE, env=env, seed=0, n_cpu_tf_sess=1, verbose=0)
+    model.learn(20000)
+    assert len(model.ep_info_buf) >= 90
+    train_mean = np.mean([info["r"] for info in model.ep_info_buf])
+    eval_env = make_env("Pendulum-v1")
+    eval_env.reset(seed=1000)
+    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10, deterministic=True)
+    assert mean_reward > -400 and train_mean > -400, (mean_reward, train_mean)
+
+
+@pytest.mark.slow
 def test_discrete_identity_learns():
     env = DummyVecEnv([lambda: IdentityEnv(10) for _ in range(4)])
     model = ACKTR("MlpPolicy", env, gamma=0.7, ent_coef=0.0, n_steps=8, seed=0).learn(10000)

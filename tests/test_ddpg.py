@@ -4,10 +4,6 @@ replay wrapper, callbacks, determinism), a learning check on Pendulum-v1 and `mp
 ``python -m stable_baselines.ddpg.main``."""
 import os
 import re
-import shutil
-import subprocess
-import sys
-import warnings
 
 import gymnasium
 import numpy as np
@@ -25,6 +21,7 @@ from stable_baselines.common.noise import (AdaptiveParamNoiseSpec, NormalActionN
 from stable_baselines.ddpg import DDPG, LnMlpPolicy, MlpPolicy  # noqa: E402
 from stable_baselines.ddpg.main import parse_args, parse_noise_types  # noqa: E402
 from stable_baselines.ddpg.policies import FeedForwardPolicy  # noqa: E402
+from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
 
 LEGACY_DIR = os.path.join(os.path.dirname(__file__), "data", "legacy_models")
 README = os.path.join(LEGACY_DIR, "README.md")
@@ -421,27 +418,15 @@ def test_ddpg_learns_pendulum():
 # ----------------------------------------------------------------------------------------------
 # MPI: two workers end with identical parameters
 # ----------------------------------------------------------------------------------------------
-def _mpirun():
-    candidate = os.path.join(os.path.dirname(sys.executable), "mpirun")
-    if os.path.isfile(candidate):
-        return candidate
-    return shutil.which("mpirun")
-
-
+@pytest.mark.skipif(find_mpirun() is None, reason=NO_MPIRUN_REASON)
 def test_mpirun_two_workers_end_with_identical_parameters(tmp_path):
-    mpirun = _mpirun()
-    if mpirun is None:
-        pytest.skip("mpirun is not installed")
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMPI_MCA_rmaps_base_oversubscribe="1", TF_CPP_MIN_LOG_LEVEL="3")
-    env.pop("OPENAI_LOGDIR", None)
     save_path = str(tmp_path / "rank0.zip")
-    cmd = [mpirun, "--oversubscribe", "-np", "2", sys.executable, "-m", "stable_baselines.ddpg.main",
-           "--env-id", "Pendulum-v1", "--num-timesteps", "120", "--nb-rollout-steps", "40", "--nb-train-steps", "4",
-           "--batch-size", "16", "--no-layer-norm", "--noise-type", "adaptive-param_0.2,normal_0.1", "--seed", "3",
-           "--params-checksum", "--save-path", save_path]
-    result = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600, cwd=str(tmp_path))
-    output = result.stdout.decode() + result.stderr.decode()
+    args = ["-m", "stable_baselines.ddpg.main",
+            "--env-id", "Pendulum-v1", "--num-timesteps", "120", "--nb-rollout-steps", "40", "--nb-train-steps", "4",
+            "--batch-size", "16", "--no-layer-norm", "--noise-type", "adaptive-param_0.2,normal_0.1", "--seed", "3",
+            "--params-checksum", "--save-path", save_path]
+    result = run_mpirun(2, args, timeout=600, cwd=str(tmp_path))
+    output = result.stdout + result.stderr
     assert result.returncode == 0, output[-3000:]
     checksums = dict(re.findall(r"rank (\d) params sha256 ([0-9a-f]{64})", output))
     assert set(checksums) == {"0", "1"}, output[-3000:]

@@ -98,6 +98,16 @@ def test_transition_classifier_rewards_and_losses():
     np.testing.assert_allclose(one, one_batch[0, 0], rtol=1e-5)
     # reward = -log(1 - D + 1e-8) > 0
     assert np.all(batch > 0) and np.all(discrete > 0)
+    # the NumPy copy used by the rollouts gives the graph's rewards (also after the statistics moved)
+    with sess.as_default():
+        box.obs_rms.update(obs * 3 + 1)
+        box_actions = np.random.uniform(-2, 2, (5, 2)).astype(np.float32)
+        for classifier, actions in ((box, box_actions), (disc, np.array([0, 1, 2, 1, 0]))):
+            reward_fn = classifier.numpy_reward_function()
+            graph_reward = classifier.get_reward(obs, actions)
+            np.testing.assert_allclose(reward_fn(obs, actions), graph_reward, rtol=1e-5, atol=1e-6)
+            assert reward_fn(obs[0], actions[0]).shape == ()
+            np.testing.assert_allclose(reward_fn(obs[0], actions[0]), graph_reward[0, 0], rtol=1e-5, atol=1e-6)
     *losses, grad = box.lossandgrad(obs, np.zeros((5, 2)), obs, np.ones((5, 2)), sess=sess)
     assert len(losses) == 6 and grad.shape == (sum(int(np.prod(v.shape)) for v in box.get_trainable_variables()),)
     with pytest.raises(ValueError, match="Action space not supported.*MultiDiscrete"):
@@ -151,10 +161,19 @@ def test_learn_save_load_and_continue(tmp_path):
 
 @pytest.mark.slow
 def test_gail_imitates_the_bundled_cartpole_expert():
+    """
+    The recommended CartPole recipe (docs/modules/gail.rst, benchmarks/gail_cartpole.py): a behaviour
+    cloning warm start, then GAIL with g_step=1 and TRPO's max_kl=0.001 (the other arguments default), which
+    must hold the expert's score while the discriminator keeps training. (GAIL alone from a random policy
+    reaches 500 at times but swings between ~150 and 500 over 3e4 timesteps, see the docs.)
+    """
     dataset = ExpertDataset(expert_path=EXPERT_CARTPOLE, traj_limitation=10, verbose=0)
-    model = GAIL("MlpPolicy", make_env("CartPole-v1"), dataset, seed=0, timesteps_per_batch=1024, g_step=1,
-                 n_cpu_tf_sess=1)
-    model.learn(6144)
-    mean_reward, _ = evaluate_policy(model, make_env("CartPole-v1"), n_eval_episodes=5)
-    # a random policy scores ~22, the expert 500 (benchmarks/gail_cartpole.py trains longer and reaches it)
-    assert mean_reward >= 150, mean_reward
+    model = GAIL("MlpPolicy", make_env("CartPole-v1"), dataset, seed=0, g_step=1, max_kl=0.001, n_cpu_tf_sess=1)
+    model.pretrain(dataset, n_epochs=20, learning_rate=1e-3)
+    discriminator_before = model.get_parameters()[ADVERSARY_NAMES[0]]
+    model.learn(20480)
+    assert model.num_timesteps == 20480
+    assert not np.array_equal(model.get_parameters()[ADVERSARY_NAMES[0]], discriminator_before)
+    mean_reward, _ = evaluate_policy(model, make_env("CartPole-v1"), n_eval_episodes=10)
+    # a random policy scores ~22, the expert 500
+    assert mean_reward >= 400, mean_reward

@@ -63,6 +63,9 @@ ALLOWED_EXTRAS = {
     ("stable_baselines.ppo2.PPO2.learn", "progress_bar"): "documented addition: learn(..., progress_bar=False)",
     ("stable_baselines.common.base_class.BaseRLModel.learn", "progress_bar"):
         "documented addition: learn(..., progress_bar=False)",
+    ("stable_baselines.results_plotter.main", "args"):
+        "documented addition: main(args=None) takes the command line as a list (None: sys.argv), so that it can "
+        "be called from Python and tested; main() works as in the manual",
 }
 ALLOWED_EXTRAS.update({
     ("stable_baselines.TRPO", name): "the TRPO page (003_*) shows an abbreviated header that stops at verbose=0; "

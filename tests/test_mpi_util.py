@@ -1,9 +1,5 @@
 """MPI building blocks: MpiAdam, mpi_moments, the TF RunningMeanStd, console helpers; one real `mpirun -np 2` run."""
 import json
-import os
-import shutil
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -17,8 +13,8 @@ from stable_baselines.common.mpi_adam import MpiAdam  # noqa: E402
 from stable_baselines.common.mpi_moments import mpi_mean, mpi_moments  # noqa: E402
 from stable_baselines.common.mpi_running_mean_std import RunningMeanStd  # noqa: E402
 from stable_baselines.common.tf_compat import tf  # noqa: E402
+from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _numpy_adam(theta, grad_fn, learning_rate, n_steps, beta1=0.9, beta2=0.999, epsilon=1e-8):
@@ -187,20 +183,12 @@ MPI_SCRIPT = textwrap.dedent("""
 """)
 
 
-def _mpirun():
-    candidate = os.path.join(os.path.dirname(sys.executable), "mpirun")
-    return candidate if os.path.exists(candidate) else shutil.which("mpirun")
-
-
-@pytest.mark.skipif(_mpirun() is None, reason="mpirun not found next to the python interpreter nor on PATH")
+@pytest.mark.skipif(find_mpirun() is None, reason=NO_MPIRUN_REASON)
 def test_mpirun_two_workers_average_gradients_and_stay_synced(tmp_path):
     script = tmp_path / "worker.py"
     script.write_text(MPI_SCRIPT)
     out_prefix = str(tmp_path / "result")
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=REPO_ROOT)
-    result = subprocess.run([_mpirun(), "--oversubscribe", "-np", "2", sys.executable, str(script), out_prefix],
-                            capture_output=True, text=True, env=env, timeout=300)
+    result = run_mpirun(2, [str(script), out_prefix], timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     results = [json.load(open(out_prefix + "." + str(rank))) for rank in range(2)]
     assert [res["size"] for res in results] == [2, 2]

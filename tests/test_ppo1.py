@@ -1,9 +1,6 @@
 """PPO1 (MPI version of PPO) and the rollout helpers it shares with TRPO/GAIL (traj_segment_generator, GAE)."""
 import json
 import os
-import shutil
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -22,8 +19,8 @@ from stable_baselines.common.identity_env import (IdentityEnv, IdentityEnvBox, I
 from stable_baselines.common.policies import MlpLstmPolicy  # noqa: E402
 from stable_baselines.common.runners import add_vtarg_and_adv, traj_segment_generator  # noqa: E402
 from stable_baselines.common.vec_env import DummyVecEnv  # noqa: E402
+from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SMALL = dict(timesteps_per_actorbatch=64, optim_batchsize=32, optim_epochs=2, seed=0)
 
@@ -337,20 +334,12 @@ MPI_TRAIN_SCRIPT = textwrap.dedent("""
 """)
 
 
-def _mpirun():
-    candidate = os.path.join(os.path.dirname(sys.executable), "mpirun")
-    return candidate if os.path.exists(candidate) else shutil.which("mpirun")
-
-
-@pytest.mark.skipif(_mpirun() is None, reason="mpirun not found next to the python interpreter nor on PATH")
+@pytest.mark.skipif(find_mpirun() is None, reason=NO_MPIRUN_REASON)
 def test_mpirun_two_workers_end_with_identical_parameters(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(MPI_TRAIN_SCRIPT)
     prefix = str(tmp_path / "ppo1")
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=REPO_ROOT)
-    result = subprocess.run([_mpirun(), "--oversubscribe", "-np", "2", sys.executable, str(script), prefix],
-                            capture_output=True, text=True, env=env, timeout=400)
+    result = run_mpirun(2, [str(script), prefix], timeout=400)
     assert result.returncode == 0, result.stdout + result.stderr
     infos = [json.load(open(prefix + "_rank{}.json".format(rank))) for rank in range(2)]
     assert [info["size"] for info in infos] == [2, 2]

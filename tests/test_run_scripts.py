@@ -4,16 +4,13 @@ with a small budget, in-process; and `mpirun -np 4 ... trpo_mpi.run_atari` works
 """
 import importlib
 import os
-import shutil
-import subprocess
-import sys
 
 import gymnasium
 import pytest
 
 from stable_baselines import logger
+from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 pytestmark = pytest.mark.slow
 
 
@@ -64,16 +61,11 @@ def test_run_robotics_on_a_goal_conditioned_env():
 def test_mpirun_four_ranks_trpo_run_atari(tmp_path):
     pytest.importorskip("ale_py", reason="needs the atari extra (ale-py)")
     pytest.importorskip("mpi4py", reason="needs the mpi extra")
-    mpirun = os.path.join(os.path.dirname(sys.executable), "mpirun")
-    mpirun = mpirun if os.path.exists(mpirun) else shutil.which("mpirun")
-    if mpirun is None:
-        pytest.skip("mpirun is not installed (pip install stable-baselines[mpi])")
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OPENAI_LOGDIR=str(tmp_path), OPENAI_LOG_FORMAT="stdout,csv", PYTHONPATH=ROOT)
-    result = subprocess.run([mpirun, "--oversubscribe", "-np", "4", sys.executable, "-m",
-                             "stable_baselines.trpo_mpi.run_atari", "--env", "PongNoFrameskip-v4",
-                             "--num-timesteps", "400"],
-                            cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=900)
+    if find_mpirun() is None:
+        pytest.skip(NO_MPIRUN_REASON)
+    result = run_mpirun(4, ["-m", "stable_baselines.trpo_mpi.run_atari", "--env", "PongNoFrameskip-v4",
+                            "--num-timesteps", "400"], timeout=900, cwd=str(tmp_path),
+                        extra_env=dict(OPENAI_LOGDIR=str(tmp_path), OPENAI_LOG_FORMAT="stdout,csv"))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     # one Monitor file per rank, the logger's files from rank 0 only
     monitors = sorted(name for name in os.listdir(tmp_path) if name.endswith(".monitor.csv"))

@@ -83,12 +83,33 @@ def test_load_parameters_exact_match(tmp_path):
 
 
 def test_set_env_checks_spaces_and_n_envs():
-    model = PPO2("MlpPolicy", DummyVecEnv([lambda: IdentityEnv(10)] * 2), n_steps=16)
+    model = PPO2("MlpPolicy", DummyVecEnv([lambda: IdentityEnv(10)] * 2), n_steps=16, nminibatches=2)
     with pytest.raises(ValueError, match="observation space"):
         model.set_env(DummyVecEnv([lambda: IdentityEnv(5)] * 2))
-    with pytest.raises(ValueError, match="number of environments"):
-        model.set_env(DummyVecEnv([lambda: IdentityEnv(10)] * 3))
-    model.set_env(DummyVecEnv([lambda: IdentityEnv(10)] * 2))
+    # a feed-forward policy takes any number of environments (as in the original); the batch follows
+    model.set_env(DummyVecEnv([lambda: IdentityEnv(10)] * 3))
+    assert (model.n_envs, model.n_batch) == (3, 48)
+    model.learn(96)
+    assert model.num_timesteps == 96
+    # a recurrent policy's graph holds one state row per environment: refused, with both numbers named
+    lstm = PPO2("MlpLstmPolicy", DummyVecEnv([lambda: IdentityEnv(10)] * 2), n_steps=16, nminibatches=2)
+    with pytest.raises(ValueError, match=r"number of environments.*expected 2, got 3"):
+        lstm.set_env(DummyVecEnv([lambda: IdentityEnv(10)] * 3))
+    lstm.set_env(DummyVecEnv([lambda: IdentityEnv(10)] * 2))
+
+
+@pytest.mark.parametrize("model_class", [A2C, PPO2])
+def test_load_with_another_number_of_envs(tmp_path, model_class):
+    """Trained on 4 environments, continued on 1 (the graph is built after the env is set, as in the original)."""
+    model = model_class("MlpPolicy", DummyVecEnv([lambda: IdentityEnv(10)] * 4), n_steps=8, seed=0)
+    model.learn(64)
+    model.save(str(tmp_path / "model"))
+    loaded = model_class.load(str(tmp_path / "model"), env=DummyVecEnv([lambda: IdentityEnv(10)]))
+    assert (loaded.n_envs, loaded.n_batch) == (1, 8)
+    for name, value in model.get_parameters().items():
+        np.testing.assert_array_equal(loaded.get_parameters()[name], value)
+    loaded.learn(16)
+    assert loaded.num_timesteps == 16
 
 
 def test_predict_shape_errors():
@@ -121,3 +142,45 @@ def test_action_probability():
     density = box_model.action_probability(np.zeros((3, 1), dtype=np.float32), actions=mean[:, 0])
     expected = 1.0 / (np.sqrt(2 * np.pi) * std[:, 0])
     np.testing.assert_allclose(density[:, 0], expected, rtol=1e-4)
+
+
+def test_policy_kwargs_with_tf_nn_functions_save_by_reference(tmp_path):
+    """tf.nn.tanh is a dispatch wrapper in TF 2: stored by reference (math_ops.tanh, as the original's files)."""
+    import base64
+    import json
+    import zipfile
+
+    from stable_baselines.common.tf_compat import tf
+
+    for function in (tf.nn.tanh, tf.nn.sigmoid, tf.nn.leaky_relu, tf.nn.relu):
+        module_before = function.__module__
+        model = PPO2("MlpPolicy", "CartPole-v1", n_steps=16, policy_kwargs=dict(act_fun=function, net_arch=[8]))
+        model.save(str(tmp_path / "model"))
+        assert function.__module__ == module_before  # restored after saving
+        with zipfile.ZipFile(str(tmp_path / "model.zip")) as archive:
+            stored = json.loads(archive.read("data"))["policy_kwargs"][":serialized:"]
+        assert b"tensorflow.python.ops" in base64.b64decode(stored)
+        assert PPO2.load(str(tmp_path / "model")).policy_kwargs["act_fun"] is function
+
+
+def test_load_takes_a_policy_class_stored_by_value_from_its_arguments(tmp_path):
+    """A policy class defined in a script is stored by value; load(policy=...) supplies it (the manual's advice)."""
+    from stable_baselines.common.policies import FeedForwardPolicy
+    from stable_baselines.common.safe_pickle import SafeUnpicklingError
+
+    class ScriptPolicy(FeedForwardPolicy):  # a local class: cloudpickle stores it by value
+        def __init__(self, *args, **kwargs):
+            super(ScriptPolicy, self).__init__(*args, **kwargs, net_arch=[dict(pi=[8], vf=[8])],
+                                               feature_extraction="mlp")
+
+    model = A2C(ScriptPolicy, "CartPole-v1", n_steps=5, seed=0)
+    model.save(str(tmp_path / "model"))
+    with pytest.raises(SafeUnpicklingError, match="'policy'"):
+        A2C.load(str(tmp_path / "model"))
+    loaded = A2C.load(str(tmp_path / "model"), policy=ScriptPolicy)
+    assert loaded.policy is ScriptPolicy
+    for name, value in model.get_parameters().items():
+        np.testing.assert_array_equal(loaded.get_parameters()[name], value)
+    # policy_kwargs given to load must still equal the stored ones
+    with pytest.raises(ValueError, match="policy kwargs"):
+        A2C.load(str(tmp_path / "model"), policy=ScriptPolicy, policy_kwargs=dict(net_arch=[4]))

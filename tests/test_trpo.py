@@ -1,9 +1,6 @@
 """TRPO: parameter names, the zoo's legacy agent, all four action spaces, callbacks, determinism, learning, MPI."""
 import json
 import os
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -18,6 +15,7 @@ from stable_baselines.common.gym_compat import make_env  # noqa: E402
 from stable_baselines.common.identity_env import (IdentityEnv, IdentityEnvBox, IdentityEnvMultiBinary,  # noqa: E402
                                                   IdentityEnvMultiDiscrete)
 from stable_baselines.common.policies import MlpLstmPolicy, MlpPolicy  # noqa: E402
+from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEGACY_DIR = os.path.join(REPO_ROOT, "tests", "data", "legacy_models")
@@ -194,21 +192,13 @@ with open(sys.argv[1] + "." + str(rank), "w") as file_handler:
 """
 
 
-def _mpirun():
-    candidate = os.path.join(os.path.dirname(sys.executable), "mpirun")
-    return candidate if os.path.exists(candidate) else shutil.which("mpirun")
-
-
-@pytest.mark.skipif(_mpirun() is None, reason="mpirun not found next to the python interpreter nor on PATH")
+@pytest.mark.skipif(find_mpirun() is None, reason=NO_MPIRUN_REASON)
 def test_mpirun_two_ranks_train_to_identical_parameters(tmp_path):
     """TRPO then GAIL on 2 MPI ranks with different seeds: after training, every parameter is identical."""
     script = tmp_path / "trpo_worker.py"
     script.write_text(MPI_SCRIPT)
     out_prefix = str(tmp_path / "result")
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=REPO_ROOT)
-    result = subprocess.run([_mpirun(), "--oversubscribe", "-np", "2", sys.executable, str(script), out_prefix],
-                            capture_output=True, text=True, env=env, timeout=600)
+    result = run_mpirun(2, [str(script), out_prefix], timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     results = [json.load(open(out_prefix + "." + str(rank))) for rank in range(2)]
     assert [res["size"] for res in results] == [2, 2]

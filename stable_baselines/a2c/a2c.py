@@ -189,6 +189,8 @@ class A2C(ActorCriticRLModel):
                 self.value = step_model.value
                 self.initial_state = step_model.initial_state
                 tf.global_variables_initializer().run(session=self.sess)
+                # the acting policy computes in NumPy when it can (refreshed after every update)
+                self._enable_numpy_forward(step_model)
 
                 self.summary = tf.summary.merge_all()
 
@@ -212,11 +214,12 @@ class A2C(ActorCriticRLModel):
             cur_lr = self.learning_rate_schedule.value()
         assert cur_lr is not None, "Error: the observation input array cannon be empty"
 
-        td_map = {self.train_model.obs_ph: obs, self.actions_ph: actions, self.advs_ph: advs,
-                  self.rewards_ph: rewards, self.learning_rate_ph: cur_lr}
+        feeds = [self.train_model.obs_ph, self.actions_ph, self.advs_ph, self.rewards_ph, self.learning_rate_ph]
+        feed_values = [obs, actions, advs, rewards, cur_lr]
         if states is not None:
-            td_map[self.train_model.states_ph] = states
-            td_map[self.train_model.dones_ph] = masks
+            feeds += [self.train_model.states_ph, self.train_model.dones_ph]
+            feed_values += [states, masks]
+        td_map = dict(zip(feeds, feed_values))
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.apply_backprop]
         if writer is not None:
@@ -231,7 +234,15 @@ class A2C(ActorCriticRLModel):
                 summary, policy_loss, value_loss, policy_entropy, _ = self.sess.run([self.summary] + fetches, td_map)
             writer.add_summary(summary, update * self.n_batch)
         else:
-            policy_loss, value_loss, policy_entropy, _ = self.sess.run(fetches, td_map)
+            # one callable per feed signature (made once per session: much cheaper than sess.run)
+            key = (self.sess, len(feeds))
+            train_fn = self._train_fns.get(key) if getattr(self, "_train_fns", None) is not None else None
+            if train_fn is None:
+                self._train_fns = {k: v for k, v in (getattr(self, "_train_fns", None) or {}).items()
+                                   if k[0] is self.sess}
+                train_fn = self._train_fns[key] = tf_util.feed_callable(self.sess, fetches, feeds)
+            policy_loss, value_loss, policy_entropy, _ = train_fn(*feed_values)
+        self.step_model.invalidate_numpy_forward()
 
         return policy_loss, value_loss, policy_entropy
 

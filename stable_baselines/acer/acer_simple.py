@@ -236,6 +236,16 @@ class ACER(ActorCriticRLModel):
                              "ACKTR for {} actions.".format(type(action_space).__name__, action_space,
                                                             type(action_space).__name__))
 
+    def _graph_fixes_n_envs(self) -> bool:
+        """
+        Once built, the training graph of ACER has batch sizes fixed by the number of environments (the
+        placeholders of the loss, the Retrace recursion along each environment's segment, the replay buffer
+        layout): ``set_env`` then refuses another number of environments, whatever the policy.
+
+        :return: (bool)
+        """
+        return getattr(self, "graph", None) is not None
+
     def _make_runner(self) -> AbstractEnvRunner:
         return _Runner(env=self.env, model=self, n_steps=self.n_steps)
 
@@ -323,9 +333,12 @@ class ACER(ActorCriticRLModel):
                     qret = q_retrace(self.reward_ph, self.done_ph, q_i, value, rho_i, self.n_envs, self.n_steps,
                                      self.gamma)
 
-                    # entropy of the policy, computed from the probabilities so that the trust region
-                    # (which differentiates with respect to them) sees its gradient too
-                    entropy = tf.reduce_mean(-tf.reduce_sum(distribution_f * tf.log(distribution_f + EPS), axis=-1))
+                    # entropy of the policy distribution on every observation of the batch (the bootstrap
+                    # observations included), as the original computes it. Under the trust region the policy
+                    # gradient is taken with respect to the probabilities pi (distribution_f), which this
+                    # entropy (a function of the logits) does not go through: as in the original, ent_coef
+                    # then only changes the logged loss, and acts on training only with trust_region=False.
+                    entropy = tf.reduce_mean(train_model.proba_distribution.entropy())
 
                     # Policy gradient with truncated importance weights: min(c, rho) (Q_ret - V) grad log pi
                     adv = qret - stripped_value
@@ -360,6 +373,7 @@ class ACER(ActorCriticRLModel):
                     extra_ops, extra_names = [], []
                     if self.trust_region:
                         # gradient of the (per-sample) objective with respect to the policy statistics phi = pi
+                        # (the entropy term has no path to pi: see above)
                         grad = tf.gradients(- (loss_policy - self.ent_coef * entropy) * self.n_batch,
                                             distribution_f)[0]
                         # gradient of KL(average policy || pi) with respect to pi

@@ -113,7 +113,11 @@ class Monitor(gymnasium.Wrapper):
             raise RuntimeError("Tried to step environment that needs reset (call reset() first, and after each "
                                "episode end)")
         observation, reward, terminated, truncated, info = self.env.step(action)
-        self.rewards.append(float(np.asarray(reward).sum()) if np.ndim(reward) else float(reward))
+        reward_type = type(reward)
+        if reward_type is float or reward_type is int or reward_type is np.float64 or reward_type is np.float32:
+            self.rewards.append(float(reward))
+        else:
+            self.rewards.append(float(np.asarray(reward).sum()) if np.ndim(reward) else float(reward))
         if terminated or truncated:
             self.needs_reset = True
             ep_rew = sum(self.rewards)

@@ -21,6 +21,8 @@ _EXPORTS = {
     "OffPolicyRLModel": "stable_baselines.common.base_class",
     "SetVerbosity": "stable_baselines.common.base_class",
     "TensorboardWriter": "stable_baselines.common.base_class",
+    # the manual imports it from here: ``from stable_baselines.common import make_vec_env``
+    "make_vec_env": "stable_baselines.common.cmd_util",
 }
 
 

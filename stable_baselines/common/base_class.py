@@ -20,7 +20,9 @@ from stable_baselines.common.gym_compat import (as_gymnasium_env, convert_space,
                                                  spaces_match)
 from stable_baselines.common.math_util import safe_mean
 from stable_baselines.common.misc_util import set_global_seeds
-from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy, get_policy_from_name
+from stable_baselines.common.numpy_forward import make_rng
+from stable_baselines.common.policies import (ActorCriticPolicy, BasePolicy, RecurrentActorCriticPolicy,
+                                              get_policy_from_name)
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import make_session, total_episode_reward_logger
 from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper, unwrap_vec_normalize
@@ -136,6 +138,16 @@ class BaseRLModel(ABC):
         """
         return self._vec_normalize_env
 
+    def _graph_fixes_n_envs(self) -> bool:
+        """
+        Whether the graph already built bakes the number of environments into its shapes, so that ``set_env``
+        cannot change it: true for recurrent policies (their state has one row per environment). A model
+        whose graph is not built yet (``load`` sets the env before building) accepts any number.
+
+        :return: (bool)
+        """
+        return getattr(self, "graph", None) is not None and getattr(self.policy, "recurrent", False)
+
     def set_env(self, env) -> None:
         """
         Checks the validity of the environment, and if it is coherent, set it as the current environment.
@@ -162,9 +174,15 @@ class BaseRLModel(ABC):
             if not isinstance(env, VecEnv):
                 env = _wrap_single(env)
             if env.num_envs != self.n_envs:
-                raise ValueError("Error: the environment passed must have the same number of environments as the "
-                                 "model was trained on (expected {}, got {}). This is due to the Lstm policy "
-                                 "and the fixed batch sizes of the training graph.".format(self.n_envs, env.num_envs))
+                if self._graph_fixes_n_envs():
+                    raise ValueError("Error: the environment passed must have the same number of environments as "
+                                     "the model was trained on (expected {}, got {}): the training graph of {} with "
+                                     "{} has batch sizes fixed by the number of environments."
+                                     .format(self.n_envs, env.num_envs, type(self).__name__,
+                                             getattr(self.policy, "__name__", self.policy)))
+                self.n_envs = env.num_envs
+                if getattr(self, "n_batch", None) is not None and getattr(self, "n_steps", None) is not None:
+                    self.n_batch = self.n_envs * self.n_steps
             self.n_envs = env.num_envs
         else:
             # for models that dont want vectorized environment, check if they make sense and adapt them.
@@ -237,6 +255,10 @@ class BaseRLModel(ABC):
             return
         # Seed python, numpy and tf random generator
         set_global_seeds(seed)
+        # and the generator of the stochastic actions computed in NumPy (reseeded in place: policies hold it)
+        rng = self.__dict__.get("_numpy_forward_rng_")
+        if rng is not None:
+            rng.bit_generator.state = make_rng(seed).bit_generator.state
         if self.env is not None:
             if isinstance(self.env, VecEnv) or callable(getattr(self.env, "seed", None)):
                 self.env.seed(seed)
@@ -248,6 +270,44 @@ class BaseRLModel(ABC):
             self.env.action_space.seed(seed)
         if self.action_space is not None:
             self.action_space.seed(seed)
+
+    def _numpy_forward_rng(self) -> np.random.Generator:
+        """
+        :return: (np.random.Generator) the generator of the stochastic actions computed in NumPy by the
+            policies of this model (seeded from ``seed``; reseeded by ``set_random_seed``)
+        """
+        rng = self.__dict__.get("_numpy_forward_rng_")
+        if rng is None:
+            rng = self._numpy_forward_rng_ = make_rng(self.seed)
+        return rng
+
+    def refresh_numpy_forward(self) -> None:
+        """
+        Make the policies read their weights from the TensorFlow graph again before their next step.
+
+        Feed-forward MLP policies of A2C and PPO2 act from a NumPy copy of their weights (much cheaper
+        than a session call). The library refreshes that copy itself whenever it changes the weights
+        (``learn``, ``load``, ``load_parameters``, ``pretrain``, ``setup_model``). Call this method after
+        changing the model's variables in any other way (for instance ``model.sess.run(var.assign(...))``).
+        Setting the environment variable ``STABLE_BASELINES_NUMPY_FORWARD=0`` before creating a model
+        disables the NumPy path.
+        """
+        for value in list(self.__dict__.values()):
+            if isinstance(value, BasePolicy):
+                value.invalidate_numpy_forward()
+
+    def _enable_numpy_forward(self, *policies) -> None:
+        """
+        Let feed-forward policies of this model act in NumPy (see ``refresh_numpy_forward``). Policies
+        that are not supported keep using the graph.
+
+        :param policies: (BasePolicy) the acting policies
+        """
+        rng = self._numpy_forward_rng()
+        for policy in policies:
+            enable = getattr(policy, "enable_numpy_forward", None)
+            if enable is not None:
+                enable(rng)
 
     def _setup_learn(self):
         """
@@ -392,6 +452,7 @@ class BaseRLModel(ABC):
                                .format(", ".join(sorted(not_updated_variables))))
 
         self.sess.run(param_update_ops, feed_dict=feed_dict)
+        self.refresh_numpy_forward()
 
     def _params_from_list(self, params: List[np.ndarray]) -> "OrderedDict[str, np.ndarray]":
         """
@@ -599,6 +660,7 @@ class BaseRLModel(ABC):
                 print('Epoch {}'.format(epoch_idx + 1))
                 print("Training loss: {:.6f}, Validation loss: {:.6f}".format(train_loss, val_loss))
                 print()
+        self.refresh_numpy_forward()
         if self.verbose > 0:
             print("Pretraining done.")
         return self
@@ -630,9 +692,17 @@ class BaseRLModel(ABC):
             will be used instead. Similar to custom_objects in
             `keras.models.load_model`. Useful when you have an object in
             file that can not be deserialized.
-        :param kwargs: extra arguments to change the model when loading
+        :param kwargs: extra arguments to change the model when loading; they also replace the file's entries
+            of the same name without reading them (e.g. ``policy=CustomPolicy`` for a policy class that the file
+            stores by value, which the safe loader does not run), except ``policy_kwargs``, which must equal the
+            stored ones
         """
-        data, params = cls._load_from_file(load_path, custom_objects=custom_objects)
+        if custom_objects is not None and not isinstance(custom_objects, dict):
+            raise ValueError("custom_objects argument must be a dict or None, got {!r}".format(
+                type(custom_objects).__name__))
+        replacements = {key: value for key, value in kwargs.items() if key != "policy_kwargs"}
+        replacements.update(custom_objects or {})
+        data, params = cls._load_from_file(load_path, custom_objects=replacements or None)
 
         if "policy_kwargs" in kwargs and kwargs["policy_kwargs"] != data.get("policy_kwargs", {}):
             raise ValueError("The specified policy kwargs do not equal the stored policy kwargs. "
@@ -857,6 +927,24 @@ class ActorCriticRLModel(BaseRLModel):
         return observation, state, mask, n_rows
 
     def predict(self, observation, state=None, mask=None, deterministic=False):
+        # fast path: a feed-forward policy computing in NumPy, an array observation of the right shape
+        forward = getattr(getattr(self.step, "__self__", None), "_numpy_forward", None)
+        if forward is not None and type(observation) is np.ndarray:  # pylint: disable=unidiomatic-typecheck
+            space_shape = forward._obs_shape  # pylint: disable=protected-access
+            shape = observation.shape
+            if shape == space_shape:
+                vectorized_env = False
+            elif shape[1:] == space_shape and shape[0] > 0:
+                vectorized_env = True
+            else:
+                vectorized_env = None
+            if vectorized_env is not None and isinstance(self.observation_space, spaces.Box):
+                actions = forward.act(observation.reshape((-1,) + space_shape), deterministic)
+                if actions is not None:
+                    action_space = self.action_space
+                    if isinstance(action_space, spaces.Box):
+                        actions = np.minimum(np.maximum(actions, action_space.low), action_space.high)
+                    return (actions if vectorized_env else actions[0]), None
         if state is None:
             state = self.initial_state
         if mask is None:
@@ -989,6 +1077,68 @@ class OffPolicyRLModel(BaseRLModel):
                                                policy_base=policy_base, policy_kwargs=policy_kwargs,
                                                seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
         self.replay_buffer = replay_buffer
+
+    @staticmethod
+    def _flat_after(ops: list, variables: list) -> tf.Tensor:
+        """
+        The values of ``variables`` after ``ops`` ran, as one new float32 vector (to fetch updated weights in the
+        same session call as the training step; call inside the model's graph).
+
+        :param ops: ([tf.Operation or tf.Tensor]) the ops to wait for
+        :param variables: ([tf.Variable]) the variables to read
+        :return: (tf.Tensor) the concatenation of the flattened variables
+        """
+        with tf.control_dependencies(ops):
+            return tf.concat([tf.reshape(var.read_value(), [-1]) for var in variables], axis=0)
+
+    @staticmethod
+    def _fast_callable(sess: tf.Session, feeds: list, fetches: list, targets: list):
+        """
+        A session callable with a fixed feed list (``Session._make_callable_from_options``: no per-call
+        fetch/feed processing in Python, unlike ``sess.run`` or ``sess.make_callable`` with a feed list).
+
+        :param sess: (tf.Session) the session
+        :param feeds: ([tf.Tensor]) the placeholders, in the order of the call arguments
+        :param fetches: ([tf.Tensor]) the tensors to return (a list of arrays, in this order)
+        :param targets: ([tf.Operation or tf.Tensor]) what to run without returning it
+        :return: (callable) ``f(*feed_values) -> [np.ndarray]``
+        """
+        import sys  # pylint: disable=import-outside-toplevel
+        config_pb2 = sys.modules[type(tf.RunOptions()).__module__]
+        # a placeholder listed twice (e.g. DQN's target and double-Q observations) is fed once, by its first value
+        names = [feed.name for feed in feeds]
+        positions = [idx for idx, name in enumerate(names) if name not in names[:idx]]
+        options = config_pb2.CallableOptions()
+        options.feed.extend([names[idx] for idx in positions])
+        options.fetch.extend([fetch.name for fetch in fetches])
+        options.target.extend([getattr(target, "op", target).name for target in targets])
+        run = sess._make_callable_from_options(options)  # pylint: disable=protected-access
+        feed_dtypes = [(idx, feeds[idx].dtype.base_dtype.as_numpy_dtype) for idx in positions]
+
+        def call(*values):
+            return run(*[np.asarray(values[idx], dtype=dtype) for idx, dtype in feed_dtypes])
+
+        return call
+
+    @staticmethod
+    def _unflatten(flat: np.ndarray, forward: Any) -> List[np.ndarray]:
+        """
+        Split a vector of :meth:`_flat_after` into the arrays of ``forward.variables`` (views, no copy).
+
+        :param flat: (np.ndarray) the fetched vector
+        :param forward: (Any) an object with the list ``variables`` (a NumPy policy forward)
+        :return: ([np.ndarray]) one array per variable
+        """
+        layout = getattr(forward, "_flat_layout", None)
+        if layout is None:
+            layout, start = [], 0
+            for var in forward.variables:
+                shape = tuple(var.shape.as_list())
+                size = int(np.prod(shape, dtype=np.int64))
+                layout.append((start, start + size, shape))
+                start += size
+            forward._flat_layout = layout
+        return [flat[start:end].reshape(shape) for start, end, shape in layout]
 
     def is_using_her(self) -> bool:
         """

@@ -5,10 +5,15 @@ Replay buffers of the off-policy algorithms (DQN, SAC, TD3, DDPG, HER).
 uniformly; :class:`PrioritizedReplayBuffer` samples transition ``i`` with probability ``p_i ** alpha / sum_k p_k ** alpha``
 and returns importance-sampling weights (Schaul et al., 2015, https://arxiv.org/abs/1511.05952).
 
-Transitions are kept as tuples in the list ``storage`` (``buffer.storage[i][j]`` is field ``j`` of transition ``i``),
-as in the original library; ``sample`` stacks them into numpy arrays.
+The transitions are kept in preallocated numpy arrays, one per field, created at the first ``add`` from the
+shapes and dtypes of that transition (``np.zeros``: memory pages are only touched when written), so ``add`` is
+a few array writes and ``sample`` a few fancy-indexing gathers. ``buffer.storage`` still reads as the original
+library's list of tuples (``buffer.storage[i][j]`` is field ``j`` of transition ``i``; slicing and iteration
+work). Transitions that do not fit arrays (objects, or shapes that change from one transition to the next) make
+the buffer fall back to a plain list of tuples, with the same behaviour.
 """
 import numbers
+from collections.abc import Sequence as _SequenceABC
 from typing import Any, List, Sequence, Tuple, Union
 
 import numpy as np
@@ -24,6 +29,41 @@ def _check_positive_int(value: Any, name: str) -> int:
     return int(value)
 
 
+class _StorageView(_SequenceABC):
+    """Read-only list-of-tuples view of the arrays of a :class:`ReplayBuffer` (``view[i][j]``: field j of i)."""
+
+    def __init__(self, buffer: "ReplayBuffer"):
+        self._buffer = buffer
+
+    def __len__(self) -> int:
+        return self._buffer._n_stored
+
+    def __getitem__(self, index):
+        n_stored = self._buffer._n_stored
+        if isinstance(index, slice):
+            return [self._buffer._row(i) for i in range(*index.indices(n_stored))]
+        index = int(index)
+        if index < 0:
+            index += n_stored
+        if not 0 <= index < n_stored:
+            raise IndexError("replay buffer index {} out of range (it holds {} transitions)".format(index, n_stored))
+        return self._buffer._row(index)
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, (list, tuple, _StorageView)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __ne__(self, other: Any) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 class ReplayBuffer(object):
     """
     Implements a ring buffer (FIFO).
@@ -34,20 +74,34 @@ class ReplayBuffer(object):
 
     def __init__(self, size: int):
         self._maxsize = _check_positive_int(size, "size (the replay buffer capacity)")
-        self._storage = []  # type: List[Tuple[Any, Any, Any, Any, Any]]
+        # list-of-tuples storage: only used when the transitions do not fit the preallocated arrays
+        self._storage = None  # type: Optional[List[Tuple[Any, Any, Any, Any, Any]]]
+        self._arrays = None  # type: Optional[List[np.ndarray]]
+        self._n_stored = 0
         self._next_idx = 0
 
     def __len__(self) -> int:
-        return len(self._storage)
+        return self._n_stored
 
     def __repr__(self) -> str:
-        return "{}(size={}) holding {} transitions".format(type(self).__name__, self._maxsize, len(self._storage))
+        return "{}(size={}) holding {} transitions".format(type(self).__name__, self._maxsize, len(self))
+
+    def __setstate__(self, state: dict) -> None:
+        # buffers pickled by the list-based implementation (``_storage`` list, no arrays)
+        self.__dict__.update(state)
+        if "_n_stored" not in state:
+            self._arrays = None
+            self._n_stored = len(self._storage or [])
 
     @property
-    def storage(self) -> List[Tuple[Any, Any, Any, Any, Any]]:
+    def storage(self) -> Sequence[Tuple[Any, Any, Any, Any, Any]]:
         """[(Union[np.ndarray, int], Union[np.ndarray, int], float, Union[np.ndarray, int], bool)]: content of the
         replay buffer"""
-        return self._storage
+        if self._storage is not None:
+            return self._storage
+        if self._arrays is None:
+            return []
+        return _StorageView(self)
 
     @property
     def buffer_size(self) -> int:
@@ -62,7 +116,7 @@ class ReplayBuffer(object):
         :param n_samples: (int)
         :return: (bool)
         """
-        return len(self) >= n_samples
+        return self._n_stored >= n_samples
 
     def is_full(self) -> bool:
         """
@@ -70,19 +124,88 @@ class ReplayBuffer(object):
 
         :return: (bool)
         """
-        return len(self) == self.buffer_size
+        return self._n_stored == self._maxsize
 
     @staticmethod
     def _transition(obs_t, action, reward, obs_tp1, done) -> Tuple[Any, Any, Any, Any, Any]:
         # copies of the arrays: environments may reuse (and modify in place) the arrays they return
         return (np.array(obs_t), np.array(action), reward, np.array(obs_tp1), done)
 
+    def _row(self, idx: int) -> Tuple[Any, Any, Any, Any, Any]:
+        """Transition ``idx`` as a tuple (copies of the stored arrays; reward and done as they were given:
+        Python scalars stay Python scalars, numpy scalars numpy scalars)."""
+        obs_t, action, reward, obs_tp1, done = (array[idx] for array in self._arrays)
+        scalar_types = self._scalar_types
+        if scalar_types[2] is not None:
+            reward = reward.item()
+        if scalar_types[4] is not None:
+            done = done.item()
+        return (np.array(obs_t), np.array(action), reward, np.array(obs_tp1), done)
+
+    def _allocate(self, data: Tuple[Any, Any, Any, Any, Any]) -> bool:
+        """Create the field arrays from the first transition; False when it does not fit numeric arrays."""
+        arrays = []
+        for value in data:
+            value = np.asarray(value)
+            if value.dtype == object or value.dtype.kind not in "biufc":
+                return False
+            arrays.append(np.zeros((self._maxsize,) + value.shape, dtype=value.dtype))
+        self._arrays = arrays
+        # rewards and done flags given as Python scalars are read back as Python scalars (``storage``)
+        # (a field that then gets another Python type falls back to the list storage, which keeps the objects)
+        self._scalar_types = [type(value) if type(value) in (bool, int, float) else None for value in data]
+        self._fit_cache = set()
+        return True
+
+    def _fits(self, data: Tuple[Any, Any, Any, Any, Any]) -> bool:
+        """Whether the transition fits the arrays (same shapes, dtypes castable within their kind)."""
+        checked = self.__dict__.setdefault("_fit_cache", set())
+        for position, (array, value) in enumerate(zip(self._arrays, data)):
+            if type(value) is np.ndarray:  # pylint: disable=unidiomatic-typecheck
+                if value.shape != array.shape[1:]:
+                    return False
+                key = (position, value.dtype)
+            elif isinstance(value, (bool, int, float, np.generic)):
+                scalar_type = self._scalar_types[position]
+                if scalar_type is not None and type(value) is not scalar_type:  # pylint: disable=unidiomatic-typecheck
+                    return False
+                key = (position, type(value))
+            else:
+                key = None
+            if key is not None and key in checked:
+                continue
+            value = np.asarray(value)
+            if value.shape != array.shape[1:] or not np.can_cast(value.dtype, array.dtype, "same_kind"):
+                return False
+            if key is not None:
+                checked.add(key)
+        return True
+
+    def _to_list_storage(self) -> None:
+        """Fall back to the list-of-tuples storage (keeps the stored transitions and their order)."""
+        self._storage = [self._row(i) for i in range(self._n_stored)] if self._arrays is not None else []
+        self._arrays = None
+
     def _store(self, data: Tuple[Any, Any, Any, Any, Any]) -> int:
         idx = self._next_idx
-        if idx >= len(self._storage):
-            self._storage.append(data)
+        if self._storage is None:
+            if self._arrays is None and not self._allocate(data):
+                self._to_list_storage()
+            elif not self._fits(data):
+                self._to_list_storage()
+        if self._storage is not None:
+            data = self._transition(*data)
+            if idx >= len(self._storage):
+                self._storage.append(data)
+            else:
+                self._storage[idx] = data
+            self._n_stored = len(self._storage)
         else:
-            self._storage[idx] = data
+            arrays = self._arrays
+            for array, value in zip(arrays, data):
+                array[idx] = value
+            if self._n_stored < self._maxsize:
+                self._n_stored += 1
         self._next_idx = (idx + 1) % self._maxsize
         return idx
 
@@ -96,7 +219,7 @@ class ReplayBuffer(object):
         :param obs_tp1: (Union[np.ndarray, int]) the current observation
         :param done: (bool) is the episode done
         """
-        self._store(self._transition(obs_t, action, reward, obs_tp1, done))
+        self._store((obs_t, action, reward, obs_tp1, done))
 
     @staticmethod
     def _batch_length(obs_t, action, reward, obs_tp1, done) -> int:
@@ -130,7 +253,7 @@ class ReplayBuffer(object):
         n_transitions = self._batch_length(obs_t, action, reward, obs_tp1, done)
         written = np.empty(n_transitions, dtype=np.int64)
         for i, data in enumerate(zip(obs_t, action, reward, obs_tp1, done)):
-            written[i] = self._store(self._transition(*data))
+            written[i] = self._store(data)
         return written
 
     @staticmethod
@@ -152,12 +275,21 @@ class ReplayBuffer(object):
         return reward
 
     def _encode_sample(self, idxes: Union[List[int], np.ndarray], env=None):
-        transitions = [self._storage[i] for i in idxes]
-        obses_t = np.array([t[0] for t in transitions])
-        actions = np.array([t[1] for t in transitions])
-        rewards = np.array([t[2] for t in transitions], dtype=np.float32).reshape(-1)
-        obses_tp1 = np.array([t[3] for t in transitions])
-        dones = np.array([t[4] for t in transitions], dtype=np.float32).reshape(-1)
+        if self._storage is None:
+            obs_arr, act_arr, rew_arr, next_arr, done_arr = self._arrays
+            idxes = np.asarray(idxes)
+            obses_t = obs_arr[idxes]
+            actions = act_arr[idxes]
+            rewards = rew_arr[idxes].astype(np.float32).reshape(-1)
+            obses_tp1 = next_arr[idxes]
+            dones = done_arr[idxes].astype(np.float32).reshape(-1)
+        else:
+            transitions = [self._storage[i] for i in idxes]
+            obses_t = np.array([t[0] for t in transitions])
+            actions = np.array([t[1] for t in transitions])
+            rewards = np.array([t[2] for t in transitions], dtype=np.float32).reshape(-1)
+            obses_tp1 = np.array([t[3] for t in transitions])
+            dones = np.array([t[4] for t in transitions], dtype=np.float32).reshape(-1)
         return (self._normalize_obs(obses_t, env),
                 actions,
                 self._normalize_reward(rewards, env),
@@ -166,7 +298,7 @@ class ReplayBuffer(object):
 
     def _check_batch_size(self, batch_size: int) -> int:
         batch_size = _check_positive_int(batch_size, "batch_size")
-        if len(self._storage) == 0:
+        if self._n_stored == 0:
             raise ValueError("cannot sample {} transitions from an empty replay buffer (add transitions first, "
                              "see can_sample())".format(batch_size))
         return batch_size
@@ -187,7 +319,7 @@ class ReplayBuffer(object):
                 and 0 otherwise.
         """
         batch_size = self._check_batch_size(batch_size)
-        idxes = np.random.randint(0, len(self._storage), size=batch_size)
+        idxes = np.random.randint(0, self._n_stored, size=batch_size)
         return self._encode_sample(idxes, env=env)
 
 
@@ -219,7 +351,7 @@ class PrioritizedReplayBuffer(ReplayBuffer):
 
     def __repr__(self) -> str:
         return "{}(size={}, alpha={}) holding {} transitions".format(type(self).__name__, self._maxsize,
-                                                                     self._alpha, len(self._storage))
+                                                                     self._alpha, self._n_stored)
 
     @property
     def alpha(self) -> float:
@@ -241,7 +373,7 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         :param obs_tp1: (Any) the current observation
         :param done: (bool) is the episode done
         """
-        idx = self._store(self._transition(obs_t, action, reward, obs_tp1, done))
+        idx = self._store((obs_t, action, reward, obs_tp1, done))
         scaled = self._max_priority ** self._alpha
         self._it_sum[idx] = scaled
         self._it_min[idx] = scaled
@@ -272,7 +404,7 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         prefix sum is drawn uniformly inside each segment. Transition ``i`` is drawn with probability
         ``p_i ** alpha / sum_k p_k ** alpha`` (averaged over the positions of the batch).
         """
-        n_stored = len(self._storage)
+        n_stored = self._n_stored
         total = self._it_sum.sum(0, n_stored)
         segment = total / batch_size
         mass = (np.arange(batch_size) + np.random.random(size=batch_size)) * segment
@@ -282,7 +414,7 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         return np.minimum(idxes, n_stored - 1)
 
     def _importance_weights(self, idxes: np.ndarray, beta: float) -> np.ndarray:
-        n_stored = len(self._storage)
+        n_stored = self._n_stored
         total = self._it_sum.sum()
         p_min = self._it_min.min() / total
         max_weight = (p_min * n_stored) ** (-beta)
@@ -350,9 +482,9 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         if not np.all(np.isfinite(prio_arr)) or np.any(prio_arr <= 0):
             bad = prio_arr[~(np.isfinite(prio_arr) & (prio_arr > 0))]
             raise ValueError("priorities must be finite and > 0, got {}".format(bad[:10].tolist()))
-        if idx_arr.min() < 0 or idx_arr.max() >= len(self._storage):
-            bad = idx_arr[(idx_arr < 0) | (idx_arr >= len(self._storage))]
+        if idx_arr.min() < 0 or idx_arr.max() >= self._n_stored:
+            bad = idx_arr[(idx_arr < 0) | (idx_arr >= self._n_stored)]
             raise IndexError("idxes must be in [0, {}) (the number of stored transitions), got {}"
-                             .format(len(self._storage), bad[:10].tolist()))
+                             .format(self._n_stored, bad[:10].tolist()))
         self._set_priorities(idx_arr, prio_arr)
         self._max_priority = max(self._max_priority, float(np.max(prio_arr)))

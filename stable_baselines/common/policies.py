@@ -22,7 +22,10 @@ from stable_baselines.common.distributions import (BernoulliProbabilityDistribut
                                                    make_proba_dist_type)
 from stable_baselines.common.gym_compat import convert_space
 from stable_baselines.common.input import observation_input
+from stable_baselines.common import numpy_forward as nf
+from stable_baselines.common.numpy_forward import numpy_forward_enabled
 from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_util import feed_callable
 from stable_baselines.common.tf_layers import (batch_to_seq, conv, conv_to_fc, flatten, linear, lstm,
                                                seq_to_batch)
 
@@ -163,6 +166,19 @@ class BasePolicy(ABC):
         self.reuse = reuse
         self.ob_space = ob_space
         self.ac_space = ac_space
+
+    # NumPy inference copy of the network (see FeedForwardPolicy.enable_numpy_forward); None: use the graph
+    _numpy_forward = None
+
+    def invalidate_numpy_forward(self) -> None:
+        """
+        Tell the policy that its weights in the graph have changed, so that a NumPy copy of them
+        (if the policy keeps one) is read again before the next use. Policies without such a copy
+        ignore this.
+        """
+        forward = getattr(self, "_numpy_forward", None)
+        if forward is not None and hasattr(forward, "stale"):
+            forward.stale = True
 
     @property
     def is_discrete(self) -> bool:
@@ -621,7 +637,8 @@ class FeedForwardPolicy(ActorCriticPolicy):
                 layers = [64, 64]
             net_arch = [dict(vf=list(layers), pi=list(layers))]
 
-        with tf.variable_scope("model", reuse=reuse):
+        custom_getter = tf.get_variable_scope().custom_getter
+        with tf.variable_scope("model", reuse=reuse) as model_scope:
             if feature_extraction == "cnn":
                 pi_latent = vf_latent = cnn_extractor(self.processed_obs, **kwargs)
             else:
@@ -633,19 +650,83 @@ class FeedForwardPolicy(ActorCriticPolicy):
                 self.pdtype.proba_distribution_from_latent(pi_latent, vf_latent, init_scale=0.01)
 
         self._setup_init()
+        # what the NumPy inference path needs to rebuild this network (None: not supported, use the graph)
+        self._numpy_spec = None
+        if feature_extraction == "mlp" and custom_getter is None:
+            self._numpy_spec = {"scope": model_scope.name, "net_arch": net_arch, "act_fun": act_fun,
+                                "scale": False}
+        self._step_fetches = {}
 
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
              deterministic: bool = False) -> tuple:
+        forward = self._numpy_forward
+        # Stochastic steps (the rollouts of training) stay on the graph for now: with NumPy sampling, PPO2 on
+        # the Box identity task learned measurably worse over 10 seeds although every output matched the graph
+        # in distribution; until that is understood, only deterministic steps use the NumPy copy.
+        if forward is not None and deterministic:
+            out = forward.step(obs, deterministic)
+            if out is not None:
+                return out
         action_op = self.deterministic_action if deterministic else self.action
-        action, value, neglogp = self.sess.run([action_op, self.value_flat, self.neglogp], {self.obs_ph: obs})
+        action, value, neglogp = self._graph_call(("step", bool(deterministic)),
+                                                  [action_op, self.value_flat, self.neglogp], obs)
         return action, value, self.initial_state, neglogp
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
-        return self.sess.run(self.policy_proba, {self.obs_ph: obs})
+        forward = self._numpy_forward
+        if forward is not None:
+            out = forward.proba(obs)
+            if out is not None:
+                return out
+        if isinstance(self.policy_proba, list):
+            return self._graph_call("proba", self.policy_proba, obs)
+        return self._graph_call("proba", [self.policy_proba], obs)[0]
 
     def value(self, obs: np.ndarray, state: Optional[np.ndarray] = None,
               mask: Optional[np.ndarray] = None) -> np.ndarray:
-        return self.sess.run(self.value_flat, {self.obs_ph: obs})
+        forward = self._numpy_forward
+        if forward is not None:
+            out = forward.value(obs)
+            if out is not None:
+                return out
+        return self._graph_call("value", [self.value_flat], obs)[0]
+
+    def _graph_call(self, key: Any, fetches: list, obs: Any) -> list:
+        """``sess.run(fetches, {obs_ph: obs})`` through a callable made once (see ``tf_util.feed_callable``)."""
+        calls = self.__dict__.setdefault("_graph_calls", {})
+        call = calls.get(key)
+        if call is None or call.sess is not self.sess:
+            call = calls[key] = feed_callable(self.sess, fetches, [self.obs_ph])
+        return call(obs)
+
+    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None) -> bool:
+        """
+        Let ``step``, ``proba_step`` and ``value`` compute in NumPy from a copy of the weights instead of
+        calling the session (see :mod:`stable_baselines.common.numpy_forward`). The copy is read from the
+        graph on first use and again after every :meth:`invalidate_numpy_forward`. Policies whose
+        network is not recognised (CNN feature extraction, custom getters, subclasses that change
+        ``step``) keep using the graph; so does every call the NumPy path cannot answer exactly.
+
+        :param rng: (np.random.Generator) the generator of stochastic actions (None: a fresh unseeded one)
+        :return: (bool) whether the NumPy path is active
+        """
+        self._numpy_forward = None
+        if self._numpy_spec is None or not numpy_forward_enabled():
+            return False
+        cls = type(self)
+        for method in ("step", "proba_step", "value"):
+            if getattr(cls, method) is not getattr(FeedForwardPolicy, method):
+                return False
+        forward = NumpyActorCriticForward.from_policy(self, rng)
+        if forward is None:
+            return False
+        self._numpy_forward = forward
+        return True
+
+    def disable_numpy_forward(self) -> None:
+        """Go back to computing ``step``, ``proba_step`` and ``value`` with the TensorFlow graph."""
+        self._numpy_forward = None
+
 
 
 class CnnPolicy(FeedForwardPolicy):
@@ -823,3 +904,368 @@ def register_policy(name: str, policy: Type[BasePolicy]) -> None:
         raise ValueError("Error: the name {} is alreay registered for a different policy, will not override."
                          .format(name))
     _policy_registry[sub_class][name] = policy
+
+
+def _mlp_layer_names(net_arch: list) -> Optional[Tuple[List[str], List[str], List[str]]]:
+    """
+    The variable scopes :func:`mlp_extractor` creates for ``net_arch``: shared, policy-only and value-only layers.
+
+    :param net_arch: (list) the network specification
+    :return: (([str], [str], [str]) or None) None if ``net_arch`` is not understood
+    """
+    shared, pi_layers, vf_layers = [], [], []
+    for idx, layer in enumerate(net_arch):
+        if isinstance(layer, (int, np.integer)) and not isinstance(layer, bool):
+            shared.append("shared_fc{}".format(idx))
+        elif isinstance(layer, dict):
+            pi_layers = ["pi_fc{}".format(i) for i in range(len(layer.get("pi", [])))]
+            vf_layers = ["vf_fc{}".format(i) for i in range(len(layer.get("vf", [])))]
+            break
+        else:
+            return None
+    return shared, pi_layers, vf_layers
+
+
+class NumpyActorCriticForward(object):
+    """
+    The inference of a feed-forward MLP actor-critic policy in NumPy (see
+    :mod:`stable_baselines.common.numpy_forward`), from a copy of the weights that is read from the
+    graph (one session call) whenever :attr:`stale` is set. Every method returns None when it cannot
+    answer exactly like the graph (unexpected input), and the policy then runs the graph.
+
+    :param policy: (FeedForwardPolicy) the policy
+    :param variables: ([tf.Variable]) the variables to read, in the order of the plan
+    :param plan: (dict) layer structure (see :meth:`from_policy`)
+    :param rng: (np.random.Generator) the generator of stochastic actions
+    """
+
+    def __init__(self, policy, variables, plan, rng):
+        self.policy = policy
+        self.sess = policy.sess
+        self.variables = variables
+        self.plan = plan
+        self.rng = rng if rng is not None else nf.make_rng(None)
+        self.stale = True
+        self.ob_space = policy.ob_space
+        self.n_batch = policy.n_batch
+        self.activation = plan["activation"]
+        self.kind = plan["kind"]
+        self._fetch = None
+        self._box_obs = isinstance(policy.ob_space, spaces.Box)
+        self._n_in = plan["n_in"]
+        self._obs_shape = tuple(policy.ob_space.shape)
+        # filled by refresh()
+        self._shared = []
+        self._fused = None
+        self._pi = None
+        self._vf = None
+        self._n_param = plan["n_param"]
+        self._logstd = None
+        self._std = None
+
+    # ------------------------------------------------------------------------------------------
+    @classmethod
+    def from_policy(cls, policy, rng=None) -> Optional["NumpyActorCriticForward"]:
+        """
+        :param policy: (FeedForwardPolicy) a policy built with an MLP feature extraction
+        :param rng: (np.random.Generator) the generator of stochastic actions
+        :return: (NumpyActorCriticForward or None) None when the network or the spaces are not supported
+        """
+        spec = getattr(policy, "_numpy_spec", None)
+        if spec is None:
+            return None
+        activation = nf.numpy_activation(spec["act_fun"])
+        names = _mlp_layer_names(spec["net_arch"])
+        if activation is None or names is None:
+            return None
+        dist = policy.proba_distribution
+        if isinstance(dist, CategoricalProbabilityDistribution):
+            kind = "categorical"
+        elif isinstance(dist, DiagGaussianProbabilityDistribution):
+            kind = "gaussian"
+        elif isinstance(dist, BernoulliProbabilityDistribution):
+            kind = "bernoulli"
+        elif isinstance(dist, MultiCategoricalProbabilityDistribution):
+            kind = "multicategorical"
+        else:
+            return None
+        if not isinstance(policy.ob_space, (spaces.Box, spaces.Discrete, spaces.MultiBinary, spaces.MultiDiscrete)):
+            return None
+        graph = policy.sess.graph
+        by_name = {var.name: var for var in graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)}
+        scope = spec["scope"]
+
+        def layer(name):
+            weight = by_name.get("{}/{}/w:0".format(scope, name))
+            bias = by_name.get("{}/{}/b:0".format(scope, name))
+            if weight is None or bias is None:
+                return None
+            return weight, bias
+
+        shared_names, pi_names, vf_names = names
+        layers = {}
+        for name in shared_names + pi_names + vf_names + ["pi", "vf"]:
+            pair = layer(name)
+            if pair is None:
+                return None
+            layers[name] = pair
+        variables = []
+        for name in shared_names + pi_names + vf_names + ["pi", "vf"]:
+            variables.extend(layers[name])
+        if kind == "gaussian":
+            logstd = by_name.get("{}/pi/logstd:0".format(scope))
+            if logstd is None:
+                return None
+            variables.append(logstd)
+        probe_obs = nf.preprocess_observation(_probe_observation(policy.ob_space, 1), policy.ob_space)
+        if probe_obs is None:
+            return None
+        plan = {"shared": shared_names, "pi": pi_names, "vf": vf_names, "kind": kind, "activation": activation,
+                "n_in": probe_obs.shape[1], "n_param": int(layers["pi"][0].shape.as_list()[1]),
+                "nvec": getattr(policy.pdtype, "n_vec", None)}
+        forward = cls(policy, variables, plan, rng)
+        try:
+            if not forward.matches_graph():
+                return None
+        except Exception:  # pylint: disable=broad-except
+            return None
+        return forward
+
+    def refresh(self) -> None:
+        """Read the weights from the graph (one session call) and build the fused layer matrices."""
+        if self._fetch is None:
+            self._fetch = self.sess.make_callable(self.variables)
+        values = [np.ascontiguousarray(value, dtype=np.float32) for value in self._fetch()]
+        plan = self.plan
+        pos = 0
+
+        def take():
+            nonlocal pos
+            pair = (values[pos], values[pos + 1])
+            pos += 2
+            return pair
+
+        self._shared = [take() for _ in plan["shared"]]
+        pi_layers = [take() for _ in plan["pi"]]
+        vf_layers = [take() for _ in plan["vf"]]
+        self._pi = take()
+        self._vf = take()
+        self._pi_layers, self._vf_layers = pi_layers, vf_layers
+        if self.kind == "gaussian":
+            self._logstd = values[pos].reshape(1, -1)
+            self._std = np.exp(self._logstd)
+        # Fuse the policy and value branches into one matrix per depth (block-diagonal after the first),
+        # so that a step is one matmul per layer.
+        self._fused = None
+        if len(pi_layers) == len(vf_layers):
+            fused = []
+            for depth, ((w_pi, b_pi), (w_vf, b_vf)) in enumerate(zip(pi_layers + [self._pi], vf_layers + [self._vf])):
+                if depth == 0:
+                    weight = np.concatenate([w_pi, w_vf], axis=1)
+                else:
+                    weight = np.zeros((w_pi.shape[0] + w_vf.shape[0], w_pi.shape[1] + w_vf.shape[1]),
+                                      dtype=np.float32)
+                    weight[:w_pi.shape[0], :w_pi.shape[1]] = w_pi
+                    weight[w_pi.shape[0]:, w_pi.shape[1]:] = w_vf
+                fused.append((weight, np.concatenate([b_pi, b_vf])))
+            self._fused = fused
+        self.stale = False
+
+    # ------------------------------------------------------------------------------------------
+    def _inputs(self, obs) -> Optional[np.ndarray]:
+        if self.stale:
+            self.refresh()
+        if self._box_obs:
+            obs = np.asarray(obs)
+            if obs.shape[1:] != self._obs_shape or obs.dtype.kind not in "fiub":
+                return None
+            x = obs.astype(np.float32, copy=False).reshape(obs.shape[0], self._n_in)
+        else:
+            x = nf.preprocess_observation(obs, self.ob_space)
+            if x is None or x.ndim != 2 or x.shape[1] != self._n_in:
+                return None
+        if self.n_batch is not None and x.shape[0] != self.n_batch:
+            return None
+        return x
+
+    def _forward(self, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """:return: (np.ndarray, np.ndarray) distribution parameters (batch, n_param), values (batch,)"""
+        activation = self.activation
+        for weight, bias in self._shared:
+            x = activation(x @ weight + bias)
+        fused = self._fused
+        if fused is not None:
+            last = len(fused) - 1
+            for depth, (weight, bias) in enumerate(fused):
+                x = x @ weight + bias
+                if depth < last:
+                    x = activation(x)
+            return x[:, :self._n_param], x[:, self._n_param]
+        latent_pi = latent_vf = x
+        for weight, bias in self._pi_layers:
+            latent_pi = activation(latent_pi @ weight + bias)
+        for weight, bias in self._vf_layers:
+            latent_vf = activation(latent_vf @ weight + bias)
+        return latent_pi @ self._pi[0] + self._pi[1], (latent_vf @ self._vf[0] + self._vf[1])[:, 0]
+
+    def step(self, obs, deterministic: bool = False) -> Optional[tuple]:
+        """
+        :return: ((np.ndarray, np.ndarray, None, np.ndarray) or None) actions, values, states, neglogp
+        """
+        x = self._inputs(obs)
+        if x is None:
+            return None
+        param, value = self._forward(x)
+        kind = self.kind
+        if kind == "categorical":
+            logp = nf.log_softmax(param)
+            if deterministic:
+                action = param.argmax(axis=-1)
+            else:
+                action = nf.categorical_sample(param, self.rng, np.exp(logp))
+            neglogp = -logp[np.arange(logp.shape[0]), action]
+        elif kind == "gaussian":
+            if deterministic:
+                action = param
+            else:
+                action = nf.gaussian_sample(param, self._std, self.rng)
+            neglogp = nf.diag_gaussian_neglogp(param, self._logstd, action)
+        elif kind == "bernoulli":
+            probs = nf.sigmoid(param)
+            if deterministic:
+                action = np.round(probs).astype(np.float32)
+            else:
+                action = nf.bernoulli_sample(param, self.rng, probs)
+            neglogp = nf.bernoulli_neglogp(param, action)
+        else:  # multicategorical
+            actions, neglogp = [], 0
+            start = 0
+            for n_cat in self.plan["nvec"]:
+                logits = param[:, start:start + n_cat]
+                start += n_cat
+                logp = nf.log_softmax(logits)
+                if deterministic:
+                    act = logits.argmax(axis=-1)
+                else:
+                    act = nf.categorical_sample(logits, self.rng, np.exp(logp))
+                actions.append(act)
+                neglogp = neglogp - logp[np.arange(logp.shape[0]), act]
+            action = np.stack(actions, axis=-1)
+        return action, value, None, np.asarray(neglogp, dtype=np.float32)
+
+    def act(self, obs: np.ndarray, deterministic: bool = False) -> Optional[np.ndarray]:
+        """
+        The actions only (the policy branch alone): what ``predict`` needs.
+
+        :param obs: (np.ndarray) a batch of observations
+        :param deterministic: (bool) the mode of the distribution instead of a sample
+        :return: (np.ndarray or None) the actions, None if the graph must answer
+        """
+        kind = self.kind
+        if kind == "multicategorical":
+            out = self.step(obs, deterministic)
+            return None if out is None else out[0]
+        x = self._inputs(obs)
+        if x is None:
+            return None
+        activation = self.activation
+        for weight, bias in self._shared:
+            x = activation(x @ weight + bias)
+        for weight, bias in self._pi_layers:
+            x = activation(x @ weight + bias)
+        param = x @ self._pi[0] + self._pi[1]
+        if kind == "categorical":
+            if deterministic:
+                return param.argmax(axis=-1)
+            return nf.categorical_sample(param, self.rng)
+        if kind == "gaussian":
+            if deterministic:
+                return param
+            return nf.gaussian_sample(param, self._std, self.rng)
+        probs = nf.sigmoid(param)
+        if deterministic:
+            return np.round(probs).astype(np.float32)
+        return nf.bernoulli_sample(param, self.rng, probs)
+
+    def proba(self, obs) -> Any:
+        """:return: the ``policy_proba`` of the graph, or None"""
+        x = self._inputs(obs)
+        if x is None:
+            return None
+        param, _ = self._forward(x)
+        kind = self.kind
+        if kind == "categorical":
+            return nf.softmax(param)
+        if kind == "gaussian":
+            return [param, np.broadcast_to(self._std, param.shape).copy()]
+        if kind == "bernoulli":
+            return nf.sigmoid(param)
+        probas, start = [], 0
+        for n_cat in self.plan["nvec"]:
+            probas.append(nf.softmax(param[:, start:start + n_cat]))
+            start += n_cat
+        return probas
+
+    def value(self, obs) -> Optional[np.ndarray]:
+        """:return: (np.ndarray or None) the values, shape (batch,)"""
+        x = self._inputs(obs)
+        if x is None:
+            return None
+        return self._forward(x)[1]
+
+    def matches_graph(self, n_rows: int = 5, rtol: float = 1e-4, atol: float = 1e-5) -> bool:
+        """
+        Compare the NumPy forward with the graph on random observations (deterministic actions,
+        values, probabilities and neg-log-likelihoods).
+
+        :return: (bool) whether they agree to float32 precision
+        """
+        policy = self.policy
+        n_rows = n_rows if self.n_batch is None else self.n_batch
+        obs = _probe_observation(policy.ob_space, n_rows)
+        graph_out = policy.sess.run([policy.deterministic_action, policy.value_flat, policy.policy_proba],
+                                    {policy.obs_ph: obs})
+        numpy_step = self.step(obs, deterministic=True)
+        numpy_proba = self.proba(obs)
+        if numpy_step is None or numpy_proba is None:
+            return False
+        if numpy_step[0].shape != graph_out[0].shape or numpy_step[0].dtype != graph_out[0].dtype:
+            return False
+        if not np.allclose(numpy_step[1], graph_out[1], rtol=rtol, atol=atol):
+            return False
+        graph_probas = graph_out[2] if isinstance(graph_out[2], list) else [graph_out[2]]
+        numpy_probas = numpy_proba if isinstance(numpy_proba, list) else [numpy_proba]
+        if len(graph_probas) != len(numpy_probas):
+            return False
+        for left, right in zip(graph_probas, numpy_probas):
+            if np.shape(left) != np.shape(right) or not np.allclose(left, right, rtol=rtol, atol=atol):
+                return False
+        graph_neglogp = policy.sess.run(policy.neglogp, {policy.obs_ph: obs, policy.action: numpy_step[0]})
+        return bool(np.allclose(graph_neglogp, numpy_step[3], rtol=rtol, atol=1e-4))
+
+
+def _probe_observation(ob_space: spaces.Space, n_rows: int) -> np.ndarray:
+    """
+    Random observations of a space from a private generator (no global or space RNG is touched).
+
+    :param ob_space: (gymnasium.spaces.Space)
+    :param n_rows: (int)
+    :return: (np.ndarray) a batch of ``n_rows`` observations
+    """
+    rng = np.random.RandomState(1234)
+    if isinstance(ob_space, spaces.Box):
+        low = np.broadcast_to(np.asarray(ob_space.low, dtype=np.float64), ob_space.shape)
+        high = np.broadcast_to(np.asarray(ob_space.high, dtype=np.float64), ob_space.shape)
+        low = np.clip(np.where(np.isfinite(low), low, -2.0), -2.0, 2.0)
+        high = np.maximum(np.clip(np.where(np.isfinite(high), high, 2.0), -2.0, 2.0), low)
+        sample = rng.uniform(size=(n_rows,) + tuple(ob_space.shape)) * (high - low) + low
+        return sample.astype(ob_space.dtype)
+    if isinstance(ob_space, spaces.Discrete):
+        return (rng.randint(0, int(ob_space.n), size=(n_rows,)) + int(getattr(ob_space, "start", 0) or 0))
+    if isinstance(ob_space, spaces.MultiBinary):
+        return rng.randint(0, 2, size=(n_rows,) + tuple(np.atleast_1d(ob_space.n))).astype(np.float32)
+    if isinstance(ob_space, spaces.MultiDiscrete):
+        nvec = np.asarray(ob_space.nvec).reshape(-1)
+        start = np.asarray(getattr(ob_space, "start", np.zeros_like(nvec))).reshape(-1)
+        return (rng.randint(0, 1 << 30, size=(n_rows, nvec.shape[0])) % nvec + start).astype(np.int64)
+    raise NotImplementedError("no probe observation for {}".format(ob_space))

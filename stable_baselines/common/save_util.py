@@ -15,16 +15,18 @@ from a file: every pickle goes through :mod:`stable_baselines.common.safe_pickle
 (temporary file in the same directory, fsync, rename), so a crash never destroys the previous file.
 """
 import base64
+import contextlib
 import io
 import json
 import os
 import pickle
+import sys
 import tempfile
 import warnings
 import zipfile
 import zlib
 from collections import OrderedDict
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import cloudpickle
 import numpy as np
@@ -69,6 +71,50 @@ def is_json_serializable(item: Any) -> bool:
     return True
 
 
+# where TensorFlow 2 defines the public functions of tf.nn / tf.math (the ones a policy_kwargs may hold)
+_TF_FUNCTION_MODULES = ("tensorflow.python.ops.math_ops", "tensorflow.python.ops.nn_ops", "tensorflow.python.ops.nn",
+                        "tensorflow.python.ops.gen_math_ops", "tensorflow.python.ops.gen_nn_ops",
+                        "tensorflow.python.ops.standard_ops")
+
+
+def _tf_functions_in(value: Any, depth: int = 3) -> Iterator[Any]:
+    """Functions of TensorFlow found in ``value`` (itself, or inside dicts / lists / tuples)."""
+    if callable(value) and str(getattr(value, "__module__", "")).startswith("tensorflow"):
+        yield value
+    elif depth > 0 and isinstance(value, dict):
+        for item in value.values():
+            yield from _tf_functions_in(item, depth - 1)
+    elif depth > 0 and isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _tf_functions_in(item, depth - 1)
+
+
+@contextlib.contextmanager
+def _tf_functions_by_reference(value: Any) -> Iterator[None]:
+    """
+    Let pickle store the TensorFlow functions in ``value`` by reference, as the original's files did
+    (``tensorflow.python.ops.math_ops.tanh``). In TF 2, functions such as ``tf.nn.tanh`` are dispatch wrappers
+    whose ``__module__`` names a module where a different object lives, so pickle would refuse them; for the
+    time of the pickling, their ``__module__`` names a module that really holds them.
+    """
+    patched = []
+    try:
+        for function in _tf_functions_in(value):
+            name = getattr(function, "__qualname__", None)
+            home = sys.modules.get(function.__module__)
+            if not isinstance(name, str) or getattr(home, name, None) is function:
+                continue
+            for module_name in _TF_FUNCTION_MODULES:
+                if getattr(sys.modules.get(module_name), name, None) is function:
+                    patched.append((function, function.__module__))
+                    function.__module__ = module_name
+                    break
+        yield
+    finally:
+        for function, module_name in patched:
+            function.__module__ = module_name
+
+
 def data_to_json(data: Dict[str, Any]) -> str:
     """
     Turn data (class parameters) into a JSON string for storing
@@ -90,7 +136,8 @@ def data_to_json(data: Dict[str, Any]) -> str:
             serializable_data[data_key] = data_item
             continue
         try:
-            pickled = cloudpickle.dumps(data_item, protocol=PICKLE_PROTOCOL)
+            with _tf_functions_by_reference(data_item):
+                pickled = cloudpickle.dumps(data_item, protocol=PICKLE_PROTOCOL)
         except Exception as err:  # pylint: disable=broad-except
             raise TypeError("Cannot save entry {!r} of the model data: a {} is neither JSON serializable nor "
                             "picklable ({}: {})".format(data_key, type(data_item).__name__, type(err).__name__,

@@ -252,6 +252,94 @@ def initialize(sess: Optional[tf.Session] = None) -> None:
             sess.run(tf.variables_initializer(uninitialized))
 
 
+class FeedCallable(object):
+    """
+    A cheap repeated ``sess.run(fetches, {feeds[0]: args[0], ...})``.
+
+    ``Session.run`` spends most of its time in Python (analysing fetches and feeds at every call);
+    a callable made once from ``CallableOptions`` does that work once. Values are converted to the
+    placeholder dtypes and checked against the placeholder shapes as ``Session.run`` does, so the
+    results and the errors are those of ``sess.run``. Operations in ``fetches`` are run and give None.
+    If the session does not offer callables, every call goes through ``sess.run``.
+
+    :param sess: (tf.Session) the session
+    :param fetches: ([tf.Tensor or tf.Operation]) what to compute (a list)
+    :param feeds: ([tf.Tensor]) the tensors fed, in the order of the call's arguments
+    """
+
+    def __init__(self, sess: tf.Session, fetches: Sequence[Any], feeds: Sequence[tf.Tensor]):
+        self.sess = sess
+        self.fetches = list(fetches)
+        self.n_args = len(feeds)
+        # a tensor given twice is fed once, with the last value (as in a feed dict)
+        last_position = {}
+        for position, feed in enumerate(feeds):
+            last_position[feed] = position
+        self._positions = sorted(last_position.values())
+        self.feeds = [feeds[position] for position in self._positions]
+        self._all_positions = len(self._positions) == self.n_args
+        self._dtypes = [np.dtype(feed.dtype.as_numpy_dtype) for feed in self.feeds]
+        self._shapes = []
+        for feed in self.feeds:
+            shape = feed.get_shape()
+            self._shapes.append(None if shape.ndims is None else tuple(shape.as_list()))
+        self._tensor_slots = [idx for idx, fetch in enumerate(self.fetches) if isinstance(fetch, tf.Tensor)]
+        self._callable = None
+        make = getattr(sess, "_make_callable_from_options", None)
+        if make is not None:
+            try:
+                # pylint: disable=import-outside-toplevel
+                from tensorflow.core.protobuf import config_pb2
+                options = config_pb2.CallableOptions()
+                for feed in self.feeds:
+                    options.feed.append(feed.name)
+                for fetch in self.fetches:
+                    if isinstance(fetch, tf.Tensor):
+                        options.fetch.append(fetch.name)
+                    else:
+                        options.target.append(fetch.name)
+                self._callable = make(options)
+            except Exception:  # pylint: disable=broad-except
+                self._callable = None
+
+    def _check(self, idx: int, value: Any) -> np.ndarray:
+        value = np.asarray(value, dtype=self._dtypes[idx])
+        shape = self._shapes[idx]
+        if shape is not None:
+            given = value.shape
+            if len(given) != len(shape) or any(dim is not None and dim != size for dim, size in zip(shape, given)):
+                raise ValueError("Cannot feed value of shape {} for Tensor {}, which has shape {}".format(
+                    given, self.feeds[idx].name, self.feeds[idx].get_shape()))
+        return value
+
+    def __call__(self, *args: Any) -> list:
+        if len(args) != self.n_args:
+            raise TypeError("expected {} feed values ({}), got {}".format(
+                self.n_args, ", ".join(feed.name for feed in self.feeds), len(args)))
+        if not self._all_positions:
+            args = [args[position] for position in self._positions]
+        if self._callable is None or not self.fetches:
+            return self.sess.run(self.fetches, dict(zip(self.feeds, args)))
+        values = [self._check(idx, value) for idx, value in enumerate(args)]
+        out = self._callable(*values)
+        if len(self._tensor_slots) == len(self.fetches):
+            return list(out)
+        result = [None] * len(self.fetches)
+        for slot, value in zip(self._tensor_slots, out):
+            result[slot] = value
+        return result
+
+
+def feed_callable(sess: tf.Session, fetches: Sequence[Any], feeds: Sequence[tf.Tensor]) -> FeedCallable:
+    """
+    :param sess: (tf.Session) the session
+    :param fetches: ([tf.Tensor or tf.Operation]) what to compute
+    :param feeds: ([tf.Tensor]) the tensors fed, in the order of the call's arguments
+    :return: (FeedCallable) ``f(*values) -> list`` equivalent to ``sess.run(fetches, dict(zip(feeds, values)))``
+    """
+    return FeedCallable(sess, fetches, feeds)
+
+
 # ------------------------------------------------------------------------------------------------
 # Theano-like function
 # ------------------------------------------------------------------------------------------------

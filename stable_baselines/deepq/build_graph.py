@@ -461,5 +461,8 @@ def build_train(q_func: Callable, ob_space: spaces.Space, ac_space: spaces.Space
     # the same update without building the summary protobuf (used when no tensorboard writer is active)
     setattr(train, "td_errors_only", tf_util.function(inputs=train_inputs, outputs=td_error, updates=[optimize_expr]))
     update_target = tf_util.function([], [], updates=[update_target_expr])
+    # the pieces of a single-call training step built by the model (inputs, td error, update op, Q-network
+    # variables in creation order)
+    setattr(train, "parts", (train_inputs, td_error, optimize_expr, list(q_func_vars)))
 
     return act_f, train, update_target, step_model

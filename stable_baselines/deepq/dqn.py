@@ -112,6 +112,8 @@ class DQN(OffPolicyRLModel):
         self.exploration = None
         self.params = None
         self.summary = None
+        self._fused_train = None
+        self._eps_var = None
 
         if _init_setup_model:
             self.setup_model()
@@ -157,10 +159,29 @@ class DQN(OffPolicyRLModel):
                 self.proba_step = self.step_model.proba_step
                 self.params = tf_util.get_trainable_vars("deepq")
 
+                # Acting without a session call: the Q-network in NumPy (MLP policies), its weights handed over
+                # by every training step (one session call: update, TD errors, updated weights); all built
+                # before the session first runs the graph
+                train_inputs, td_error, optimize_expr, q_func_vars = self._train_step.parts
+                trainable_names = {var.name for var in tf.trainable_variables()}
+                q_trainable = [var for var in q_func_vars if var.name in trainable_names]
+                forward = None
+                if self.step_model.enable_numpy_forward(variables=q_trainable):
+                    forward = self.step_model._numpy_forward
+                fetches = [td_error]
+                if forward is not None:
+                    fetches.append(self._flat_after([optimize_expr], forward.variables))
+                eps_vars = [var for var in tf.global_variables() if var.name == "deepq/eps:0"]
+                self._eps_var = None
+                if eps_vars:
+                    eps_ph = tf.placeholder(tf.float32, (), name="deepq/eps_value")
+                    self._eps_var = (eps_ph, eps_vars[0].assign(eps_ph))
+
                 # Initialize the parameters and copy them to the target network.
                 self.summary = tf.summary.merge_all()
                 self.sess.run(tf.global_variables_initializer())
                 self.update_target(sess=self.sess)
+                self._fused_train = self._fast_callable(self.sess, train_inputs, fetches, [optimize_expr])
 
     def _exploration_schedule(self, total_timesteps: int) -> LinearSchedule:
         """
@@ -232,10 +253,16 @@ class DQN(OffPolicyRLModel):
             episode_rewards = [0.0]
             episode_successes = []
 
+            mean_100ep_reward = None
             callback.on_training_start(locals(), globals())
             callback.on_rollout_start()
 
             is_vec_env = isinstance(self.env, VecEnv)
+            # NumPy acting (epsilon-greedy without parameter noise, MLP Q-network), else the act graph
+            numpy_q = self.step_model._numpy_forward if not self.param_noise else None
+            rng = self._numpy_forward_rng()
+            n_actions = int(self.action_space.n)
+            last_eps = None
             reset = True
             obs, _ = reset_env(self.env)
             # Retrieve unnormalized observation for saving into the buffer
@@ -261,8 +288,19 @@ class DQN(OffPolicyRLModel):
                     kwargs['reset'] = reset
                     kwargs['update_param_noise_threshold'] = update_param_noise_threshold
                     kwargs['update_param_noise_scale'] = True
-                with self.sess.as_default():
-                    action = self.act(np.array(obs)[None], update_eps=update_eps, **kwargs)[0]
+                action = None
+                if numpy_q is not None:
+                    # epsilon-greedy on the Q-values computed in NumPy (no session call)
+                    q_values = numpy_q.q_values(np.array(obs)[None])
+                    if q_values is not None:
+                        if rng.random() < update_eps:
+                            action = np.int64(rng.integers(n_actions))
+                        else:
+                            action = np.int64(np.argmax(q_values[0]))
+                        last_eps = update_eps
+                if action is None:
+                    with self.sess.as_default():
+                        action = self.act(np.array(obs)[None], update_eps=update_eps, **kwargs)[0]
                 env_action = action
                 reset = False
                 new_obs, rew, terminated, truncated, info = step_env(self.env, env_action)
@@ -322,6 +360,13 @@ class DQN(OffPolicyRLModel):
                             summary, td_errors = self._train_step(obses_t, actions, rewards, obses_tp1, obses_tp1,
                                                                   dones, weights, sess=self.sess)
                         writer.add_summary(summary, self.num_timesteps)
+                    elif self._fused_train is not None:
+                        # one session call: the update, the TD errors and the updated Q-network weights
+                        out = self._fused_train(obses_t, actions, rewards, obses_tp1, obses_tp1, dones, weights)
+                        td_errors = out[0]
+                        if len(out) > 1:
+                            forward = self.step_model._numpy_forward
+                            forward.set_weights(self._unflatten(out[1], forward))
                     else:
                         train_fn = getattr(self._train_step, "td_errors_only", None)
                         if train_fn is not None:
@@ -330,6 +375,8 @@ class DQN(OffPolicyRLModel):
                         else:
                             _, td_errors = self._train_step(obses_t, actions, rewards, obses_tp1, obses_tp1, dones,
                                                             weights, sess=self.sess)
+                    if writer is not None or self._fused_train is None:
+                        self.step_model.invalidate_numpy_forward()
 
                     if self.prioritized_replay:
                         new_priorities = np.abs(td_errors) + self.prioritized_replay_eps
@@ -342,10 +389,12 @@ class DQN(OffPolicyRLModel):
                     # Update target network periodically.
                     self.update_target(sess=self.sess)
 
-                if len(episode_rewards[-101:-1]) == 0:
-                    mean_100ep_reward = -np.inf
-                else:
-                    mean_100ep_reward = round(float(np.mean(episode_rewards[-101:-1])), 1)
+                # the mean of the last 100 finished episodes (only changes when an episode ends)
+                if done or mean_100ep_reward is None:
+                    if len(episode_rewards[-101:-1]) == 0:
+                        mean_100ep_reward = -np.inf
+                    else:
+                        mean_100ep_reward = round(float(np.mean(episode_rewards[-101:-1])), 1)
 
                 num_episodes = len(episode_rewards)
                 if self.verbose >= 1 and done and log_interval is not None and len(episode_rewards) % log_interval == 0:
@@ -357,6 +406,11 @@ class DQN(OffPolicyRLModel):
                     logger.record_tabular("% time spent exploring",
                                           int(100 * self.exploration.value(self.num_timesteps)))
                     logger.dump_tabular()
+
+            if last_eps is not None and self._eps_var is not None:
+                # the exploration rate the act graph would have stored (saved with the parameters)
+                eps_ph, eps_assign = self._eps_var
+                self.sess.run(eps_assign, {eps_ph: last_eps})
 
         callback.on_training_end()
         return self

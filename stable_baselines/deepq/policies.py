@@ -10,6 +10,7 @@ from typing import Any, Callable, List, Optional, Tuple
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common import numpy_forward as nf
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import flatten, fully_connected, layer_norm as layer_norm_layer
@@ -136,10 +137,12 @@ class FeedForwardPolicy(DQNPolicy):
             if not isinstance(layer_size, (int, np.integer)) or isinstance(layer_size, bool) or layer_size <= 0:
                 raise ValueError("layers must be a list of positive ints, got {!r}".format(layers))
         self.layers = layers
+        self.act_fun = act_fun
         self.layer_norm = layer_norm
         self.feature_extraction = feature_extraction
 
         with tf.variable_scope("model", reuse=reuse):
+            self._model_scope = tf.get_variable_scope().name
             with tf.variable_scope("action_value"):
                 if feature_extraction == "cnn":
                     extracted_features = cnn_extractor(self.processed_obs, **kwargs)
@@ -174,7 +177,12 @@ class FeedForwardPolicy(DQNPolicy):
         :param deterministic: (bool) Whether or not to return deterministic actions.
         :return: (np.ndarray int, np.ndarray float, np.ndarray float) actions, q_values, states
         """
-        q_values, actions_proba = self.sess.run([self.q_values, self.policy_proba], {self.obs_ph: obs})
+        forward = self._numpy_forward
+        q_values = forward.q_values(obs) if forward is not None else None
+        if q_values is not None:
+            actions_proba = None if deterministic else nf.softmax(q_values)
+        else:
+            q_values, actions_proba = self.sess.run([self.q_values, self.policy_proba], {self.obs_ph: obs})
         if deterministic:
             actions = np.argmax(q_values, axis=1)
         else:
@@ -194,7 +202,134 @@ class FeedForwardPolicy(DQNPolicy):
         :param mask: (np.ndarray float) The last masks (used in recurrent policies)
         :return: (np.ndarray float) the action probability
         """
+        forward = self._numpy_forward
+        if forward is not None:
+            q_values = forward.q_values(obs)
+            if q_values is not None:
+                return nf.softmax(q_values)
         return self.sess.run(self.policy_proba, {self.obs_ph: obs})
+
+    def enable_numpy_forward(self, rng=None, variables=None) -> bool:
+        """
+        Let ``step`` and ``proba_step`` compute the Q-values in NumPy from a copy of the weights instead of
+        calling the session (see :mod:`stable_baselines.common.numpy_forward`): MLP feature extraction with a
+        supported activation, dueling or not, layer-normalized or not. The copy is read from the graph on first
+        use and after :meth:`invalidate_numpy_forward`; DQN also hands it the weights fetched with every
+        training step.
+
+        :param rng: (np.random.Generator) unused (the Q-network is deterministic), for a uniform interface
+        :param variables: ([tf.Variable]) the Q-network's variables in creation order (default: the trainable
+            variables under this policy's ``model`` scope; give them when the policy reuses another's)
+        :return: (bool) whether the NumPy path is active
+        """
+        del rng
+        self._numpy_forward = None
+        if self.feature_extraction != "mlp" or not nf.numpy_forward_enabled():
+            return False
+        cls = type(self)
+        for method in ("step", "proba_step"):
+            if getattr(cls, method) is not getattr(FeedForwardPolicy, method):
+                return False
+        activation = nf.numpy_activation(getattr(self, "act_fun", None))
+        if activation is None or not isinstance(self.ob_space, (spaces.Box, spaces.Discrete, spaces.MultiBinary,
+                                                                spaces.MultiDiscrete)):
+            return False
+        if variables is None:
+            variables = self.sess.graph.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                                       scope=self._model_scope + "/")
+        variables = list(variables)
+        if not variables:
+            return False
+        prefix = variables[0].name[:variables[0].name.index("action_value/")] \
+            if "action_value/" in variables[0].name else None
+        expected = _q_network_names(len(self.layers), self.layer_norm, self.dueling)
+        if prefix is None or [var.name[len(prefix):] for var in variables] != expected:
+            return False
+        self._numpy_forward = _NumpyQNetwork(self, variables, activation)
+        return True
+
+    def disable_numpy_forward(self) -> None:
+        """Go back to computing ``step`` and ``proba_step`` with the TensorFlow graph."""
+        self._numpy_forward = None
+
+
+def _q_network_names(n_hidden: int, layer_norm: bool, dueling: bool) -> List[str]:
+    """Variable names (after the ``model/`` scope) of the MLP Q-network, in creation order."""
+    names = []
+    for stream in (["action_value", "state_value"] if dueling else ["action_value"]):
+        for idx in range(n_hidden + 1):
+            layer = "fully_connected" if idx == 0 else "fully_connected_{}".format(idx)
+            names += ["{}/{}/weights:0".format(stream, layer), "{}/{}/biases:0".format(stream, layer)]
+            if layer_norm and idx < n_hidden:
+                norm = "LayerNorm" if idx == 0 else "LayerNorm_{}".format(idx)
+                names += ["{}/{}/beta:0".format(stream, norm), "{}/{}/gamma:0".format(stream, norm)]
+    return names
+
+
+class _NumpyQNetwork(object):
+    """
+    The MLP Q-network of a DQN :class:`FeedForwardPolicy` in NumPy (the graph's float32 arithmetic: dense
+    stacks, optional layer norm, dueling combination). ``q_values`` returns None for inputs it cannot answer
+    exactly (the policy then runs the graph).
+
+    :param policy: (FeedForwardPolicy) the policy
+    :param variables: ([tf.Variable]) the Q-network's variables in creation order
+    :param activation: (callable) the NumPy activation
+    """
+
+    def __init__(self, policy, variables, activation):
+        self.sess = policy.sess
+        self.variables = list(variables)
+        self.ob_space = policy.ob_space
+        self.activation = activation
+        self.n_hidden = len(policy.layers)
+        self.layer_norm = bool(policy.layer_norm)
+        self.dueling = bool(policy.dueling)
+        self.stale = True
+        self._box_obs = isinstance(self.ob_space, spaces.Box)
+        self._streams = None
+
+    def set_weights(self, values: List[np.ndarray]) -> None:
+        """
+        :param values: ([np.ndarray]) the values of ``variables`` (kept by reference: pass arrays nobody modifies)
+        """
+        values = list(values)
+        streams, pos = [], 0
+        for _ in range(2 if self.dueling else 1):
+            layers, norms = [], []
+            for idx in range(self.n_hidden + 1):
+                layers.append((values[pos], values[pos + 1]))
+                pos += 2
+                if self.layer_norm and idx < self.n_hidden:
+                    norms.append((values[pos + 1], values[pos]))  # (gamma, beta); beta is created first
+                    pos += 2
+            streams.append((layers, (norms + [None]) if self.layer_norm else None))
+        self._streams = streams
+        self.stale = False
+
+    def q_values(self, obs: np.ndarray):
+        """
+        :param obs: (np.ndarray) a batch of observations
+        :return: (np.ndarray or None) float32 Q-values, shape (batch, n_actions)
+        """
+        if self.stale:
+            self.set_weights([np.array(value) for value in self.sess.run(self.variables)])
+        obs = np.asarray(obs)
+        if obs.dtype == object or obs.ndim < 1 or obs.shape[1:] != self.ob_space.shape:
+            return None
+        if self._box_obs:
+            features = obs.astype(np.float32, copy=False).reshape(obs.shape[0], -1)
+        else:
+            features = nf.preprocess_observation(obs, self.ob_space)
+            if features is None:
+                return None
+        layers, norms = self._streams[0]
+        scores = nf.mlp_forward(features, layers, self.activation, activate_last=False, layer_norms=norms)
+        if not self.dueling:
+            return scores
+        layers, norms = self._streams[1]
+        state_score = nf.mlp_forward(features, layers, self.activation, activate_last=False, layer_norms=norms)
+        return state_score + (scores - scores.mean(axis=1, keepdims=True))
 
 
 def _pop_obs_phs(obs_ph: Any, kwargs: dict) -> Any:

@@ -187,12 +187,30 @@ class TransitionClassifier(object):
         :return: (np.ndarray) the reward, shape (n_samples, 1) for a batch of transitions, a 0-d array
             for a single (unbatched) observation
         """
-        sess = tf.get_default_session()
+        sess = self._session()
+        obs, actions, single = self._prepare_inputs(obs, actions)
+        feed_dict = {self.generator_obs_ph: obs, self.generator_acs_ph: actions}
+        reward = sess.run(self.reward_op, feed_dict)
+        if single:
+            # one transition: a 0-d array (numpy 2 no longer stores a (1, 1) array into a scalar slot)
+            return reward.reshape(())
+        return reward
+
+    def _session(self, sess=None):
+        if sess is None:
+            sess = tf.get_default_session()
         if sess is None:
             sess = self.sess
         if sess is None:
-            raise ValueError("TransitionClassifier.get_reward needs a session: call it inside "
+            raise ValueError("TransitionClassifier needs a session: call it inside "
                              "`with sess.as_default():` or set `.sess`")
+        return sess
+
+    def _prepare_inputs(self, obs, actions):
+        """
+        :return: (np.ndarray, np.ndarray, bool) the batched observations and actions, and whether a single
+            (unbatched) transition was given
+        """
         obs = np.asarray(obs)
         actions = np.asarray(actions)
         single = obs.ndim == len(self.observation_shape)
@@ -205,10 +223,59 @@ class TransitionClassifier(object):
             actions = np.expand_dims(actions, 0)
         if self.discrete_actions:
             actions = actions.reshape(-1)
+        return obs, actions, single
 
-        feed_dict = {self.generator_obs_ph: obs, self.generator_acs_ph: actions}
-        reward = sess.run(self.reward_op, feed_dict)
-        if single:
-            # one transition: a 0-d array (numpy 2 no longer stores a (1, 1) array into a scalar slot)
-            return reward.reshape(())
-        return reward
+    def numpy_reward_function(self, sess=None):
+        """
+        A NumPy copy of :meth:`get_reward`: the discriminator's weights and observation statistics are
+        read once, and the returned function computes the same float32 arithmetic as the graph without a
+        session call (GAIL's rollouts ask for one reward per step). The copy does not follow later
+        updates of the variables: take a new one after each discriminator update.
+
+        :param sess: (tf.Session) the session holding the variables (default: the default session, then ``.sess``)
+        :return: (callable) ``reward_fn(obs, actions) -> np.ndarray``, with the shapes of :meth:`get_reward`
+        """
+        sess = self._session(sess)
+        variables = self.get_trainable_variables()
+        fetches = list(variables)
+        if self.normalize:
+            fetches += [self.obs_rms.mean, self.obs_rms.std]
+        values = sess.run(fetches)
+        layers = [(np.asarray(values[i], np.float32), np.asarray(values[i + 1], np.float32))
+                  for i in range(0, len(variables), 2)]
+        if len(layers) != 3:
+            raise ValueError("TransitionClassifier.numpy_reward_function expects 3 dense layers under the scope "
+                             "{!r}, found {} variables".format(self.scope, len(variables)))
+        mean = std = None
+        if self.normalize:
+            mean, std = np.asarray(values[-2], np.float32), np.asarray(values[-1], np.float32)
+        n_inputs = int(np.prod(self.observation_shape)) if not self.discrete_observations else None
+        eye_actions = np.eye(self.n_actions, dtype=np.float32) if self.discrete_actions else None
+        eye_obs = np.eye(int(self.observation_space.n), dtype=np.float32) if self.discrete_observations else None
+
+        def reward_fn(obs, actions):
+            obs, actions, single = self._prepare_inputs(obs, actions)
+            if self.discrete_observations:
+                obs_in = eye_obs[obs.reshape(-1).astype(np.int64)]
+            else:
+                obs_in = obs.astype(np.float32)
+                if self.normalize:
+                    obs_in = (obs_in - mean) / std
+                obs_in = obs_in.reshape(-1, n_inputs)
+            if self.discrete_actions:
+                act_in = eye_actions[actions.astype(np.int64)]
+            else:
+                act_in = actions.astype(np.float32).reshape(-1, self.n_actions)
+            hidden = np.concatenate([obs_in, act_in], axis=1)
+            hidden = np.tanh(hidden @ layers[0][0] + layers[0][1])
+            hidden = np.tanh(hidden @ layers[1][0] + layers[1][1])
+            logits = hidden @ layers[2][0] + layers[2][1]
+            # -log(1 - sigmoid(logits) + 1e-8), sigmoid without overflow
+            exp_neg = np.exp(-np.abs(logits))
+            prob = np.where(logits >= 0, 1.0 / (1.0 + exp_neg), exp_neg / (1.0 + exp_neg)).astype(np.float32)
+            reward = -np.log(np.float32(1.0) - prob + np.float32(1e-8))
+            if single:
+                return reward.reshape(())
+            return reward
+
+        return reward_fn

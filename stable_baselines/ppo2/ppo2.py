@@ -236,6 +236,8 @@ class PPO2(ActorCriticRLModel):
                 self.value = act_model.value
                 self.initial_state = act_model.initial_state
                 tf.global_variables_initializer().run(session=self.sess)  # pylint: disable=E1101
+                # the acting policy computes in NumPy when it can (refreshed after every update)
+                self._enable_numpy_forward(act_model)
 
                 self.summary = tf.summary.merge_all()
 
@@ -261,16 +263,17 @@ class PPO2(ActorCriticRLModel):
         """
         advs = returns - values
         advs = (advs - advs.mean()) / (advs.std() + 1e-8)
-        td_map = {self.train_model.obs_ph: obs, self.action_ph: actions,
-                  self.advs_ph: advs, self.rewards_ph: returns,
-                  self.learning_rate_ph: learning_rate, self.clip_range_ph: cliprange,
-                  self.old_neglog_pac_ph: neglogpacs, self.old_vpred_ph: values}
+        feeds = [self.train_model.obs_ph, self.action_ph, self.advs_ph, self.rewards_ph, self.learning_rate_ph,
+                 self.clip_range_ph, self.old_neglog_pac_ph, self.old_vpred_ph]
+        feed_values = [obs, actions, advs, returns, learning_rate, cliprange, neglogpacs, values]
         if states is not None:
-            td_map[self.train_model.states_ph] = states
-            td_map[self.train_model.dones_ph] = masks
+            feeds += [self.train_model.states_ph, self.train_model.dones_ph]
+            feed_values += [states, masks]
 
         if cliprange_vf is not None and cliprange_vf >= 0:
-            td_map[self.clip_range_vf_ph] = cliprange_vf
+            feeds.append(self.clip_range_vf_ph)
+            feed_values.append(cliprange_vf)
+        td_map = dict(zip(feeds, feed_values))
 
         if states is None:
             update_fac = max(self.n_batch // self.nminibatches // self.noptepochs, 1)
@@ -291,7 +294,15 @@ class PPO2(ActorCriticRLModel):
                     [self.summary] + fetches, td_map)
             writer.add_summary(summary, (update * update_fac))
         else:
-            policy_loss, value_loss, policy_entropy, approxkl, clipfrac, _ = self.sess.run(fetches, td_map)
+            # one callable per feed signature (made once per session: much cheaper than sess.run)
+            key = (self.sess, len(feeds))
+            train_fn = self._train_fns.get(key) if getattr(self, "_train_fns", None) is not None else None
+            if train_fn is None:
+                self._train_fns = {k: v for k, v in (getattr(self, "_train_fns", None) or {}).items()
+                                   if k[0] is self.sess}
+                train_fn = self._train_fns[key] = tf_util.feed_callable(self.sess, fetches, feeds)
+            policy_loss, value_loss, policy_entropy, approxkl, clipfrac, _ = train_fn(*feed_values)
+        self.act_model.invalidate_numpy_forward()
 
         return policy_loss, value_loss, policy_entropy, approxkl, clipfrac
 

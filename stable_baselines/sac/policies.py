@@ -11,6 +11,7 @@ from typing import List, Tuple
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common import numpy_forward as nf
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import dense, flatten, mlp
@@ -209,6 +210,8 @@ class FeedForwardPolicy(SACPolicy):
 
         n_act = int(self.ac_space.shape[0])
         with tf.variable_scope(scope, reuse=reuse):
+            # the actor acting on the policy's own observations can be computed in NumPy (enable_numpy_forward)
+            self._numpy_actor_scope = tf.get_variable_scope().name if obs is self.processed_obs else None
             pi_h = self._features(obs)
             pi_h = mlp(pi_h, self.layers, self.activ_fn, layer_norm=self.layer_norm)
             # mean: `dense`, log std: `dense_1` (the std depends on the state, unlike PPO's
@@ -265,12 +268,166 @@ class FeedForwardPolicy(SACPolicy):
         return self.qf1, self.qf2, self.value_fn
 
     def step(self, obs: np.ndarray, state=None, mask=None, deterministic: bool = False) -> np.ndarray:
+        forward = self._numpy_forward
+        if forward is not None:
+            out = forward.step(obs, deterministic)
+            if out is not None:
+                return out
         if deterministic:
             return self.sess.run(self.deterministic_policy, {self.obs_ph: obs})
         return self.sess.run(self.policy, {self.obs_ph: obs})
 
     def proba_step(self, obs: np.ndarray, state=None, mask=None) -> List[np.ndarray]:
+        forward = self._numpy_forward
+        if forward is not None:
+            out = forward.proba(obs)
+            if out is not None:
+                return out
         return self.sess.run([self.act_mu, self.std], {self.obs_ph: obs})
+
+    def enable_numpy_forward(self, rng=None) -> bool:
+        """
+        Let ``step`` and ``proba_step`` compute the actor in NumPy from a copy of its weights instead of
+        calling the session (see :mod:`stable_baselines.common.numpy_forward`): an MLP actor built by
+        ``make_actor`` on the policy's own observations, with a supported activation. The copy is read from
+        the graph on first use and after :meth:`invalidate_numpy_forward`; SAC also hands it the weights
+        fetched with every training step. Stochastic actions draw their noise from ``rng``.
+
+        :param rng: (np.random.Generator) the generator of stochastic actions (None: a fresh unseeded one)
+        :return: (bool) whether the NumPy path is active
+        """
+        self._numpy_forward = None
+        scope = getattr(self, "_numpy_actor_scope", None)
+        if scope is None or self.feature_extraction != "mlp" or not nf.numpy_forward_enabled():
+            return False
+        cls = type(self)
+        for method in ("step", "proba_step", "make_actor", "_features"):
+            if getattr(cls, method) is not getattr(FeedForwardPolicy, method):
+                return False
+        activation = nf.numpy_activation(self.activ_fn)
+        if activation is None or not _numpy_obs_supported(self.ob_space):
+            return False
+        variables = self.sess.graph.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope=scope + "/")
+        expected = _dense_stack_names(len(self.layers), self.layer_norm, ["dense", "dense_1"])
+        if [var.name[len(scope) + 1:] for var in variables] != expected:
+            return False
+        self._numpy_forward = _NumpySACActor(self, variables, activation, rng)
+        return True
+
+    def disable_numpy_forward(self) -> None:
+        """Go back to computing ``step`` and ``proba_step`` with the TensorFlow graph."""
+        self._numpy_forward = None
+
+
+def _numpy_obs_supported(ob_space) -> bool:
+    return isinstance(ob_space, (spaces.Box, spaces.Discrete, spaces.MultiBinary, spaces.MultiDiscrete))
+
+
+def _dense_stack_names(n_hidden: int, layer_norm: bool, heads: List[str]) -> List[str]:
+    """Variable names (relative to the actor scope) of ``tf_layers.mlp`` + dense heads, in creation order."""
+    names = []
+    for idx in range(n_hidden):
+        names += ["fc{}/kernel:0".format(idx), "fc{}/bias:0".format(idx)]
+        if layer_norm:
+            norm = "LayerNorm" if idx == 0 else "LayerNorm_{}".format(idx)
+            names += [norm + "/beta:0", norm + "/gamma:0"]
+    for head in heads:
+        names += [head + "/kernel:0", head + "/bias:0"]
+    return names
+
+
+class _NumpySACActor(object):
+    """
+    The SAC actor of a :class:`FeedForwardPolicy` in NumPy: the same float32 arithmetic as the graph
+    (dense stack, optional layer norm, mean and clipped log std heads, tanh squashing). Methods return
+    None for inputs they cannot answer exactly (the policy then runs the graph).
+
+    :param policy: (FeedForwardPolicy) the policy
+    :param variables: ([tf.Variable]) the actor's variables in creation order
+    :param activation: (callable) the NumPy activation
+    :param rng: (np.random.Generator) the generator of the Gaussian noise of stochastic actions
+    """
+
+    def __init__(self, policy, variables, activation, rng=None):
+        self.sess = policy.sess
+        self.variables = list(variables)
+        self.ob_space = policy.ob_space
+        self.activation = activation
+        self.rng = rng if rng is not None else nf.make_rng(None)
+        self.n_hidden = len(policy.layers)
+        self.layer_norm = bool(policy.layer_norm)
+        self.stale = True
+        self._box_obs = isinstance(self.ob_space, spaces.Box)
+        self._hidden, self._norms, self._mean, self._log_std = None, None, None, None
+
+    def set_weights(self, values: List[np.ndarray]) -> None:
+        """
+        :param values: ([np.ndarray]) the values of ``variables`` (kept by reference: pass arrays nobody modifies)
+        """
+        values = list(values)
+        per_layer = 4 if self.layer_norm else 2
+        hidden, norms = [], []
+        for idx in range(self.n_hidden):
+            pos = idx * per_layer
+            hidden.append((values[pos], values[pos + 1]))
+            if self.layer_norm:
+                norms.append((values[pos + 3], values[pos + 2]))  # (gamma, beta); beta is created first
+        pos = self.n_hidden * per_layer
+        self._hidden, self._norms = hidden, (norms if self.layer_norm else None)
+        self._mean, self._log_std = (values[pos], values[pos + 1]), (values[pos + 2], values[pos + 3])
+        self.stale = False
+
+    def _latent(self, obs: np.ndarray):
+        if self.stale:
+            self.set_weights([np.array(value) for value in self.sess.run(self.variables)])
+        obs = np.asarray(obs)
+        if obs.dtype == object or obs.ndim < 1 or obs.shape[1:] != self.ob_space.shape:
+            return None
+        if self._box_obs:
+            features = obs.astype(np.float32, copy=False).reshape(obs.shape[0], -1)
+        else:
+            features = nf.preprocess_observation(obs, self.ob_space)
+            if features is None:
+                return None
+        return nf.mlp_forward(features, self._hidden, self.activation, layer_norms=self._norms)
+
+    def _heads(self, obs: np.ndarray):
+        latent = self._latent(obs)
+        if latent is None:
+            return None
+        mean = nf.dense(latent, *self._mean)
+        log_std = np.clip(nf.dense(latent, *self._log_std), LOG_STD_MIN, LOG_STD_MAX)
+        return mean, log_std
+
+    def step(self, obs: np.ndarray, deterministic: bool = False):
+        """
+        :param obs: (np.ndarray) a batch of observations
+        :param deterministic: (bool) tanh of the mean, else tanh of a Gaussian sample
+        :return: (np.ndarray or None) float32 actions in [-1, 1]
+        """
+        if deterministic:
+            latent = self._latent(obs)
+            if latent is None:
+                return None
+            mean = nf.dense(latent, *self._mean)
+            return np.tanh(mean, out=mean)
+        heads = self._heads(obs)
+        if heads is None:
+            return None
+        mean, log_std = heads
+        noise = self.rng.standard_normal(mean.shape, dtype=np.float32)
+        return np.tanh(mean + np.exp(log_std) * noise)
+
+    def proba(self, obs: np.ndarray):
+        """
+        :param obs: (np.ndarray) a batch of observations
+        :return: ([np.ndarray] or None) the mean and the std of the Gaussian before squashing
+        """
+        heads = self._heads(obs)
+        if heads is None:
+            return None
+        mean, log_std = heads
+        return [mean, np.exp(log_std)]
 
 
 class CnnPolicy(FeedForwardPolicy):

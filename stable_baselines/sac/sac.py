@@ -362,24 +362,84 @@ class SAC(OffPolicyRLModel):
                 self.params = tf_util.get_trainable_vars("model")
                 self.target_params = tf_util.get_trainable_vars("target/values_fn/vf")
 
+                # Acting without a session call: the actor in NumPy (MLP policies), its weights handed over
+                # by every training step; built (as everything) before the session first runs the graph
+                self.policy_tf.enable_numpy_forward(self._numpy_forward_rng())
+                fused_train = self._setup_fused_train(train_ops=self.step_ops[9:12],
+                                                      source_params=source_params, target_params=target_params)
+
                 # Initialize Variables and target network
                 with self.sess.as_default():
                     self.sess.run(tf.global_variables_initializer())
                     self.sess.run(target_init_op)
 
                 self.summary = tf.summary.merge_all()
+                self._fused_train = {key: self._fast_callable(self.sess, *args) for key, args in fused_train.items()}
 
-    def _train_step(self, step: int, writer, learning_rate: float) -> tuple:
+    def _setup_fused_train(self, train_ops: list, source_params: list, target_params: list) -> dict:
+        """
+        Build the graph of the single-session-call training steps, used when no tensorboard writer is active:
+        the losses of ``infos_names``, all the updates, optionally the soft update of the target value network
+        after them, and (if the actor acts in NumPy) the updated actor weights, all in one call.
+
+        :param train_ops: ([tf.Operation]) the update ops of one gradient step
+        :param source_params: ([tf.Variable]) the value network
+        :param target_params: ([tf.Variable]) the target value network
+        :return: (dict) for ``update_target`` False and True, the (feeds, fetches, targets) of the callable
+        """
+        policy_loss, qf1_loss, qf2_loss, value_loss = self.step_ops[:4]
+        losses = [policy_loss, qf1_loss, qf2_loss, value_loss, self.entropy]
+        if self.log_ent_coef is not None:
+            losses += [self.step_ops[12], self.step_ops[13]]
+        with tf.control_dependencies(train_ops):
+            target_update = [tf.assign(target, (1 - self.tau) * target.read_value() + self.tau * source.read_value())
+                             for target, source in zip(target_params, source_params)]
+        forward = self.policy_tf._numpy_forward
+        feeds = [self.observations_ph, self.actions_ph, self.next_observations_ph, self.rewards_ph,
+                 self.terminals_ph, self.learning_rate_ph]
+        fused = {}
+        for with_target in (False, True):
+            updates = train_ops + (target_update if with_target else [])
+            fetches = list(losses)
+            if forward is not None:
+                fetches.append(self._flat_after(updates, forward.variables))
+            fused[with_target] = (feeds, fetches, updates)
+        return fused
+
+    def _train_step(self, step: int, writer, learning_rate: float, update_target: bool = False) -> tuple:
         """
         One gradient step on a minibatch of the replay buffer.
 
         :param step: (int) the current step (x axis of tensorboard)
         :param writer: (TensorFlow Summary.writer) the writer for tensorboard (can be None)
         :param learning_rate: (float) the learning rate
+        :param update_target: (bool) also update the target network (after the gradient step)
         :return: (tuple) the values of ``self.infos_names``
         """
         # Sample a batch from the replay buffer
         batch = self.replay_buffer.sample(self.batch_size, env=self._vec_normalize_env)
+        batch_obs, batch_actions, batch_rewards, batch_next_obs, batch_dones = batch
+
+        fused = getattr(self, "_fused_train", None)
+        if writer is None and fused is not None:
+            # one session call: losses, updates (and target update), updated actor weights
+            out = fused[bool(update_target)](
+                batch_obs, batch_actions, batch_next_obs,
+                np.asarray(batch_rewards, dtype=np.float32).reshape(self.batch_size, -1),
+                np.asarray(batch_dones, dtype=np.float32).reshape(self.batch_size, -1), learning_rate)
+            n_infos = len(self.infos_names)
+            if len(out) > n_infos:
+                forward = self.policy_tf._numpy_forward
+                forward.set_weights(self._unflatten(out[n_infos], forward))
+            return tuple(out[:n_infos])
+        self.policy_tf.invalidate_numpy_forward()
+        infos = self._train_step_graph(step, writer, learning_rate, batch)
+        if update_target:
+            self.sess.run(self.target_update_op)
+        return infos
+
+    def _train_step_graph(self, step: int, writer, learning_rate: float, batch: tuple) -> tuple:
+        """The training step with ``sess.run`` (and the tensorboard summary when ``writer`` is given)."""
         batch_obs, batch_actions, batch_rewards, batch_next_obs, batch_dones = batch
 
         feed_dict = {
@@ -470,6 +530,7 @@ class SAC(OffPolicyRLModel):
             n_updates = 0
             infos_values = []
 
+            mean_reward = None
             callback.on_training_start(locals(), globals())
             callback.on_rollout_start()
 
@@ -525,14 +586,15 @@ class SAC(OffPolicyRLModel):
                         # Compute current learning_rate
                         frac = 1.0 - step / total_timesteps
                         current_lr = self.learning_rate(frac)
-                        # Update policy and critics (q functions)
-                        mb_infos_vals.append(self._train_step(step, writer, current_lr))
-                        # Update target network
-                        if (step + grad_step) % self.target_update_interval == 0:
-                            # Update target network
-                            self.sess.run(self.target_update_op)
+                        # Update policy and critics (q functions), and the target network when due
+                        # (after the gradient step, in the same session call)
+                        mb_infos_vals.append(self._train_step(
+                            step, writer, current_lr,
+                            update_target=(step + grad_step) % self.target_update_interval == 0))
                     # Log losses and entropy, useful for monitor training
-                    if len(mb_infos_vals) > 0:
+                    if len(mb_infos_vals) == 1:
+                        infos_values = np.asarray(mb_infos_vals[0])  # the mean of one row, without np.mean
+                    elif len(mb_infos_vals) > 0:
                         infos_values = np.mean(mb_infos_vals, axis=0)
 
                     callback.on_rollout_start()
@@ -553,10 +615,12 @@ class SAC(OffPolicyRLModel):
                     if maybe_is_success is not None:
                         episode_successes.append(float(maybe_is_success))
 
-                if len(episode_rewards[-101:-1]) == 0:
-                    mean_reward = -np.inf
-                else:
-                    mean_reward = round(float(np.mean(episode_rewards[-101:-1])), 1)
+                # the mean of the last 100 finished episodes (only changes when an episode ends)
+                if done or mean_reward is None:
+                    if len(episode_rewards[-101:-1]) == 0:
+                        mean_reward = -np.inf
+                    else:
+                        mean_reward = round(float(np.mean(episode_rewards[-101:-1])), 1)
 
                 # substract 1 as we appended a new term just now
                 num_episodes = len(episode_rewards) - 1

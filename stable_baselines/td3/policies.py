@@ -12,6 +12,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common import numpy_forward as nf
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import dense, flatten, mlp
@@ -140,6 +141,8 @@ class FeedForwardPolicy(TD3Policy):
             obs = self.processed_obs
 
         with tf.variable_scope(scope, reuse=reuse):
+            # the actor acting on the policy's own observations can be computed in NumPy (enable_numpy_forward)
+            self._numpy_actor_scope = tf.get_variable_scope().name if obs is self.processed_obs else None
             pi_h = mlp(self._features(obs), self.layers, self.activ_fn, layer_norm=self.layer_norm)
             n_actions = int(self.ac_space.shape[0])
             self.policy = policy = dense(pi_h, n_actions, activation=tf.tanh)
@@ -175,7 +178,111 @@ class FeedForwardPolicy(TD3Policy):
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
         if self.policy is None:
             raise RuntimeError("The actor has not been built: call make_actor() before step()")
+        forward = self._numpy_forward
+        if forward is not None:
+            out = forward.step(obs)
+            if out is not None:
+                return out
         return self.sess.run(self.policy, {self.obs_ph: obs})
+
+    def enable_numpy_forward(self, rng=None) -> bool:
+        """
+        Let ``step`` compute the actor in NumPy from a copy of its weights instead of calling the session
+        (see :mod:`stable_baselines.common.numpy_forward`): an MLP actor built by ``make_actor`` on the policy's
+        own observations, with a supported activation. The copy is read from the graph on first use and after
+        :meth:`invalidate_numpy_forward`; TD3 also hands it the weights fetched with every actor update.
+
+        :param rng: (np.random.Generator) unused (the actor is deterministic), for a uniform interface
+        :return: (bool) whether the NumPy path is active
+        """
+        del rng
+        self._numpy_forward = None
+        scope = getattr(self, "_numpy_actor_scope", None)
+        if scope is None or self.feature_extraction != "mlp" or not nf.numpy_forward_enabled():
+            return False
+        cls = type(self)
+        for method in ("step", "make_actor", "_features"):
+            if getattr(cls, method) is not getattr(FeedForwardPolicy, method):
+                return False
+        activation = nf.numpy_activation(self.activ_fn)
+        if activation is None or not isinstance(self.ob_space, (spaces.Box, spaces.Discrete, spaces.MultiBinary,
+                                                                spaces.MultiDiscrete)):
+            return False
+        variables = self.sess.graph.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope=scope + "/")
+        expected = []
+        for idx in range(len(self.layers)):
+            expected += ["fc{}/kernel:0".format(idx), "fc{}/bias:0".format(idx)]
+            if self.layer_norm:
+                norm = "LayerNorm" if idx == 0 else "LayerNorm_{}".format(idx)
+                expected += [norm + "/beta:0", norm + "/gamma:0"]
+        expected += ["dense/kernel:0", "dense/bias:0"]
+        if [var.name[len(scope) + 1:] for var in variables] != expected:
+            return False
+        self._numpy_forward = _NumpyTD3Actor(self, variables, activation)
+        return True
+
+    def disable_numpy_forward(self) -> None:
+        """Go back to computing ``step`` with the TensorFlow graph."""
+        self._numpy_forward = None
+
+
+class _NumpyTD3Actor(object):
+    """
+    The TD3 actor of a :class:`FeedForwardPolicy` in NumPy: the graph's float32 arithmetic (dense stack,
+    optional layer norm, tanh head). ``step`` returns None for inputs it cannot answer exactly (the policy then
+    runs the graph).
+
+    :param policy: (FeedForwardPolicy) the policy
+    :param variables: ([tf.Variable]) the actor's variables in creation order
+    :param activation: (callable) the NumPy activation
+    """
+
+    def __init__(self, policy, variables, activation):
+        self.sess = policy.sess
+        self.variables = list(variables)
+        self.ob_space = policy.ob_space
+        self.activation = activation
+        self.n_hidden = len(policy.layers)
+        self.layer_norm = bool(policy.layer_norm)
+        self.stale = True
+        self._box_obs = isinstance(self.ob_space, spaces.Box)
+        self._layers, self._norms = None, None
+
+    def set_weights(self, values) -> None:
+        """
+        :param values: ([np.ndarray]) the values of ``variables`` (kept by reference: pass arrays nobody modifies)
+        """
+        values = list(values)
+        per_layer = 4 if self.layer_norm else 2
+        layers, norms = [], []
+        for idx in range(self.n_hidden):
+            pos = idx * per_layer
+            layers.append((values[pos], values[pos + 1]))
+            if self.layer_norm:
+                norms.append((values[pos + 3], values[pos + 2]))  # (gamma, beta); beta is created first
+        layers.append((values[-2], values[-1]))
+        self._layers = layers
+        self._norms = (norms + [None]) if self.layer_norm else None
+        self.stale = False
+
+    def step(self, obs: np.ndarray):
+        """
+        :param obs: (np.ndarray) a batch of observations
+        :return: (np.ndarray or None) float32 actions in [-1, 1]
+        """
+        if self.stale:
+            self.set_weights([np.array(value) for value in self.sess.run(self.variables)])
+        obs = np.asarray(obs)
+        if obs.dtype == object or obs.ndim < 1 or obs.shape[1:] != self.ob_space.shape:
+            return None
+        if self._box_obs:
+            features = obs.astype(np.float32, copy=False).reshape(obs.shape[0], -1)
+        else:
+            features = nf.preprocess_observation(obs, self.ob_space)
+            if features is None:
+                return None
+        out = nf.mlp_forward(features, self._layers, self.activation, activate_last=False, layer_norms=self._norms)
+        return np.tanh(out, out=out)
 
 
 class CnnPolicy(FeedForwardPolicy):

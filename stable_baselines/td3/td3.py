@@ -266,12 +266,27 @@ class TD3(OffPolicyRLModel):
                 self.params = tf_util.get_trainable_vars("model")
                 self.target_params = tf_util.get_trainable_vars("target/")
 
+                # Acting without a session call: the actor in NumPy (MLP policies), its weights handed over by
+                # every actor update; the single-call training steps (built before the session first runs)
+                forward = None
+                if self.policy_tf.enable_numpy_forward():
+                    forward = self.policy_tf._numpy_forward
+                feeds = [self.observations_ph, self.actions_ph, self.next_observations_ph, self.rewards_ph,
+                         self.terminals_ph, self.learning_rate_ph]
+                fused_train = {False: (feeds, [qf1_loss, qf2_loss], [train_values_op])}
+                policy_updates = [train_values_op, policy_train_op] + self.target_ops
+                policy_fetches = [qf1_loss, qf2_loss]
+                if forward is not None:
+                    policy_fetches.append(self._flat_after(policy_updates, forward.variables))
+                fused_train[True] = (feeds, policy_fetches, policy_updates)
+
                 # Initialize Variables and target network
                 with self.sess.as_default():
                     self.sess.run(tf.global_variables_initializer())
                     self.sess.run(target_init_op)
 
                 self.summary = tf.summary.merge_all()
+                self._fused_train = {key: self._fast_callable(self.sess, *args) for key, args in fused_train.items()}
 
     def _train_step(self, step: int, writer, learning_rate: float, update_policy: bool) -> Tuple[float, float]:
         """
@@ -287,6 +302,20 @@ class TD3(OffPolicyRLModel):
         batch = self.replay_buffer.sample(self.batch_size, env=self._vec_normalize_env)
         batch_obs, batch_actions, batch_rewards, batch_next_obs, batch_dones = batch
 
+        fused = getattr(self, "_fused_train", None)
+        if writer is None and fused is not None:
+            # one session call: the updates, the losses and (after an actor update) the new actor weights
+            out = fused[bool(update_policy)](
+                batch_obs, batch_actions, batch_next_obs,
+                np.asarray(batch_rewards, dtype=np.float32).reshape(self.batch_size, -1),
+                np.asarray(batch_dones, dtype=np.float32).reshape(self.batch_size, -1), learning_rate)
+            if len(out) > 2:
+                forward = self.policy_tf._numpy_forward
+                forward.set_weights(self._unflatten(out[2], forward))
+            return out[0], out[1]
+
+        if update_policy:
+            self.policy_tf.invalidate_numpy_forward()
         feed_dict = {
             self.observations_ph: batch_obs,
             self.actions_ph: batch_actions,
@@ -366,6 +395,7 @@ class TD3(OffPolicyRLModel):
             n_updates = 0
             infos_values = []
 
+            mean_reward = None
             callback.on_training_start(locals(), globals())
             callback.on_rollout_start()
 
@@ -430,7 +460,9 @@ class TD3(OffPolicyRLModel):
                             self._train_step(step, writer, current_lr, (step + grad_step) % self.policy_delay == 0))
 
                     # Log losses and entropy, useful for monitor training
-                    if len(mb_infos_vals) > 0:
+                    if len(mb_infos_vals) == 1:
+                        infos_values = np.asarray(mb_infos_vals[0])  # the mean of one row, without np.mean
+                    elif len(mb_infos_vals) > 0:
                         infos_values = np.mean(mb_infos_vals, axis=0)
 
                     callback.on_rollout_start()
@@ -451,10 +483,12 @@ class TD3(OffPolicyRLModel):
                     if maybe_is_success is not None:
                         episode_successes.append(float(maybe_is_success))
 
-                if len(episode_rewards[-101:-1]) == 0:
-                    mean_reward = -np.inf
-                else:
-                    mean_reward = round(float(np.mean(episode_rewards[-101:-1])), 1)
+                # the mean of the last 100 finished episodes (only changes when an episode ends)
+                if done or mean_reward is None:
+                    if len(episode_rewards[-101:-1]) == 0:
+                        mean_reward = -np.inf
+                    else:
+                        mean_reward = round(float(np.mean(episode_rewards[-101:-1])), 1)
 
                 # substract 1 as we appended a new term just now
                 num_episodes = len(episode_rewards) - 1

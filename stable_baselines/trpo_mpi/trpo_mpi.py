@@ -11,6 +11,7 @@ backtracking line search accepts the first step that improves the surrogate obje
 the mean KL divergence below ``1.5 * max_kl``. The value function is trained separately with Adam
 (:class:`MpiAdam`). GAIL (``stable_baselines.gail``) is TRPO with a learned reward.
 """
+import os
 import time
 from collections import deque
 from contextlib import contextmanager
@@ -39,6 +40,41 @@ SUPPORTED_SPACES = (spaces.Discrete, spaces.Box, spaces.MultiDiscrete, spaces.Mu
 
 def _space_names(space_types) -> str:
     return ", ".join(space_type.__name__ for space_type in space_types)
+
+
+class _RolloutRewardGiver(object):
+    """
+    What GAIL's rollouts ask for one reward per step: the discriminator's reward computed in NumPy from a
+    copy of its weights (no session call per step), taken again by :meth:`refresh` after every
+    discriminator update. Falls back to the graph when the classifier has no NumPy copy.
+
+    :param reward_giver: (TransitionClassifier) the discriminator
+    :param sess: (tf.Session) the session holding its variables
+    """
+
+    def __init__(self, reward_giver, sess) -> None:
+        self.reward_giver = reward_giver
+        self.sess = sess
+        self._reward_fn = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the discriminator's current weights and observation statistics."""
+        make_fn = getattr(self.reward_giver, "numpy_reward_function", None)
+        # STABLE_BASELINES_NUMPY_FORWARD=0 keeps every forward pass in the graph (as for the policies)
+        enabled = os.environ.get("STABLE_BASELINES_NUMPY_FORWARD", "1").strip().lower() not in ("0", "false", "no",
+                                                                                                  "off")
+        self._reward_fn = make_fn(self.sess) if (make_fn is not None and enabled) else None
+
+    def get_reward(self, obs, actions):
+        """
+        :param obs: (np.ndarray) the observation(s)
+        :param actions: (np.ndarray) the action(s)
+        :return: (np.ndarray) the reward(s), as TransitionClassifier.get_reward
+        """
+        if self._reward_fn is None:
+            return self.reward_giver.get_reward(obs, actions)
+        return self._reward_fn(obs, actions)
 
 
 class TRPO(ActorCriticRLModel):
@@ -388,8 +424,11 @@ class TRPO(ActorCriticRLModel):
             with self.sess.as_default():
                 callback.on_training_start(locals(), globals())
 
+                rollout_reward_giver = None
+                if self.using_gail:
+                    rollout_reward_giver = _RolloutRewardGiver(self.reward_giver, self.sess)
                 seg_gen = traj_segment_generator(self.policy_pi, self.env, self.timesteps_per_batch,
-                                                 reward_giver=self.reward_giver,
+                                                 reward_giver=rollout_reward_giver,
                                                  gail=self.using_gail, callback=callback)
 
                 episodes_so_far = 0
@@ -538,6 +577,7 @@ class TRPO(ActorCriticRLModel):
                     if self.using_gail:
                         # ------------------ Update D ------------------
                         self._train_discriminator(observation, action)
+                        rollout_reward_giver.refresh()
                         # lr: lengths and rewards
                         lr_local = (seg["ep_lens"], seg["ep_rets"], seg["ep_true_rets"])  # local values
                         list_lr_pairs = MPI.COMM_WORLD.allgather(lr_local)  # list of tuples

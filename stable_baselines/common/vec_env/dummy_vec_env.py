@@ -185,15 +185,22 @@ class DummyVecEnv(VecEnv):
     def step_wait(self):
         if self.actions is None:
             raise RuntimeError("DummyVecEnv.step_wait() called without a pending step_async(actions)")
-        for env_idx in range(self.num_envs):
-            obs, reward, done, info = step_env_auto_reset(self.envs[env_idx], self.actions[env_idx])
-            self.buf_rews[env_idx] = reward
-            self.buf_dones[env_idx] = done
-            self.buf_infos[env_idx] = info
-            self._save_obs(env_idx, obs)
+        single = self._single_obs_buf
+        buf_rews, buf_dones, buf_infos, actions = self.buf_rews, self.buf_dones, self.buf_infos, self.actions
+        for env_idx, env in enumerate(self.envs):
+            obs, reward, done, info = step_env_auto_reset(env, actions[env_idx])
+            buf_rews[env_idx] = reward
+            buf_dones[env_idx] = done
+            buf_infos[env_idx] = info
+            # plain array observations of the right shape go straight into the buffer
+            if single is not None and type(obs) is np.ndarray and obs.shape == single.shape[1:]:  # noqa: E721
+                single[env_idx] = obs
+            else:
+                self._save_obs(env_idx, obs)
         self.actions = None
-        return (self._obs_from_buf(), np.copy(self.buf_rews), np.copy(self.buf_dones),
-                deepcopy(self.buf_infos))
+        # infos are deep-copied (empty ones need no copy machinery)
+        infos = [deepcopy(info) if info else {} for info in buf_infos]
+        return self._obs_from_buf(), np.copy(buf_rews), np.copy(buf_dones), infos
 
     def seed(self, seed: Optional[int] = None) -> List[Any]:
         if seed is None:
@@ -249,7 +256,17 @@ class DummyVecEnv(VecEnv):
                 value = value.reshape(target.shape[1:])
             target[env_idx] = value
 
+    @property
+    def _single_obs_buf(self) -> Optional[np.ndarray]:
+        """The observation buffer when the observation space is not a Dict/Tuple space (else None)."""
+        if self.keys == [None]:
+            return self.buf_obs[None]
+        return None
+
     def _obs_from_buf(self):
+        single = self._single_obs_buf
+        if single is not None:
+            return np.copy(single)
         return dict_to_obs(self.observation_space, copy_obs_dict(self.buf_obs))
 
     def get_attr(self, attr_name, indices=None):

@@ -1,0 +1,392 @@
+"""
+NumPy inference helpers: the forward pass of small policies without a TensorFlow session call.
+
+A ``Session.run`` costs a few hundred microseconds whatever the graph; a 64x64 MLP forward in
+NumPy costs a few microseconds. Policies whose structure is known (dense stacks with a supported
+activation, optional layer normalisation) can therefore act from a NumPy copy of their weights,
+refreshed from the graph after every update. Anything not supported returns ``None`` from the
+builders here, and the caller falls back to the TensorFlow graph, so the NumPy path never gives
+different answers: it computes the same float32 arithmetic the graph computes.
+
+Interface (stable, used by the actor-critic policies and by the off-policy algorithms):
+
+- :func:`numpy_activation` ``(tf_fn) -> callable or None``: the NumPy twin of a TensorFlow
+  activation function (``tf.tanh``, ``tf.nn.relu``, ...), ``None`` when unknown.
+- :func:`dense` ``(x, kernel, bias) -> x @ kernel + bias`` (float32).
+- :func:`mlp_forward` ``(x, layers, activation, activate_last=True, layer_norms=None)``: a dense
+  stack; ``layers`` is a list of ``(kernel, bias)`` NumPy arrays; ``activation`` a NumPy callable
+  (or ``None`` for identity); ``layer_norms`` an optional list (one entry per layer, ``None`` or
+  ``(gamma, beta)``) applied before the activation, as ``tf_layers.mlp(..., layer_norm=True)`` does.
+- :func:`layer_norm` ``(x, gamma, beta, epsilon=LAYER_NORM_EPSILON)``: TF's layer norm over the last
+  axis (variance epsilon 1e-12, like ``tf.contrib.layers.layer_norm``).
+- :func:`softmax`, :func:`log_softmax`, :func:`sigmoid`: numerically stable float32 versions.
+- :func:`categorical_sample` ``(logits, rng) -> int64 actions`` (Gumbel-max, like the graph),
+  :func:`categorical_neglogp` ``(logits, actions)``.
+- :func:`gaussian_sample` ``(mean, std, rng)`` and :func:`diag_gaussian_neglogp`
+  ``(mean, logstd, x)``.
+- :func:`bernoulli_sample` ``(logits, rng) -> float32 in {0, 1}`` and
+  :func:`bernoulli_neglogp` ``(logits, x)``.
+- :func:`preprocess_observation` ``(obs, ob_space, scale=False)``: what
+  ``stable_baselines.common.input.observation_input`` computes (one-hot for discrete spaces, cast to
+  float32, optional scaling to [0, 1] of bounded boxes), or ``None`` for an unsupported space.
+- :func:`make_rng` ``(seed) -> numpy.random.Generator``: the generator used for stochastic actions
+  (seeded from the model seed, so a seeded run is reproducible).
+- :func:`numpy_forward_enabled` ``() -> bool``: ``False`` when the environment variable
+  ``STABLE_BASELINES_NUMPY_FORWARD=0`` is set (everything then uses the graph).
+
+Random draws come from a :class:`numpy.random.Generator`, not from TensorFlow's random ops, so a
+stochastic action differs from the one the graph would have drawn with the same seed; its
+distribution is the same, and deterministic actions, probabilities, values and neg-log-likelihoods
+equal the graph's to float32 precision.
+"""
+import os
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+LAYER_NORM_EPSILON = 1e-12
+_HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
+
+
+def numpy_forward_enabled() -> bool:
+    """
+    :return: (bool) whether the NumPy inference path may be used
+        (disable with the environment variable ``STABLE_BASELINES_NUMPY_FORWARD=0``)
+    """
+    return os.environ.get("STABLE_BASELINES_NUMPY_FORWARD", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+# ------------------------------------------------------------------------------------------------
+# activations
+# ------------------------------------------------------------------------------------------------
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0, out=x)
+
+
+def _tanh(x: np.ndarray) -> np.ndarray:
+    return np.tanh(x, out=x)
+
+
+def _sigmoid_inplace(x: np.ndarray) -> np.ndarray:
+    return sigmoid(x)
+
+
+def _elu(x: np.ndarray) -> np.ndarray:
+    return np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False)
+
+
+def _selu(x: np.ndarray) -> np.ndarray:
+    alpha = np.float32(1.6732632423543772848170429916717)
+    scale = np.float32(1.0507009873554804934193349852946)
+    return (scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))).astype(x.dtype, copy=False)
+
+
+def _softplus(x: np.ndarray) -> np.ndarray:
+    return np.logaddexp(np.float32(0), x).astype(x.dtype, copy=False)
+
+
+def _relu6(x: np.ndarray) -> np.ndarray:
+    return np.clip(x, 0, 6, out=x)
+
+
+def _leaky_relu(x: np.ndarray) -> np.ndarray:
+    # tf.nn.leaky_relu default alpha=0.2
+    return np.where(x > 0, x, np.float32(0.2) * x).astype(x.dtype, copy=False)
+
+
+def _softsign(x: np.ndarray) -> np.ndarray:
+    return x / (np.float32(1) + np.abs(x))
+
+
+def _identity(x: np.ndarray) -> np.ndarray:
+    return x
+
+
+_ACTIVATIONS = None  # type: Optional[List[Tuple[Any, Callable]]]
+
+
+def _activation_table() -> List[Tuple[Any, Callable]]:
+    global _ACTIVATIONS  # pylint: disable=global-statement
+    if _ACTIVATIONS is None:
+        from stable_baselines.common.tf_compat import tf  # pylint: disable=import-outside-toplevel
+        table = []
+        candidates = [
+            ("tanh", _tanh), ("nn.tanh", _tanh), ("math.tanh", _tanh),
+            ("nn.relu", _relu), ("nn.relu6", _relu6), ("nn.elu", _elu), ("nn.selu", _selu),
+            ("sigmoid", _sigmoid_inplace), ("nn.sigmoid", _sigmoid_inplace), ("math.sigmoid", _sigmoid_inplace),
+            ("nn.softplus", _softplus), ("math.softplus", _softplus), ("nn.softsign", _softsign),
+            ("math.softsign", _softsign), ("nn.leaky_relu", _leaky_relu), ("identity", _identity),
+        ]
+        for name, fun in candidates:
+            obj = tf
+            try:
+                for part in name.split("."):
+                    obj = getattr(obj, part)
+            except AttributeError:
+                continue
+            table.append((obj, fun))
+        _ACTIVATIONS = table
+    return _ACTIVATIONS
+
+
+def numpy_activation(tf_fn: Any) -> Optional[Callable[[np.ndarray], np.ndarray]]:
+    """
+    The NumPy equivalent of a TensorFlow activation function.
+
+    The returned callable may work in place on its (float32) argument and returns the result.
+
+    :param tf_fn: (callable or None) a TensorFlow activation (``tf.tanh``, ``tf.nn.relu``, ``tf.nn.elu``,
+        ``tf.nn.selu``, ``tf.sigmoid``, ``tf.nn.softplus``, ``tf.nn.softsign``, ``tf.nn.relu6``,
+        ``tf.nn.leaky_relu``, ``tf.identity``); ``None`` means identity
+    :return: (callable or None) the NumPy activation, or None if ``tf_fn`` is not recognised
+    """
+    if tf_fn is None:
+        return _identity
+    for known, fun in _activation_table():
+        if tf_fn is known:
+            return fun
+    # functools.wraps'd dispatch wrappers of TF expose the raw op through __wrapped__
+    wrapped = getattr(tf_fn, "__wrapped__", None)
+    if wrapped is not None and wrapped is not tf_fn:
+        for known, fun in _activation_table():
+            if wrapped is known or wrapped is getattr(known, "__wrapped__", None):
+                return fun
+    return None
+
+
+# ------------------------------------------------------------------------------------------------
+# layers
+# ------------------------------------------------------------------------------------------------
+def dense(x: np.ndarray, kernel: np.ndarray, bias: Optional[np.ndarray]) -> np.ndarray:
+    """
+    Fully connected layer ``x @ kernel + bias``.
+
+    :param x: (np.ndarray) float32 input, shape (batch, n_in)
+    :param kernel: (np.ndarray) float32 weights, shape (n_in, n_out)
+    :param bias: (np.ndarray or None) float32 bias, shape (n_out,)
+    :return: (np.ndarray) float32 output, shape (batch, n_out)
+    """
+    out = x @ kernel
+    if bias is not None:
+        out += bias
+    return out
+
+
+def layer_norm(x: np.ndarray, gamma: Optional[np.ndarray], beta: Optional[np.ndarray],
+               epsilon: float = LAYER_NORM_EPSILON) -> np.ndarray:
+    """
+    Layer normalisation over the last axis, with TensorFlow's formula
+    (``tf.nn.batch_normalization`` with the moments of the last axis).
+
+    :param x: (np.ndarray) float32 input
+    :param gamma: (np.ndarray or None) scale
+    :param beta: (np.ndarray or None) offset
+    :param epsilon: (float) variance epsilon (1e-12 as in ``tf.contrib.layers.layer_norm``)
+    :return: (np.ndarray) normalised float32 array
+    """
+    mean = x.mean(axis=-1, keepdims=True)
+    variance = np.square(x - mean).mean(axis=-1, keepdims=True)
+    inv = (1.0 / np.sqrt(variance + np.float32(epsilon))).astype(np.float32)
+    if gamma is not None:
+        inv = inv * gamma
+    offset = -mean * inv
+    if beta is not None:
+        offset = offset + beta
+    return (x * inv + offset).astype(np.float32, copy=False)
+
+
+def mlp_forward(x: np.ndarray, layers: Sequence[Tuple[np.ndarray, Optional[np.ndarray]]],
+                activation: Optional[Callable[[np.ndarray], np.ndarray]], activate_last: bool = True,
+                layer_norms: Optional[Sequence[Optional[Tuple[Optional[np.ndarray], Optional[np.ndarray]]]]] = None
+                ) -> np.ndarray:
+    """
+    Forward pass of a stack of dense layers.
+
+    :param x: (np.ndarray) float32 input, shape (batch, n_in)
+    :param layers: ([(np.ndarray, np.ndarray)]) the (kernel, bias) of each layer
+    :param activation: (callable or None) NumPy activation (see :func:`numpy_activation`); None: identity
+    :param activate_last: (bool) apply the activation (and layer norm) after the last layer too
+    :param layer_norms: ([None or (gamma, beta)]) optional layer normalisation per layer, applied between the
+        dense layer and its activation
+    :return: (np.ndarray) float32 output
+    """
+    n_layers = len(layers)
+    for idx, (kernel, bias) in enumerate(layers):
+        x = dense(x, kernel, bias)
+        if idx < n_layers - 1 or activate_last:
+            if layer_norms is not None and layer_norms[idx] is not None:
+                gamma, beta = layer_norms[idx]
+                x = layer_norm(x, gamma, beta)
+            if activation is not None:
+                x = activation(x)
+    return x
+
+
+# ------------------------------------------------------------------------------------------------
+# distributions
+# ------------------------------------------------------------------------------------------------
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """
+    :param x: (np.ndarray) logits
+    :return: (np.ndarray) 1 / (1 + exp(-x)), computed without overflow
+    """
+    x = np.asarray(x)
+    out = np.empty_like(x)
+    pos = x >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-x[pos]))
+    exp_x = np.exp(x[~pos])
+    out[~pos] = exp_x / (1.0 + exp_x)
+    return out
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    """
+    :param logits: (np.ndarray) shape (..., n)
+    :return: (np.ndarray) log-probabilities over the last axis
+    """
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """
+    :param logits: (np.ndarray) shape (..., n)
+    :return: (np.ndarray) probabilities over the last axis
+    """
+    exp_shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return exp_shifted / exp_shifted.sum(axis=-1, keepdims=True)
+
+
+def categorical_sample(logits: np.ndarray, rng: np.random.Generator,
+                       probs: Optional[np.ndarray] = None) -> np.ndarray:
+    """
+    Draw one category per row with the Gumbel-max trick, as the graph does:
+    ``argmax(logits - log(-log(U)))`` with ``U`` uniform in [0, 1).
+
+    :param logits: (np.ndarray) shape (batch, n)
+    :param rng: (np.random.Generator)
+    :param probs: (np.ndarray) unused (kept for callers that have the probabilities at hand)
+    :return: (np.ndarray) int64 actions, shape (batch,)
+    """
+    # float64 uniforms: U == 0 (whose log would warn) has probability 2**-53
+    return (logits - np.log(-np.log(rng.random(logits.shape)))).argmax(axis=-1).astype(np.int64, copy=False)
+
+
+def categorical_neglogp(logits: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """
+    :param logits: (np.ndarray) shape (batch, n)
+    :param actions: (np.ndarray) int actions, shape (batch,)
+    :return: (np.ndarray) float32 negative log-likelihood, shape (batch,)
+    """
+    logp = log_softmax(logits)
+    return (-logp[np.arange(logp.shape[0]), actions]).astype(np.float32, copy=False)
+
+
+def gaussian_sample(mean: np.ndarray, std: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """
+    :param mean: (np.ndarray) shape (batch, n)
+    :param std: (np.ndarray) broadcastable to ``mean``
+    :param rng: (np.random.Generator)
+    :return: (np.ndarray) float32 sample ``mean + std * N(0, 1)``
+    """
+    noise = rng.standard_normal(mean.shape, dtype=np.float32)
+    return mean + std * noise
+
+
+def diag_gaussian_neglogp(mean: np.ndarray, logstd: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """
+    :param mean: (np.ndarray) shape (batch, n)
+    :param logstd: (np.ndarray) broadcastable to ``mean``
+    :param x: (np.ndarray) values, shape (batch, n)
+    :return: (np.ndarray) float32 negative log-likelihood, shape (batch,)
+    """
+    logstd = np.broadcast_to(logstd, mean.shape)
+    out = 0.5 * np.square((x - mean) / np.exp(logstd)).sum(axis=-1) \
+        + np.float32(_HALF_LOG_2PI * mean.shape[-1]) + logstd.sum(axis=-1)
+    return out.astype(np.float32, copy=False)
+
+
+def bernoulli_sample(logits: np.ndarray, rng: np.random.Generator,
+                     probs: Optional[np.ndarray] = None) -> np.ndarray:
+    """
+    :param logits: (np.ndarray) shape (batch, n)
+    :param rng: (np.random.Generator)
+    :param probs: (np.ndarray) the sigmoid of ``logits`` if already computed
+    :return: (np.ndarray) float32 0/1 sample
+    """
+    if probs is None:
+        probs = sigmoid(logits)
+    return (rng.random(probs.shape, dtype=np.float32) < probs).astype(np.float32)
+
+
+def bernoulli_neglogp(logits: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """
+    Sum over the last axis of TF's ``sigmoid_cross_entropy_with_logits``.
+
+    :param logits: (np.ndarray) shape (batch, n)
+    :param x: (np.ndarray) labels in {0, 1}, shape (batch, n)
+    :return: (np.ndarray) float32, shape (batch,)
+    """
+    x = x.astype(np.float32, copy=False)
+    out = np.maximum(logits, 0) - logits * x + np.log1p(np.exp(-np.abs(logits)))
+    return out.sum(axis=-1).astype(np.float32, copy=False)
+
+
+# ------------------------------------------------------------------------------------------------
+# observations, randomness
+# ------------------------------------------------------------------------------------------------
+def preprocess_observation(obs: np.ndarray, ob_space: Any, scale: bool = False) -> Optional[np.ndarray]:
+    """
+    The processed observation ``stable_baselines.common.input.observation_input`` feeds to the network,
+    flattened to (batch, features) float32.
+
+    :param obs: (np.ndarray) a batch of observations, shape (batch,) + ob_space.shape
+    :param ob_space: (gymnasium.spaces.Space)
+    :param scale: (bool) scale bounded boxes to [0, 1] (CNN policies)
+    :return: (np.ndarray or None) float32 (batch, n_features), None for an unsupported space
+    """
+    from gymnasium import spaces  # pylint: disable=import-outside-toplevel
+    if isinstance(ob_space, spaces.Box):
+        out = np.asarray(obs, dtype=np.float32)
+        if scale:
+            low = np.asarray(ob_space.low, dtype=np.float64)
+            high = np.asarray(ob_space.high, dtype=np.float64)
+            if not np.any(np.isinf(low)) and not np.any(np.isinf(high)) and np.any((high - low) != 0):
+                span = high - low
+                span = np.where(span == 0, 1.0, span)
+                out = (out - low.astype(np.float32)) / span.astype(np.float32)
+        return out.reshape(out.shape[0], -1)
+    if isinstance(ob_space, spaces.Discrete):
+        index = np.asarray(obs).astype(np.int64).reshape(-1) - int(getattr(ob_space, "start", 0) or 0)
+        n = int(ob_space.n)
+        out = np.zeros((index.shape[0], n), dtype=np.float32)
+        valid = (index >= 0) & (index < n)
+        out[np.nonzero(valid)[0], index[valid]] = 1.0
+        return out
+    if isinstance(ob_space, spaces.MultiBinary):
+        out = np.asarray(obs, dtype=np.float32)
+        return out.reshape(out.shape[0], -1)
+    if isinstance(ob_space, spaces.MultiDiscrete):
+        nvec = np.asarray(ob_space.nvec).reshape(-1)
+        starts = np.asarray(getattr(ob_space, "start", np.zeros_like(nvec))).reshape(-1)
+        obs = np.asarray(obs).astype(np.int64).reshape(-1, nvec.shape[0]) - starts
+        parts = []
+        for idx, n in enumerate(nvec):
+            n = int(n)
+            part = np.zeros((obs.shape[0], n), dtype=np.float32)
+            col = obs[:, idx]
+            valid = (col >= 0) & (col < n)
+            part[np.nonzero(valid)[0], col[valid]] = 1.0
+            parts.append(part)
+        return np.concatenate(parts, axis=1)
+    return None
+
+
+def make_rng(seed: Optional[int] = None) -> np.random.Generator:
+    """
+    :param seed: (int or None) the model seed (None: fresh entropy)
+    :return: (np.random.Generator) the generator for stochastic actions of the NumPy path
+    """
+    if seed is None:
+        return np.random.default_rng()
+    return np.random.default_rng([int(seed) & 0xFFFFFFFF, 0x5B2])

@@ -1,0 +1,287 @@
+"""
+The fast paths of the off-policy algorithms (DQN, SAC, TD3): acting in NumPy from a copy of the weights that
+every training step hands over (one session call per gradient step), the fallback to the graph, and the
+array-backed replay buffer.
+"""
+import pickle
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+from stable_baselines import DQN, SAC, TD3
+from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
+from stable_baselines.common.callbacks import BaseCallback
+from stable_baselines.common.gym_compat import make_env
+from stable_baselines.common.identity_env import IdentityEnv
+from stable_baselines.common.tf_compat import tf
+
+CONTINUOUS = [(SAC, "MlpPolicy"), (SAC, "LnMlpPolicy"), (TD3, "MlpPolicy"), (TD3, "LnMlpPolicy")]
+DISCRETE = [("MlpPolicy", {}), ("MlpPolicy", dict(dueling=False)), ("LnMlpPolicy", {}),
+            ("MlpPolicy", dict(layers=[16, 8, 4], act_fun=tf.nn.tanh))]
+
+
+def _observations(env_id, n=16, seed=0):
+    space = make_env(env_id).observation_space
+    space.seed(seed)
+    return np.array([space.sample() for _ in range(n)])
+
+
+def _graph_actor(model, obs):
+    """The deterministic action of the graph (SAC: tanh of the mean; TD3: the actor)."""
+    policy = model.policy_tf
+    tensor = policy.deterministic_policy if isinstance(model, SAC) else policy.policy
+    return model.sess.run(tensor, {policy.obs_ph: obs})
+
+
+def _numpy_actor(model, obs):
+    out = model.policy_tf._numpy_forward.step(obs) if isinstance(model, TD3) else \
+        model.policy_tf._numpy_forward.step(obs, deterministic=True)
+    assert out is not None
+    return out
+
+
+def _randomize(model, scale=0.3, seed=1):
+    """Give the model random weights (through load_parameters, which refreshes the NumPy copies)."""
+    rng = np.random.RandomState(seed)
+    params = model.get_parameters()
+    model.load_parameters({name: (value + scale * rng.randn(*value.shape)).astype(value.dtype)
+                           for name, value in params.items()})
+
+
+# ----------------------------------------------------------------------------------------------
+# NumPy acting == graph acting
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("model_class,policy", CONTINUOUS)
+def test_continuous_actor_numpy_equals_graph(model_class, policy):
+    model = model_class(policy, "Pendulum-v1", seed=0, n_cpu_tf_sess=1)
+    assert model.policy_tf._numpy_forward is not None
+    _randomize(model)
+    obs = _observations("Pendulum-v1")
+    np.testing.assert_allclose(_numpy_actor(model, obs), _graph_actor(model, obs), rtol=1e-5, atol=1e-6)
+    # predict goes through the NumPy path and rescales as before
+    action, _ = model.predict(obs[0])
+    space = model.action_space
+    expected = space.low + (_graph_actor(model, obs[:1])[0] + 1.0) * 0.5 * (space.high - space.low)
+    np.testing.assert_allclose(action, expected, rtol=1e-5, atol=1e-5)
+    if model_class is SAC:
+        mean, std = model.policy_tf.proba_step(obs)
+        graph_mean, graph_std = model.sess.run([model.policy_tf.act_mu, model.policy_tf.std],
+                                               {model.policy_tf.obs_ph: obs})
+        np.testing.assert_allclose(mean, graph_mean, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(std, graph_std, rtol=1e-5, atol=1e-6)
+
+
+def test_sac_stochastic_numpy_actions_are_squashed_gaussian_samples():
+    model = SAC("MlpPolicy", "Pendulum-v1", seed=0, n_cpu_tf_sess=1)
+    # a Gaussian of mean 0.3 and std 0.5 before the tanh, whatever the observation
+    params = model.get_parameters()
+    for head, bias in (("dense", 0.3), ("dense_1", np.log(0.5))):
+        params["model/pi/{}/kernel:0".format(head)][:] = 0.0
+        params["model/pi/{}/bias:0".format(head)][:] = bias
+    model.load_parameters(params)
+    obs = np.repeat(_observations("Pendulum-v1", n=1), 4000, axis=0)
+    samples = model.policy_tf.step(obs, deterministic=False)
+    assert samples.shape == (4000, 1) and np.all(np.abs(samples) <= 1.0)
+    pre_tanh = np.arctanh(samples.astype(np.float64))
+    assert abs(pre_tanh.mean() - 0.3) < 5 * 0.5 / np.sqrt(4000)
+    assert abs(pre_tanh.std() - 0.5) < 0.03
+    # the noise comes from the model's seeded generator: same seed, same samples
+    other = SAC("MlpPolicy", "Pendulum-v1", seed=0, n_cpu_tf_sess=1)
+    other.load_parameters(model.get_parameters())
+    np.testing.assert_array_equal(other.policy_tf.step(obs[:50], deterministic=False), samples[:50])
+
+
+@pytest.mark.parametrize("policy,policy_kwargs", DISCRETE)
+def test_dqn_q_values_numpy_equal_graph(policy, policy_kwargs):
+    model = DQN(policy, "CartPole-v1", policy_kwargs=policy_kwargs, seed=0, n_cpu_tf_sess=1)
+    step_model = model.step_model
+    assert step_model._numpy_forward is not None
+    _randomize(model)
+    obs = _observations("CartPole-v1", n=32)
+    graph_q, graph_proba = model.sess.run([step_model.q_values, step_model.policy_proba], {step_model.obs_ph: obs})
+    actions, q_values, _ = step_model.step(obs, deterministic=True)
+    np.testing.assert_allclose(q_values, graph_q, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(actions, np.argmax(graph_q, axis=1))
+    np.testing.assert_allclose(model.action_probability(obs), graph_proba, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(model.predict(obs)[0], np.argmax(graph_q, axis=1))
+
+
+def test_dqn_discrete_observations_numpy_equal_graph():
+    model = DQN("MlpPolicy", IdentityEnv(5), seed=0, n_cpu_tf_sess=1)
+    assert model.step_model._numpy_forward is not None
+    _randomize(model)
+    obs = np.arange(5)
+    graph_q = model.sess.run(model.step_model.q_values, {model.step_model.obs_ph: obs})
+    np.testing.assert_allclose(model.step_model.step(obs)[1], graph_q, rtol=1e-5, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------------------------
+# weights in sync
+# ----------------------------------------------------------------------------------------------
+class _SyncCheck(BaseCallback):
+    """At every step: the NumPy copy holds the graph's current weights (no re-read needed)."""
+
+    def __init__(self, forward_of, obs, graph_fn, numpy_fn):
+        super(_SyncCheck, self).__init__()
+        self.forward_of, self.obs, self.graph_fn, self.numpy_fn = forward_of, obs, graph_fn, numpy_fn
+        self.checked = 0
+
+    def _on_step(self):
+        forward = self.forward_of(self.model)
+        if self.model.num_timesteps > 30:
+            assert not forward.stale  # handed over by the training step, not re-read from the graph
+            np.testing.assert_allclose(self.numpy_fn(self.model, self.obs), self.graph_fn(self.model, self.obs),
+                                       rtol=1e-5, atol=1e-6)
+            self.checked += 1
+        return True
+
+
+@pytest.mark.parametrize("model_class", [SAC, TD3])
+def test_continuous_weights_in_sync_after_every_train_step(model_class):
+    kwargs = dict(policy_delay=1, train_freq=1, gradient_steps=1) if model_class is TD3 else {}
+    model = model_class("MlpPolicy", "Pendulum-v1", learning_rate=1e-2, learning_starts=20, batch_size=16,
+                        seed=0, n_cpu_tf_sess=1, **kwargs)
+    obs = _observations("Pendulum-v1")
+    check = _SyncCheck(lambda m: m.policy_tf._numpy_forward, obs, _graph_actor, _numpy_actor)
+    before = _graph_actor(model, obs)
+    model.learn(60, callback=check)
+    assert check.checked == 30
+    assert np.abs(_graph_actor(model, obs) - before).max() > 1e-3  # the actor did move
+
+
+def test_dqn_weights_in_sync_after_every_train_step():
+    model = DQN("MlpPolicy", "CartPole-v1", learning_rate=1e-2, learning_starts=20, batch_size=16, seed=0,
+                n_cpu_tf_sess=1)
+    obs = _observations("CartPole-v1")
+
+    def graph_q(m, o):
+        return m.sess.run(m.step_model.q_values, {m.step_model.obs_ph: o})
+
+    check = _SyncCheck(lambda m: m.step_model._numpy_forward, obs, graph_q,
+                       lambda m, o: m.step_model._numpy_forward.q_values(o))
+    before = graph_q(model, obs)
+    model.learn(60, callback=check)
+    assert check.checked == 30 and np.abs(graph_q(model, obs) - before).max() > 1e-3
+
+
+def test_dqn_stores_the_exploration_rate_like_the_act_graph():
+    model = DQN("MlpPolicy", "CartPole-v1", learning_starts=10, exploration_fraction=0.5,
+                exploration_final_eps=0.25, seed=0, n_cpu_tf_sess=1)
+    model.learn(100)
+    eps = model.get_parameters()["deepq/eps:0"]
+    assert eps == pytest.approx(model.exploration.value(99), abs=1e-6)
+
+
+@pytest.mark.parametrize("model_class", [SAC, TD3])
+def test_numpy_copy_refreshed_after_load_parameters_and_load(model_class, tmp_path):
+    model = model_class("MlpPolicy", "Pendulum-v1", seed=0, n_cpu_tf_sess=1)
+    obs = _observations("Pendulum-v1")
+    _numpy_actor(model, obs)  # the copy is now fresh
+    _randomize(model, seed=3)  # load_parameters
+    np.testing.assert_allclose(_numpy_actor(model, obs), _graph_actor(model, obs), rtol=1e-5, atol=1e-6)
+    model.save(str(tmp_path / "model.zip"))
+    loaded = model_class.load(str(tmp_path / "model.zip"))
+    np.testing.assert_allclose(loaded.predict(obs)[0], model.predict(obs)[0], rtol=1e-5, atol=1e-6)
+    # changing the variables behind the library's back: refresh_numpy_forward() makes the copy read them again
+    with loaded.graph.as_default():
+        kernel = [var for var in loaded.params if var.name == "model/pi/dense/bias:0"][0]
+        loaded.sess.run(kernel.assign(kernel + 0.5))
+    loaded.refresh_numpy_forward()
+    np.testing.assert_allclose(_numpy_actor(loaded, obs), _graph_actor(loaded, obs), rtol=1e-5, atol=1e-6)
+
+
+def test_tensorboard_path_keeps_numpy_copy_consistent(tmp_path):
+    model = SAC("MlpPolicy", "Pendulum-v1", learning_rate=1e-2, learning_starts=10, batch_size=16, seed=0,
+                n_cpu_tf_sess=1, tensorboard_log=str(tmp_path))
+    model.learn(30)
+    obs = _observations("Pendulum-v1")
+    np.testing.assert_allclose(_numpy_actor(model, obs), _graph_actor(model, obs), rtol=1e-5, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------------------------
+# fallback to the graph
+# ----------------------------------------------------------------------------------------------
+def test_fallback_for_unsupported_policies(monkeypatch):
+    # an activation with no NumPy twin
+    model = SAC("MlpPolicy", "Pendulum-v1", policy_kwargs=dict(act_fun=lambda x: tf.nn.relu(x) * 0.5), seed=0)
+    assert model.policy_tf._numpy_forward is None
+    model.learn(120)
+    assert model.predict(_observations("Pendulum-v1", n=1)[0])[0].shape == (1,)
+    # disabled by the environment variable
+    monkeypatch.setenv("STABLE_BASELINES_NUMPY_FORWARD", "0")
+    model = TD3("MlpPolicy", "Pendulum-v1", seed=0)
+    assert model.policy_tf._numpy_forward is None
+    model.learn(120)
+    dqn = DQN("MlpPolicy", "CartPole-v1", learning_starts=10, seed=0)
+    assert dqn.step_model._numpy_forward is None
+    dqn.learn(30)
+    assert dqn.predict(_observations("CartPole-v1", n=1)[0])[0] in (0, 1)
+
+
+def test_cnn_policies_use_the_graph():
+    env = IdentityEnv(3)
+    env.observation_space = spaces.Box(0, 255, (12, 12, 1), dtype=np.uint8)
+    model = DQN("CnnPolicy", env, policy_kwargs=dict(cnn_extractor=_tiny_cnn), _init_setup_model=False)
+    model.setup_model()
+    assert model.step_model._numpy_forward is None
+    actions, _ = model.predict(np.zeros((2, 12, 12, 1), dtype=np.uint8))
+    assert actions.shape == (2,)
+
+
+def _tiny_cnn(scaled_images, **_kwargs):
+    from stable_baselines.common.tf_layers import conv, conv_to_fc, linear
+    layer = tf.nn.relu(conv(scaled_images, "c1", n_filters=4, filter_size=3, stride=2))
+    return tf.nn.relu(linear(conv_to_fc(layer), "fc1", n_hidden=8))
+
+
+def test_bad_observation_falls_back_to_the_graph_error():
+    model = TD3("MlpPolicy", "Pendulum-v1", seed=0)
+    with pytest.raises(ValueError):
+        model.predict(np.zeros(5))
+
+
+# ----------------------------------------------------------------------------------------------
+# replay buffer storage
+# ----------------------------------------------------------------------------------------------
+def test_buffer_arrays_and_list_view():
+    buffer = ReplayBuffer(4)
+    for i in range(6):
+        buffer.add(np.full(3, i, np.float32), np.int64(i % 2), float(i), np.full(3, i + 1, np.float32), i == 5)
+    assert buffer._arrays is not None and len(buffer.storage) == 4
+    assert [float(t[2]) for t in buffer.storage] == [4.0, 5.0, 2.0, 3.0]
+    assert [float(t[2]) for t in buffer.storage[1:3]] == [5.0, 2.0]
+    assert float(buffer.storage[-1][2]) == 3.0 and bool(buffer.storage[1][4])
+    with pytest.raises(IndexError):
+        buffer.storage[4]  # pylint: disable=pointless-statement
+    obs, act, rew, obs_tp1, done = buffer.sample(50)
+    assert obs.dtype == np.float32 and act.dtype == np.int64 and rew.dtype == np.float32
+    np.testing.assert_array_equal(obs_tp1, obs + 1)
+    np.testing.assert_array_equal(done, (rew == 5.0).astype(np.float32))
+    # pickling keeps everything
+    clone = pickle.loads(pickle.dumps(buffer))
+    assert len(clone) == 4
+    for mine, theirs in zip(clone.storage, buffer.storage):
+        for field_a, field_b in zip(mine, theirs):
+            np.testing.assert_array_equal(field_a, field_b)
+
+
+def test_buffer_falls_back_to_a_list_for_irregular_transitions():
+    buffer = ReplayBuffer(5)
+    buffer.add(np.zeros(2), 0, 1.0, np.zeros(2), False)
+    buffer.add(np.zeros(3), 1, 2.0, np.zeros(3), True)  # another shape
+    assert buffer._arrays is None and isinstance(buffer.storage, list) and len(buffer) == 2
+    np.testing.assert_array_equal(buffer.storage[0][0], np.zeros(2))
+    assert buffer.storage[1][2] == 2.0
+    prioritized = PrioritizedReplayBuffer(4, alpha=0.6)
+    prioritized.add({"a": 1}, 0, 0.0, {"a": 2}, False)  # objects
+    assert isinstance(prioritized.storage, list) and len(prioritized) == 1
+
+
+def test_buffer_unpickles_the_list_format():
+    buffer = ReplayBuffer(3)
+    state = {"_maxsize": 3, "_storage": [(np.zeros(2), np.ones(1), 1.0, np.ones(2), 0.0)], "_next_idx": 1}
+    buffer.__setstate__(state)
+    assert len(buffer) == 1 and buffer.storage[0][2] == 1.0
+    buffer.add(np.zeros(2), np.ones(1), 2.0, np.ones(2), 1.0)
+    assert len(buffer) == 2 and buffer.sample(4)[0].shape == (4, 2)
