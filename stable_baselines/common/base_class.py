@@ -24,6 +24,7 @@ from stable_baselines.common.numpy_forward import make_rng
 from stable_baselines.common.policies import (ActorCriticPolicy, BasePolicy, RecurrentActorCriticPolicy,
                                               get_policy_from_name)
 from stable_baselines.common.tf_compat import tf
+from stable_baselines.common import tf_util
 from stable_baselines.common.tf_util import make_session, total_episode_reward_logger
 from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper, unwrap_vec_normalize
 
@@ -137,6 +138,23 @@ class BaseRLModel(ABC):
         :return: Optional[VecNormalize] The ``VecNormalize`` env.
         """
         return self._vec_normalize_env
+
+    def _session_callable(self, key: Any, fetches: list, feeds: list) -> Any:
+        """
+        ``tf_util.feed_callable(self.sess, fetches, feeds)``, made once per session and ``key``.
+
+        :param key: (hashable) what distinguishes this callable from the model's others
+        :param fetches: ([tf.Tensor or tf.Operation]) what to compute
+        :param feeds: ([tf.Tensor]) the tensors fed, in the order of the call's arguments
+        :return: (tf_util.FeedCallable)
+        """
+        cache = self.__dict__.get("_session_callables")
+        if cache is None or cache[0] is not self.sess:
+            cache = self._session_callables = (self.sess, {})
+        call = cache[1].get(key)
+        if call is None:
+            call = cache[1][key] = tf_util.feed_callable(self.sess, fetches, feeds)
+        return call
 
     def _graph_fixes_n_envs(self) -> bool:
         """
@@ -1094,8 +1112,8 @@ class OffPolicyRLModel(BaseRLModel):
     @staticmethod
     def _fast_callable(sess: tf.Session, feeds: list, fetches: list, targets: list):
         """
-        A session callable with a fixed feed list (``Session._make_callable_from_options``: no per-call
-        fetch/feed processing in Python, unlike ``sess.run`` or ``sess.make_callable`` with a feed list).
+        A session callable with a fixed feed list (see ``tf_util.feed_callable``: no per-call fetch/feed
+        processing in Python, unlike ``sess.run``).
 
         :param sess: (tf.Session) the session
         :param feeds: ([tf.Tensor]) the placeholders, in the order of the call arguments
@@ -1103,20 +1121,11 @@ class OffPolicyRLModel(BaseRLModel):
         :param targets: ([tf.Operation or tf.Tensor]) what to run without returning it
         :return: (callable) ``f(*feed_values) -> [np.ndarray]``
         """
-        import sys  # pylint: disable=import-outside-toplevel
-        config_pb2 = sys.modules[type(tf.RunOptions()).__module__]
-        # a placeholder listed twice (e.g. DQN's target and double-Q observations) is fed once, by its first value
-        names = [feed.name for feed in feeds]
-        positions = [idx for idx, name in enumerate(names) if name not in names[:idx]]
-        options = config_pb2.CallableOptions()
-        options.feed.extend([names[idx] for idx in positions])
-        options.fetch.extend([fetch.name for fetch in fetches])
-        options.target.extend([getattr(target, "op", target).name for target in targets])
-        run = sess._make_callable_from_options(options)  # pylint: disable=protected-access
-        feed_dtypes = [(idx, feeds[idx].dtype.base_dtype.as_numpy_dtype) for idx in positions]
+        run = tf_util.feed_callable(sess, list(fetches) + list(targets), feeds)
+        n_fetches = len(fetches)
 
         def call(*values):
-            return run(*[np.asarray(values[idx], dtype=dtype) for idx, dtype in feed_dtypes])
+            return run(*values)[:n_fetches]
 
         return call
 

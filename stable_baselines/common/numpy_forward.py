@@ -335,6 +335,22 @@ def bernoulli_neglogp(logits: np.ndarray, x: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------
 # observations, randomness
 # ------------------------------------------------------------------------------------------------
+def observation_features(obs: Any, ob_space: Any) -> Optional[np.ndarray]:
+    """
+    A batch of observations as the float32 (batch, features) matrix the first dense layer of an MLP takes.
+
+    :param obs: (array_like) observations, shape (batch,) + ob_space.shape
+    :param ob_space: (gymnasium.spaces.Space) the observation space
+    :return: (np.ndarray or None) None when the batch does not fit the space (the caller uses the graph)
+    """
+    obs = np.asarray(obs)
+    if obs.dtype == object or obs.ndim < 1 or obs.shape[1:] != ob_space.shape:
+        return None
+    if obs.dtype == np.float32:  # the common case of Box observations: no conversion
+        return obs.reshape(obs.shape[0], -1)
+    return preprocess_observation(obs, ob_space)
+
+
 def preprocess_observation(obs: np.ndarray, ob_space: Any, scale: bool = False) -> Optional[np.ndarray]:
     """
     The processed observation ``stable_baselines.common.input.observation_input`` feeds to the network,

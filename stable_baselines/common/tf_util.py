@@ -9,6 +9,7 @@ an explicit ``graph.as_default()``.
 import copy
 import functools
 import os
+import sys
 from collections import OrderedDict
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
@@ -288,8 +289,8 @@ class FeedCallable(object):
         make = getattr(sess, "_make_callable_from_options", None)
         if make is not None:
             try:
-                # pylint: disable=import-outside-toplevel
-                from tensorflow.core.protobuf import config_pb2
+                # the protobuf module of RunOptions also defines CallableOptions (TF only through tf_compat)
+                config_pb2 = sys.modules[type(tf.RunOptions()).__module__]
                 options = config_pb2.CallableOptions()
                 for feed in self.feeds:
                     options.feed.append(feed.name)

@@ -286,7 +286,6 @@ class _NumpyQNetwork(object):
         self.layer_norm = bool(policy.layer_norm)
         self.dueling = bool(policy.dueling)
         self.stale = True
-        self._box_obs = isinstance(self.ob_space, spaces.Box)
         self._streams = None
 
     def set_weights(self, values: List[np.ndarray]) -> None:
@@ -314,15 +313,9 @@ class _NumpyQNetwork(object):
         """
         if self.stale:
             self.set_weights([np.array(value) for value in self.sess.run(self.variables)])
-        obs = np.asarray(obs)
-        if obs.dtype == object or obs.ndim < 1 or obs.shape[1:] != self.ob_space.shape:
+        features = nf.observation_features(obs, self.ob_space)
+        if features is None:
             return None
-        if self._box_obs:
-            features = obs.astype(np.float32, copy=False).reshape(obs.shape[0], -1)
-        else:
-            features = nf.preprocess_observation(obs, self.ob_space)
-            if features is None:
-                return None
         layers, norms = self._streams[0]
         scores = nf.mlp_forward(features, layers, self.activation, activate_last=False, layer_norms=norms)
         if not self.dueling:

@@ -295,12 +295,7 @@ class PPO2(ActorCriticRLModel):
             writer.add_summary(summary, (update * update_fac))
         else:
             # one callable per feed signature (made once per session: much cheaper than sess.run)
-            key = (self.sess, len(feeds))
-            train_fn = self._train_fns.get(key) if getattr(self, "_train_fns", None) is not None else None
-            if train_fn is None:
-                self._train_fns = {k: v for k, v in (getattr(self, "_train_fns", None) or {}).items()
-                                   if k[0] is self.sess}
-                train_fn = self._train_fns[key] = tf_util.feed_callable(self.sess, fetches, feeds)
+            train_fn = self._session_callable(("train", len(feeds)), fetches, feeds)
             policy_loss, value_loss, policy_entropy, approxkl, clipfrac, _ = train_fn(*feed_values)
         self.act_model.invalidate_numpy_forward()
 

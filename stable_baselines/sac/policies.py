@@ -357,7 +357,6 @@ class _NumpySACActor(object):
         self.n_hidden = len(policy.layers)
         self.layer_norm = bool(policy.layer_norm)
         self.stale = True
-        self._box_obs = isinstance(self.ob_space, spaces.Box)
         self._hidden, self._norms, self._mean, self._log_std = None, None, None, None
 
     def set_weights(self, values: List[np.ndarray]) -> None:
@@ -380,15 +379,9 @@ class _NumpySACActor(object):
     def _latent(self, obs: np.ndarray):
         if self.stale:
             self.set_weights([np.array(value) for value in self.sess.run(self.variables)])
-        obs = np.asarray(obs)
-        if obs.dtype == object or obs.ndim < 1 or obs.shape[1:] != self.ob_space.shape:
+        features = nf.observation_features(obs, self.ob_space)
+        if features is None:
             return None
-        if self._box_obs:
-            features = obs.astype(np.float32, copy=False).reshape(obs.shape[0], -1)
-        else:
-            features = nf.preprocess_observation(obs, self.ob_space)
-            if features is None:
-                return None
         return nf.mlp_forward(features, self._hidden, self.activation, layer_norms=self._norms)
 
     def _heads(self, obs: np.ndarray):

@@ -245,7 +245,6 @@ class _NumpyTD3Actor(object):
         self.n_hidden = len(policy.layers)
         self.layer_norm = bool(policy.layer_norm)
         self.stale = True
-        self._box_obs = isinstance(self.ob_space, spaces.Box)
         self._layers, self._norms = None, None
 
     def set_weights(self, values) -> None:
@@ -272,15 +271,9 @@ class _NumpyTD3Actor(object):
         """
         if self.stale:
             self.set_weights([np.array(value) for value in self.sess.run(self.variables)])
-        obs = np.asarray(obs)
-        if obs.dtype == object or obs.ndim < 1 or obs.shape[1:] != self.ob_space.shape:
+        features = nf.observation_features(obs, self.ob_space)
+        if features is None:
             return None
-        if self._box_obs:
-            features = obs.astype(np.float32, copy=False).reshape(obs.shape[0], -1)
-        else:
-            features = nf.preprocess_observation(obs, self.ob_space)
-            if features is None:
-                return None
         out = nf.mlp_forward(features, self._layers, self.activation, activate_last=False, layer_norms=self._norms)
         return np.tanh(out, out=out)
 
