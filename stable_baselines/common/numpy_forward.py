@@ -18,7 +18,7 @@ Interface (stable, used by the actor-critic policies and by the off-policy algor
   (or ``None`` for identity); ``layer_norms`` an optional list (one entry per layer, ``None`` or
   ``(gamma, beta)``) applied before the activation, as ``tf_layers.mlp(..., layer_norm=True)`` does.
 - :func:`layer_norm` ``(x, gamma, beta, epsilon=LAYER_NORM_EPSILON)``: TF's layer norm over the last
-  axis (variance epsilon 1e-12, like ``tf.contrib.layers.layer_norm``).
+  axis (variance epsilon 1e-12, like ``tf_layers.layer_norm``, the TF 1.15 layer it replaces).
 - :func:`softmax`, :func:`log_softmax`, :func:`sigmoid`: numerically stable float32 versions.
 - :func:`categorical_sample` ``(logits, rng) -> int64 actions`` (Gumbel-max, like the graph),
   :func:`categorical_neglogp` ``(logits, actions)``.
@@ -181,7 +181,7 @@ def layer_norm(x: np.ndarray, gamma: Optional[np.ndarray], beta: Optional[np.nda
     :param x: (np.ndarray) float32 input
     :param gamma: (np.ndarray or None) scale
     :param beta: (np.ndarray or None) offset
-    :param epsilon: (float) variance epsilon (1e-12 as in ``tf.contrib.layers.layer_norm``)
+    :param epsilon: (float) variance epsilon (1e-12 as in ``tf_layers.layer_norm``)
     :return: (np.ndarray) normalised float32 array
     """
     mean = x.mean(axis=-1, keepdims=True)
