@@ -54,7 +54,8 @@ def run(seed: int, timesteps: int = ZOO_TIMESTEPS, policy: str = "MlpPolicy") ->
     :param timesteps: (int) the training budget
     :param policy: (str) the policy name
     :return: (dict) seed, det / det_std and sto / sto_std (mean and std of the return over 20 episodes with
-        deterministic and stochastic actions), wall and cpu (seconds of training), fps (timesteps / wall)
+        deterministic and stochastic actions), wall and cpu (seconds of training), fps (timesteps / wall),
+        q_start (the critic's Q of the all-zero start state, mean over the actions; NaN for recurrent policies)
     """
     env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"), None) for _ in range(ZOO_N_ENVS)])
     model = ACER(policy, env, seed=seed, n_cpu_tf_sess=1, **ZOO_KWARGS)
@@ -64,7 +65,16 @@ def run(seed: int, timesteps: int = ZOO_TIMESTEPS, policy: str = "MlpPolicy") ->
     det, det_std = _evaluate(model, seed, deterministic=True)
     sto, sto_std = _evaluate(model, seed, deterministic=False)
     return dict(seed=seed, det=det, det_std=det_std, sto=sto, sto_std=sto_std, wall=wall, cpu=cpu,
-                fps=timesteps / wall)
+                fps=timesteps / wall, q_start=_q_start(model))
+
+
+def _q_start(model) -> float:
+    """The critic's value of the CartPole start state (all zeros), mean over the two actions."""
+    if model.initial_state is not None:
+        return float("nan")
+    policy = model.step_model
+    q_values = model.sess.run(policy.q_value, {policy.obs_ph: np.zeros((1,) + policy.ob_space.shape, np.float32)})
+    return float(np.mean(q_values))
 
 
 def main():
@@ -78,7 +88,8 @@ def main():
         result = run(seed, args.timesteps, args.policy)
         results.append(result)
         print("acer seed {seed}: deterministic {det:.1f} +/- {det_std:.1f}, stochastic {sto:.1f} +/- {sto_std:.1f}, "
-              "{fps:.0f} steps/s, wall {wall:.1f} s, cpu {cpu:.1f} s".format(**result), flush=True)
+              "Q(start) {q_start:.1f}, {fps:.0f} steps/s, wall {wall:.1f} s, cpu {cpu:.1f} s".format(**result),
+              flush=True)
     print("acer: mean deterministic {:.1f}, mean stochastic {:.1f} over {} seeds, median {:.0f} steps/s".format(
         np.mean([r["det"] for r in results]), np.mean([r["sto"] for r in results]), len(results),
         np.median([r["fps"] for r in results])))

@@ -249,9 +249,11 @@ def _one_update(configs):
     obs, actions, rewards, mus, dones, masks = first._reshape_segment(*segment[1:7])
     params, stats = {}, {}
     for name, model in models.items():
+        probs = model.sess.run(model.train_model.policy_proba, {model.train_model.obs_ph: obs})
         model.learning_rate_schedule = Scheduler(model.learning_rate, 1000, "constant")
         names, values = model._train_step(obs, actions, rewards, dones, mus, None, masks, 0)
         params[name], stats[name] = model.get_parameters(), dict(zip(names, values))
+        stats[name]["entropy_of_batch"] = float(-np.sum(probs * np.log(probs)))
     return params, stats
 
 
@@ -273,8 +275,13 @@ def test_trust_region_gradient_and_entropy_bonus():
     changed = [name for name in params["plain_0"]
                if not np.allclose(params["plain_1"][name], params["plain_0"][name], rtol=1e-6, atol=1e-9)]
     assert changed and all(name.startswith("model/pi") for name in changed)
-    # the logged entropy is the mean entropy of the 2 x (5 + 1) observations, at most log(2)
-    assert 0.0 < stats["loose_1"]["entropy"] <= np.log(2) + 1e-6
+    # as in the original, the entropy is summed over the 2 x (5 + 1) observations of the batch: each term is
+    # at most log(2), and near log(2) for a freshly initialised policy (logits scaled by 0.01)
+    assert 12 * 0.9 * np.log(2) < stats["loose_1"]["entropy"] <= 12 * np.log(2) + 1e-5
+    for name in ("plain_1", "loose_1"):
+        np.testing.assert_allclose(stats[name]["entropy"], stats[name]["entropy_of_batch"], rtol=1e-5)
+        np.testing.assert_allclose(stats[name]["loss"] - stats[name.replace("_1", "_0")]["loss"],
+                                   -0.5 * stats[name]["entropy"], rtol=1e-4)
     assert stats["loose_1"]["loss"] < stats["loose_0"]["loss"]
 
 

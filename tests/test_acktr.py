@@ -51,11 +51,13 @@ def test_legacy_parameter_list_and_kfac_layers(legacy_pendulum):
     kfac_vars = model.optim.get_variables()
     assert kfac_vars and all(var.name.startswith("kfac/") for var in kfac_vars)
     assert not set(kfac_vars) & set(model.get_parameter_list())
-    # every linear layer of the policy is Kronecker-factored (with its bias); logstd keeps the plain gradient
+    # every linear layer of the policy is Kronecker-factored (with its bias); the Gaussian logstd has a Fisher
+    # block of its own; the q head is not part of the losses (no gradient)
     assert [(layer.kind, layer.weight.name, layer.bias.name) for layer in model.optim.layers] == [
         ("dense", "model/{}/w:0".format(name), "model/{}/b:0".format(name))
         for name in ("pi_fc0", "vf_fc0", "pi_fc1", "vf_fc1", "vf", "pi")]
-    assert [var.name for var in model.optim.other_vars] == ["model/pi/logstd:0", "model/q/w:0", "model/q/b:0"]
+    assert [var.name for var in model.optim.added_vars] == ["model/pi/logstd:0"]
+    assert [var.name for var in model.optim.other_vars] == ["model/q/w:0", "model/q/b:0"]
 
 
 def test_legacy_matches_golden_forward_pass(legacy_pendulum):

@@ -216,3 +216,38 @@ def test_bad_arguments_raise_clear_errors():
         with graph.as_default():
             var = tf.get_variable("v", [2, 2])
             KfacOptimizer().apply_gradients([(tf.ones([2, 2]), var)])
+
+
+def test_added_variable_block_is_the_gaussian_logstd_fisher():
+    """A per-dimension variable added over the batch (a diagonal Gaussian's ``logstd``) gets a Fisher block of its
+    own: ``G`` = second moment of the per-example gradients of the sampled loss (about 2 per dimension for the
+    log-likelihood of actions sampled from the Gaussian), and its step is ``lr (G + epsilon I)^-1 grad``."""
+    n_samples, dim, lr, epsilon = 20000, 2, 0.1, 0.01
+    rng = np.random.RandomState(0)
+    noise = rng.randn(n_samples, dim)
+    graph = tf.Graph()
+    with graph.as_default():
+        mean = tf.zeros([n_samples, dim], tf.float64)
+        logstd = tf.get_variable("pi/logstd", initializer=tf.constant(np.array([[0.3, -0.2]])))
+        logstd_batch = mean * 0.0 + logstd
+        actions = tf.stop_gradient(mean + tf.exp(logstd_batch) * noise)
+
+        def neglogp(act):
+            return tf.reduce_sum(0.5 * tf.square((act - mean) / tf.exp(logstd_batch)) + logstd_batch, axis=1)
+
+        loss = tf.reduce_mean(neglogp(actions) * np.linspace(-1.0, 1.0, n_samples))
+        optimizer = KfacOptimizer(learning_rate=lr, momentum=0.0, clip_kl=None, epsilon=epsilon, kfac_update=1)
+        train_op, _ = optimizer.minimize(loss, -tf.reduce_mean(neglogp(actions)), var_list=[logstd])
+        grad_op = tf.gradients(loss, logstd)[0]
+        sess = tf.Session(graph=graph)
+        sess.run(tf.global_variables_initializer())
+    assert optimizer.layers == [] and optimizer.added_vars == [logstd] and optimizer.other_vars == []
+    before, grad = sess.run([logstd, grad_op])
+    sess.run(train_op)
+    after = sess.run(logstd)
+    factor_g = sess.run(optimizer._added_factors[0])
+    per_example = noise ** 2 - 1.0  # d log p / d logstd of each sample
+    np.testing.assert_allclose(factor_g, per_example.T @ per_example / n_samples, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(np.diag(factor_g), [2.0, 2.0], atol=0.1)
+    expected = before - lr * np.linalg.solve(factor_g + epsilon * np.eye(dim), grad.reshape(dim)).reshape(1, dim)
+    np.testing.assert_allclose(after, expected, rtol=1e-8, atol=1e-10)

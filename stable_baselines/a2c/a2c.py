@@ -12,6 +12,7 @@ from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.runners import AbstractEnvRunner
 from stable_baselines.common.schedules import Scheduler
+from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import mse, total_episode_reward_logger
 
@@ -165,18 +166,9 @@ class A2C(ActorCriticRLModel):
                         grads, _ = tf.clip_by_global_norm(grads, self.max_grad_norm)
                     grads = list(zip(grads, self.params))
 
-                with tf.variable_scope("input_info", reuse=False):
-                    tf.summary.scalar('discounted_rewards', tf.reduce_mean(self.rewards_ph))
-                    tf.summary.scalar('learning_rate', tf.reduce_mean(self.learning_rate_ph))
-                    tf.summary.scalar('advantage', tf.reduce_mean(self.advs_ph))
-                    if self.full_tensorboard_log:
-                        tf.summary.histogram('discounted_rewards', self.rewards_ph)
-                        tf.summary.histogram('learning_rate', self.learning_rate_ph)
-                        tf.summary.histogram('advantage', self.advs_ph)
-                        if tf_util.is_image(self.observation_space):
-                            tf.summary.image('observation', train_model.obs_ph)
-                        else:
-                            tf.summary.histogram('observation', train_model.obs_ph)
+                input_info_summaries([('discounted_rewards', self.rewards_ph), ('learning_rate', self.learning_rate_ph),
+                                      ('advantage', self.advs_ph)],
+                                     train_model.obs_ph, self.observation_space, self.full_tensorboard_log)
 
                 trainer = tf.train.RMSPropOptimizer(learning_rate=self.learning_rate_ph, decay=self.alpha,
                                                     epsilon=self.epsilon, momentum=self.momentum)

@@ -12,6 +12,7 @@ from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity,
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.runners import AbstractEnvRunner
 from stable_baselines.common.schedules import Scheduler
+from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import batch_to_seq, seq_to_batch
 from stable_baselines.common.tf_util import (avg_norm, check_shape, gradient_add, q_explained_variance,
@@ -333,12 +334,13 @@ class ACER(ActorCriticRLModel):
                     qret = q_retrace(self.reward_ph, self.done_ph, q_i, value, rho_i, self.n_envs, self.n_steps,
                                      self.gamma)
 
-                    # entropy of the policy distribution on every observation of the batch (the bootstrap
-                    # observations included), as the original computes it. Under the trust region the policy
-                    # gradient is taken with respect to the probabilities pi (distribution_f), which this
-                    # entropy (a function of the logits) does not go through: as in the original, ent_coef
-                    # then only changes the logged loss, and acts on training only with trust_region=False.
-                    entropy = tf.reduce_mean(train_model.proba_distribution.entropy())
+                    # entropy of the policy distribution SUMMED over every observation of the batch (the
+                    # n_envs * (n_steps + 1) observations, bootstrap ones included), as the original computes
+                    # it: with trust_region=False the entropy bonus is ent_coef times this sum (not a mean).
+                    # Under the trust region the policy gradient is taken with respect to the probabilities
+                    # pi (distribution_f), which this entropy (a function of the logits) does not go through:
+                    # as in the original, ent_coef then only changes the logged loss.
+                    entropy = tf.reduce_sum(train_model.proba_distribution.entropy())
 
                     # Policy gradient with truncated importance weights: min(c, rho) (Q_ret - V) grad log pi
                     adv = qret - stripped_value
@@ -412,20 +414,9 @@ class ACER(ActorCriticRLModel):
                         norm_grads = tf.global_norm([g for g in grads if g is not None])
                     grads = list(zip(grads, self.params))
 
-                with tf.variable_scope("input_info", reuse=False):
-                    tf.summary.scalar('rewards', tf.reduce_mean(self.reward_ph))
-                    tf.summary.scalar('learning_rate', tf.reduce_mean(self.learning_rate_ph))
-                    tf.summary.scalar('advantage', tf.reduce_mean(adv))
-                    tf.summary.scalar('action_probability', tf.reduce_mean(self.mu_ph))
-                    if self.full_tensorboard_log:
-                        tf.summary.histogram('rewards', self.reward_ph)
-                        tf.summary.histogram('learning_rate', self.learning_rate_ph)
-                        tf.summary.histogram('advantage', adv)
-                        tf.summary.histogram('action_probability', self.mu_ph)
-                        if tf_util.is_image(self.observation_space):
-                            tf.summary.image('observation', train_model.obs_ph)
-                        else:
-                            tf.summary.histogram('observation', train_model.obs_ph)
+                input_info_summaries([('rewards', self.reward_ph), ('learning_rate', self.learning_rate_ph),
+                                      ('advantage', adv), ('action_probability', self.mu_ph)],
+                                     train_model.obs_ph, self.observation_space, self.full_tensorboard_log)
 
                 trainer = tf.train.RMSPropOptimizer(learning_rate=self.learning_rate_ph, decay=self.rprop_alpha,
                                                     epsilon=self.rprop_epsilon)

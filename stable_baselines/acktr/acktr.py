@@ -13,6 +13,7 @@ from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import Scheduler
+from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import mse, total_episode_reward_logger
 
@@ -23,7 +24,8 @@ class ACKTR(ActorCriticRLModel):
 
     The K-FAC optimizer is our own implementation (:mod:`stable_baselines.acktr.kfac`): Kronecker factors of the
     dense and conv layers of the policy, estimated with the sampled Fisher loss (log-likelihood of actions
-    sampled from the policy plus ``vf_fisher_coef`` times a Gaussian value regression on sampled targets),
+    sampled from the policy plus ``vf_fisher_coef`` times a Gaussian value regression on sampled targets), a
+    one-factor Fisher block for the ``logstd`` of a Gaussian policy,
     factored Tikhonov damping 0.01, momentum 0.9, statistics decay 0.95 (the original passed 0.99: on CartPole
     the faster-tracking factors learned clearly better, see docs/modules/acktr.rst), eigen-decompositions
     refreshed every ``kfac_update`` updates, 10 cold-start SGD updates, and the original's trust-region step
@@ -201,18 +203,9 @@ class ACKTR(ActorCriticRLModel):
 
                     self.grads_check = tf.gradients(train_loss, params)
 
-                with tf.variable_scope("input_info", reuse=False):
-                    tf.summary.scalar('discounted_rewards', tf.reduce_mean(self.rewards_ph))
-                    tf.summary.scalar('learning_rate', tf.reduce_mean(self.learning_rate_ph))
-                    tf.summary.scalar('advantage', tf.reduce_mean(self.advs_ph))
-                    if self.full_tensorboard_log:
-                        tf.summary.histogram('discounted_rewards', self.rewards_ph)
-                        tf.summary.histogram('learning_rate', self.learning_rate_ph)
-                        tf.summary.histogram('advantage', self.advs_ph)
-                        if tf_util.is_image(self.observation_space):
-                            tf.summary.image('observation', train_model.obs_ph)
-                        else:
-                            tf.summary.histogram('observation', train_model.obs_ph)
+                input_info_summaries([('discounted_rewards', self.rewards_ph), ('learning_rate', self.learning_rate_ph),
+                                      ('advantage', self.advs_ph)],
+                                     train_model.obs_ph, self.observation_space, self.full_tensorboard_log)
 
                 self.optim = optim = KfacOptimizer(
                     learning_rate=learning_rate_ph, clip_kl=self.kfac_clip, momentum=0.9,

@@ -32,9 +32,16 @@ What the optimizer does, per call of the train op:
    ``pi = sqrt((tr(A)/dim A) / (tr(G)/dim G))``; in the eigenbases ``A = Qa diag(ea) Qa^T``,
    ``G = Qg diag(eg) Qg^T`` the preconditioned gradient of ``W`` is
    ``Qa [(Qa^T grad Qg) / ((ea + pi sqrt(lambda)) (eg + sqrt(lambda)/pi)^T)] Qg^T``.
-   Variables the optimizer cannot attach to a supported layer (a Gaussian ``logstd``, LSTM or LayerNorm
-   variables, a bias that is not added directly to a layer output) keep their plain gradient, as the
-   original ACKTR did.
+   A variable used once, by an addition that broadcasts it over the batch into a ``[batch, d]`` tensor (the
+   ``logstd`` of a diagonal Gaussian policy, ``mean * 0.0 + logstd``), is a block of its own with the single
+   factor ``G`` (the second moment of the per-example gradients of the sampled loss w.r.t. that sum, about 2 per
+   dimension for a Gaussian log-likelihood): its gradient is preconditioned with ``(G + lambda I)^-1``, and it
+   enters ``g^T F^-1 g`` with that metric. (As far as we can reconstruct it, the original's graph search
+   treated the addition as an unknown op and gave such a variable the same gradient-side-only block.) With the
+   plain gradient instead (our earlier version), the log-standard deviation of the Pendulum policy grew without
+   bound (entropy 1.4 -> 5 within 4e5 steps, the actions saturating the torque limits) and ACKTR did not learn
+   Pendulum. Other variables the optimizer cannot attach to a supported layer (LSTM or LayerNorm variables,
+   a recurrent bias used at every step) keep their plain gradient, as the original ACKTR did.
 4. **Trust region** (ACKTR): with ``v = F^-1 g`` the step is ``lr * scale * v`` with
    ``scale = min(1, sqrt(clip_kl / (lr^2 * g^T F^-1 g)))``, i.e. ``step^T F step <= clip_kl`` (the predicted KL
    divergence ``0.5 * step^T F step`` of one step is at most ``clip_kl / 2``). This is the original ACKTR formula;
@@ -56,7 +63,9 @@ are ``Conv2D(x, w)`` in NHWC format without dilation; the layer input ``x`` and 
 then the inputs/outputs of those ops, and a bias is a variable of ``d_out`` elements (possibly reshaped, as
 ``conv`` does) added directly to that output. These are exactly the ``w`` / ``b`` variables that
 ``common.tf_layers.linear`` and ``common.tf_layers.conv`` (and ``dense`` / ``fully_connected``) create, so no
-policy code needs to know about K-FAC. The found layers are listed in ``KfacOptimizer.layers``.
+policy code needs to know about K-FAC. The found layers are listed in ``KfacOptimizer.layers``, the variables
+with a block of their own in ``KfacOptimizer.added_vars``, those with the plain gradient in
+``KfacOptimizer.other_vars``.
 
 **async_eigen_decomp**: the original ran the eigen-decompositions in a TensorFlow queue-runner thread. This
 implementation always decomposes synchronously (within the train op, every ``kfac_update`` calls); the flag is
@@ -251,6 +260,33 @@ def find_layers(loss_tensors: Sequence, var_list: Sequence) -> Tuple[List[KfacLa
     return layers, others
 
 
+def find_added_variables(loss_tensors: Sequence, variables: Sequence) -> Tuple[List[Tuple], List]:
+    """
+    Among ``variables`` (those not claimed by a dense / conv layer), find the ones used exactly once in the graph
+    of ``loss_tensors``, by an addition whose output is a ``[batch, d]`` tensor with ``d`` the number of elements
+    of the variable: a per-dimension parameter broadcast over the batch, such as the ``logstd`` of a diagonal
+    Gaussian policy (``mean * 0.0 + logstd``). Such a variable gets a Fisher block of its own (see the module
+    docstring).
+
+    :param loss_tensors: ([tf.Tensor]) the tensors whose dependencies define the model graph to search
+    :param variables: ([tf.Variable]) the candidate variables
+    :return: ([(tf.Variable, tf.Operation)], [tf.Variable]) the added variables with their addition op, and the
+        remaining variables (plain gradient)
+    """
+    cone = _backward_cone(loss_tensors)
+    added, others = [], []
+    for var in variables:
+        uses = _terminal_uses(var, cone)
+        size = int(np.prod(var.shape.as_list()))
+        if len(uses) == 1 and uses[0].type in ("Add", "AddV2"):
+            out_shape = uses[0].outputs[0].shape.as_list()
+            if len(out_shape) == 2 and out_shape[1] == size:
+                added.append((var, uses[0]))
+                continue
+        others.append(var)
+    return added, others
+
+
 # ------------------------------------------------------------------------------------------------
 # the optimizer
 # ------------------------------------------------------------------------------------------------
@@ -307,6 +343,9 @@ class KfacOptimizer:
 
         self.layers = []  # type: List[KfacLayer]
         self.other_vars = []  # type: List
+        self.added_vars = []  # type: List  # variables with a Fisher block of their own (the Gaussian logstd)
+        self._added_uses = []  # their addition ops
+        self._added_factors = []  # their G factors
         self.var_list = []  # type: List
         self.stats_op = None
         self.step_counter = None
@@ -343,10 +382,14 @@ class KfacOptimizer:
             raise ValueError("KfacOptimizer needs a non-empty var_list")
         self.var_list = var_list
         self._graph = tf.get_default_graph()
-        self.layers, self.other_vars = find_layers([loss_sampled] + list(extra_loss_tensors), var_list)
+        self.layers, others = find_layers([loss_sampled] + list(extra_loss_tensors), var_list)
+        added, self.other_vars = find_added_variables([loss_sampled] + list(extra_loss_tensors), others)
+        self.added_vars = [var for var, _ in added]
+        self._added_uses = [op for _, op in added]
         if self.verbose >= 2:
-            print("K-FAC: {} Kronecker-factored layers, {} variables with plain gradient".format(
-                len(self.layers), len(self.other_vars)))
+            print("K-FAC: {} Kronecker-factored layers, {} variables with a block of their own ({}), {} variables "
+                  "with plain gradient".format(len(self.layers), len(self.added_vars),
+                                               ", ".join(var.name for var in self.added_vars), len(self.other_vars)))
             for layer in self.layers:
                 print("  ", layer)
 
@@ -355,9 +398,11 @@ class KfacOptimizer:
             self._stats_count = self._variable("stats_count", [], tf.float32)
             self.step_counter = self._variable("step", [], tf.int64)
             outputs = [op.outputs[0] for layer in self.layers for op in layer.uses]
-            grads = tf.gradients(loss_sampled, outputs) if outputs else []
-            grads = [tf.zeros_like(out) if grad is None else grad for out, grad in zip(outputs, grads)]
-            grad_iter = iter(grads)
+            added_outputs = [op.outputs[0] for op in self._added_uses]
+            grads = tf.gradients(loss_sampled, outputs + added_outputs) if outputs + added_outputs else []
+            grads = [tf.zeros_like(out) if grad is None else grad
+                     for out, grad in zip(outputs + added_outputs, grads)]
+            grad_iter = iter(grads[:len(outputs)])
             count = self._stats_count.read_value()
             decay = tf.minimum(tf.constant(self.stats_decay, tf.float32), count / (count + 1.0))
             updates = []
@@ -402,6 +447,18 @@ class KfacOptimizer:
                 batch_g = tf.matmul(back, back, transpose_a=True) * n_ex
                 decay_t = tf.cast(decay, dtype)
                 updates.append(tf.assign(factor_a, decay_t * factor_a + (1.0 - decay_t) * batch_a))
+                updates.append(tf.assign(factor_g, decay_t * factor_g + (1.0 - decay_t) * batch_g))
+            self._added_factors = []
+            for index, (var, grad) in enumerate(zip(self.added_vars, grads[len(outputs):])):
+                dtype = var.dtype.base_dtype
+                size = int(np.prod(var.shape.as_list()))
+                with tf.variable_scope("added_{}".format(index)):
+                    factor_g = self._variable("G", [size, size], dtype)
+                self._added_factors.append(factor_g)
+                back = tf.cast(grad, dtype)
+                n_ex = tf.cast(tf.shape(back)[0], dtype)
+                decay_t = tf.cast(decay, dtype)
+                batch_g = tf.matmul(back, back, transpose_a=True) * n_ex
                 updates.append(tf.assign(factor_g, decay_t * factor_g + (1.0 - decay_t) * batch_g))
             with tf.control_dependencies(updates):
                 self.stats_op = tf.assign_add(self._stats_count, 1.0).op
@@ -451,6 +508,16 @@ class KfacOptimizer:
                 result[layer.bias] = tf.reshape(precond[-1], layer.bias.shape)
             else:
                 result[layer.weight] = tf.reshape(precond, tf.shape(grad_w))
+        for var, factor_g in zip(self.added_vars, self._added_factors):
+            grad = grads.get(var)
+            if grad is None:
+                continue
+            dtype = var.dtype.base_dtype
+            size = int(np.prod(var.shape.as_list()))
+            damped = factor_g.read_value() + tf.constant(self.epsilon, dtype) * tf.eye(size, dtype=dtype)
+            precond = tf.reshape(tf.linalg.solve(damped, tf.reshape(grad, [size, 1])), tf.shape(grad))
+            result[var] = precond
+            pairs.append((grad, precond))
         for var in self.other_vars:
             grad = grads.get(var)
             if grad is not None:

@@ -5,10 +5,12 @@ PPO1, PPO2, TRPO) and :class:`OffPolicyRLModel` (DQN, DDPG, SAC, TD3), plus the 
 """
 import glob
 import os
+import time
 import warnings
 from abc import ABC, abstractmethod
 from collections import OrderedDict, deque
-from typing import Any, Dict, List, Optional, Tuple
+from contextlib import contextmanager
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -17,12 +19,13 @@ from stable_baselines import logger
 from stable_baselines.common import save_util
 from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
 from stable_baselines.common.gym_compat import (as_gymnasium_env, convert_space, gymnasium, make_env, reset_env,
-                                                 spaces_match)
-from stable_baselines.common.math_util import safe_mean
+                                                 spaces_match, step_env)
+from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
 from stable_baselines.common.misc_util import set_global_seeds
 from stable_baselines.common.numpy_forward import make_rng
 from stable_baselines.common.policies import (ActorCriticPolicy, BasePolicy, RecurrentActorCriticPolicy,
                                               get_policy_from_name)
+from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common import tf_util
 from stable_baselines.common.tf_util import make_session, total_episode_reward_logger
@@ -1095,6 +1098,25 @@ class OffPolicyRLModel(BaseRLModel):
                                                policy_base=policy_base, policy_kwargs=policy_kwargs,
                                                seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
         self.replay_buffer = replay_buffer
+        self._policy_base = policy_base
+
+    def _check_action_space(self) -> None:
+        """
+        Raise a clear error when the action space is known and is not continuous: for the models that support
+        ``gym.spaces.Box`` actions only (DDPG, SAC, TD3).
+        """
+        if self.action_space is not None and not isinstance(self.action_space, spaces.Box):
+            raise ValueError("Error: {} only supports continuous action spaces (gym.spaces.Box), got {} ({})"
+                             .format(type(self).__name__, type(self.action_space).__name__, self.action_space))
+
+    def _check_policy_class(self) -> None:
+        """Raise a clear error when the policy is not a subclass of the model's base policy class."""
+        policy_base = self._policy_base
+        if policy_base is not None and not (isinstance(self.policy, type) and issubclass(self.policy, policy_base)):
+            raise ValueError("Error: the input policy for the {} model must be a subclass of {}.{} (MlpPolicy, "
+                             "LnMlpPolicy, CnnPolicy, LnCnnPolicy or a FeedForwardPolicy subclass), got {!r}"
+                             .format(type(self).__name__, policy_base.__module__, policy_base.__name__,
+                                     self.policy))
 
     @staticmethod
     def _flat_after(ops: list, variables: list) -> tf.Tensor:
@@ -1207,6 +1229,282 @@ class OffPolicyRLModel(BaseRLModel):
             total_episode_reward_logger(self.episode_reward, np.array([reward_]).reshape((1, -1)),
                                         np.array([done]).reshape((1, -1)), writer, self.num_timesteps)
         return new_obs_, reward_
+
+    def _setup_policy_and_target_inputs(self) -> Tuple[BasePolicy, BasePolicy]:
+        """
+        Create, in the variable scope ``input`` (inside the model's graph, once ``self.sess`` exists), the policy
+        ``self.policy_tf`` and its target copy, and the placeholders of a replay-buffer minibatch: the
+        observations of the policy (``observations_ph``, ``processed_obs_ph``), the next observations of the target
+        policy (``next_observations_ph``, ``processed_next_obs_ph``; ``action_target``), ``terminals_ph``,
+        ``rewards_ph``, ``actions_ph`` and ``learning_rate_ph`` (SAC, TD3).
+
+        :return: (BasePolicy, BasePolicy) the policy and the target policy
+        """
+        with tf.variable_scope("input", reuse=False):
+            # Create policy and target TF objects
+            self.policy_tf = self.policy(self.sess, self.observation_space, self.action_space, **self.policy_kwargs)
+            target_policy = self.policy(self.sess, self.observation_space, self.action_space, **self.policy_kwargs)
+
+            # Initialize Placeholders
+            self.observations_ph = self.policy_tf.obs_ph
+            # Normalized observation for pixels
+            self.processed_obs_ph = self.policy_tf.processed_obs
+            self.next_observations_ph = target_policy.obs_ph
+            self.processed_next_obs_ph = target_policy.processed_obs
+            self.action_target = target_policy.action_ph
+            self.terminals_ph = tf.placeholder(tf.float32, shape=(None, 1), name='terminals')
+            self.rewards_ph = tf.placeholder(tf.float32, shape=(None, 1), name='rewards')
+            self.actions_ph = tf.placeholder(tf.float32, shape=(None,) + tuple(self.action_space.shape),
+                                             name='actions')
+            self.learning_rate_ph = tf.placeholder(tf.float32, [], name="learning_rate_ph")
+        return self.policy_tf, target_policy
+
+    def _minibatch_feeds(self) -> list:
+        """
+        :return: ([tf.Tensor]) the placeholders of a training step of SAC and TD3, in the order of
+            :meth:`_minibatch_values` (the feed list of their single-call training steps)
+        """
+        return [self.observations_ph, self.actions_ph, self.next_observations_ph, self.rewards_ph,
+                self.terminals_ph, self.learning_rate_ph]
+
+    def _minibatch_values(self, batch: tuple, learning_rate: float) -> list:
+        """
+        :param batch: (tuple) a minibatch of the replay buffer (obs, actions, rewards, next obs, dones)
+        :param learning_rate: (float) the current learning rate
+        :return: ([Any]) the values of :meth:`_minibatch_feeds`, in the same order
+        """
+        batch_obs, batch_actions, batch_rewards, batch_next_obs, batch_dones = batch
+        return [batch_obs, batch_actions, batch_next_obs,
+                np.asarray(batch_rewards, dtype=np.float32).reshape(self.batch_size, -1),
+                np.asarray(batch_dones, dtype=np.float32).reshape(self.batch_size, -1), learning_rate]
+
+    def _fused_train_step(self, batch: tuple, learning_rate: float, delayed_update: bool) -> Optional[tuple]:
+        """
+        One training step of SAC or TD3 in a single session call (``self._fused_train[delayed_update]``): the
+        updates, the values of ``self.infos_names``, and the new actor weights, handed to the NumPy actor, when
+        the callable fetches them.
+
+        :param batch: (tuple) a minibatch of the replay buffer
+        :param learning_rate: (float) the current learning rate
+        :param delayed_update: (bool) which of the two callables to run (with the delayed update or without)
+        :return: (tuple or None) the values of ``self.infos_names``; None when there is no such callable
+        """
+        fused = getattr(self, "_fused_train", None)
+        if fused is None:
+            return None
+        out = fused[bool(delayed_update)](*self._minibatch_values(batch, learning_rate))
+        n_infos = len(self.infos_names)
+        if len(out) > n_infos:
+            forward = self.policy_tf._numpy_forward
+            forward.set_weights(self._unflatten(out[n_infos], forward))
+        return tuple(out[:n_infos])
+
+    def _run_train_ops(self, ops: list, batch: tuple, learning_rate: float, writer, step: int) -> list:
+        """
+        Run ``ops`` with ``sess.run`` on a minibatch, and write the tensorboard summary when ``writer`` is given.
+
+        :param ops: ([tf.Tensor or tf.Operation]) what to run
+        :param batch: (tuple) a minibatch of the replay buffer
+        :param learning_rate: (float) the current learning rate
+        :param writer: (TensorFlow Summary.writer) the writer for tensorboard (None: no summary)
+        :param step: (int) the current step (x axis of tensorboard)
+        :return: ([Any]) the values of ``ops``
+        """
+        feed_dict = dict(zip(self._minibatch_feeds(), self._minibatch_values(batch, learning_rate)))
+        if writer is not None:
+            out = self.sess.run([self.summary] + list(ops), feed_dict)
+            writer.add_summary(out.pop(0), step)
+            return out
+        return self.sess.run(ops, feed_dict)
+
+    @contextmanager
+    def _learning(self, total_timesteps: int, callback, tb_log_name: str, reset_num_timesteps: bool,
+                  replay_wrapper, progress_bar: bool) -> Iterator[Tuple[BaseCallback, Any]]:
+        """
+        The frame of an off-policy ``learn``: counts the timesteps, makes the callback, wraps the replay buffer (e.g.
+        with HER's wrapper), and, for the body of the ``with`` block, sets the verbosity, opens the tensorboard
+        writer and prepares the episode statistics (``_setup_learn``).
+
+        :param total_timesteps: (int) The total number of samples to train on
+        :param callback: (Union[callable, [callable], BaseCallback]) the callback given to ``learn``
+        :param tb_log_name: (str) the name of the run for tensorboard log
+        :param reset_num_timesteps: (bool) whether or not to reset the current timestep number (used in logging)
+        :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) optional wrapper of the replay buffer
+        :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
+        :return: (BaseCallback, TensorFlow Summary.writer) the callback and the tensorboard writer (or None)
+        """
+        new_tb_log = self._init_num_timesteps(reset_num_timesteps)
+        callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
+
+        if replay_wrapper is not None:
+            self.replay_buffer = replay_wrapper(self.replay_buffer)
+
+        with SetVerbosity(self.verbose), TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) \
+                as writer:
+            self._setup_learn()
+            yield callback, writer
+
+    def _learn_continuous(self, total_timesteps: int, callback, log_interval: Optional[int], tb_log_name: str,
+                          reset_num_timesteps: bool, replay_wrapper, progress_bar: bool, delayed_update_interval: int,
+                          step_kwargs: Optional[Dict[str, Any]] = None) -> "OffPolicyRLModel":
+        """
+        The training loop of the continuous-action models whose actor acts in [-1, 1] (SAC, TD3): one env step at a
+        time (uniform random actions until ``learning_starts``, or with probability ``random_exploration``), the
+        transition stored in the replay buffer, ``gradient_steps`` calls of ``self._train_step`` every ``train_freq``
+        steps, and the logger table every ``log_interval`` episodes.
+
+        :param total_timesteps: (int) The total number of samples to train on
+        :param callback: (Union[callable, [callable], BaseCallback]) as for ``learn``
+        :param log_interval: (int) The number of episodes before logging.
+        :param tb_log_name: (str) the name of the run for tensorboard log
+        :param reset_num_timesteps: (bool) whether or not to reset the current timestep number (used in logging)
+        :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) optional wrapper of the replay buffer (e.g. HER)
+        :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
+        :param delayed_update_interval: (int) a gradient step at ``step + grad_step`` divisible by it also does the
+            delayed update (SAC: the target network, TD3: the actor and the target networks): the fourth argument of
+            ``self._train_step(step, writer, learning_rate, delayed_update)``, which returns the values of
+            ``self.infos_names``
+        :param step_kwargs: (dict) extra keyword arguments of ``self.policy_tf.step`` when exploring
+        :return: (OffPolicyRLModel) the trained model
+        """
+        step_kwargs = {} if step_kwargs is None else step_kwargs
+        with self._learning(total_timesteps, callback, tb_log_name, reset_num_timesteps, replay_wrapper,
+                            progress_bar) as (callback, writer):
+            # Transform to callable if needed
+            self.learning_rate = get_schedule_fn(self.learning_rate)
+            # Initial learning rate
+            current_lr = self.learning_rate(1)
+
+            start_time = time.time()
+            episode_rewards = [0.0]
+            episode_successes = []
+            if self.action_noise is not None:
+                self.action_noise.reset()
+            obs, _ = reset_env(self.env)
+            # Whether the env resets itself at the end of an episode (a one-env VecEnv behind _UnvecWrapper)
+            auto_reset = isinstance(self.env, VecEnv)
+            # Retrieve unnormalized observation for saving into the buffer
+            obs_ = obs
+            if self._vec_normalize_env is not None:
+                obs_ = self._vec_normalize_env.get_original_obs()[0]
+
+            n_updates = 0
+            infos_values = []
+
+            mean_reward = None
+            callback.on_training_start(locals(), globals())
+            callback.on_rollout_start()
+
+            for step in range(total_timesteps):
+                # Before training starts, randomly sample actions
+                # from a uniform distribution for better exploration.
+                # Afterwards, use the learned policy
+                # if random_exploration is set to 0 (normal setting)
+                if self.num_timesteps < self.learning_starts or np.random.rand() < self.random_exploration:
+                    # actions sampled from action space are from range specific to the environment
+                    # but algorithm operates on tanh-squashed actions therefore simple scaling is used
+                    unscaled_action = self.env.action_space.sample()
+                    action = scale_action(self.action_space, unscaled_action)
+                else:
+                    action = self.policy_tf.step(np.asarray(obs)[None], **step_kwargs).flatten()
+                    # Add noise to the action (exploration: required for a deterministic actor)
+                    if self.action_noise is not None:
+                        action = np.clip(action + self.action_noise(), -1, 1)
+                    # inferred actions need to be transformed to environment action_space before stepping
+                    unscaled_action = unscale_action(self.action_space, action)
+
+                action = np.asarray(action, dtype=np.float32).reshape(self.action_space.shape)
+
+                new_obs, reward, terminated, truncated, info = step_env(self.env, unscaled_action)
+                # As the original: the episode end (termination or time limit) is the stored `done`
+                done = bool(terminated or truncated)
+
+                self.num_timesteps += 1
+
+                # Only stop training if return value is False, not when it is None. This is for backwards
+                # compatibility with callbacks that have no return statement.
+                callback.update_locals(locals())
+                if callback.on_step() is False:
+                    break
+
+                # Store the (unnormalized) transition in the replay buffer, and the episode statistics
+                obs_, reward_ = self._store_transition(obs_, action, reward, new_obs, done, info, writer)
+                obs = new_obs
+
+                if self.num_timesteps % self.train_freq == 0:
+                    callback.on_rollout_end()
+
+                    mb_infos_vals = []
+                    # Update policy, critics and target networks
+                    for grad_step in range(self.gradient_steps):
+                        # Break if the warmup phase is not over
+                        # or if there are not enough samples in the replay buffer
+                        if not self.replay_buffer.can_sample(self.batch_size) \
+                                or self.num_timesteps < self.learning_starts:
+                            break
+                        n_updates += 1
+                        # Compute current learning_rate
+                        frac = 1.0 - step / total_timesteps
+                        current_lr = self.learning_rate(frac)
+                        # Update the critics (q functions), and the delayed part when due
+                        mb_infos_vals.append(self._train_step(
+                            step, writer, current_lr, (step + grad_step) % delayed_update_interval == 0))
+                    # Log losses and entropy, useful for monitor training
+                    if len(mb_infos_vals) == 1:
+                        infos_values = np.asarray(mb_infos_vals[0])  # the mean of one row, without np.mean
+                    elif len(mb_infos_vals) > 0:
+                        infos_values = np.mean(mb_infos_vals, axis=0)
+
+                    callback.on_rollout_start()
+
+                episode_rewards[-1] += float(reward_)
+                if done:
+                    if self.action_noise is not None:
+                        self.action_noise.reset()
+                    if not auto_reset:
+                        obs, _ = reset_env(self.env)
+                        # Retrieve unnormalized observation for saving into the buffer
+                        obs_ = obs
+                        if self._vec_normalize_env is not None:
+                            obs_ = self._vec_normalize_env.get_original_obs()[0]
+                    episode_rewards.append(0.0)
+
+                    maybe_is_success = info.get('is_success')
+                    if maybe_is_success is not None:
+                        episode_successes.append(float(maybe_is_success))
+
+                # the mean of the last 100 finished episodes (only changes when an episode ends)
+                if done or mean_reward is None:
+                    if len(episode_rewards[-101:-1]) == 0:
+                        mean_reward = -np.inf
+                    else:
+                        mean_reward = round(float(np.mean(episode_rewards[-101:-1])), 1)
+
+                # substract 1 as we appended a new term just now
+                num_episodes = len(episode_rewards) - 1
+                # Display training infos
+                if self.verbose >= 1 and done and log_interval is not None and num_episodes % log_interval == 0:
+                    fps = int(step / max(time.time() - start_time, 1e-8))
+                    logger.logkv("episodes", num_episodes)
+                    logger.logkv("mean 100 episode reward", mean_reward)
+                    if len(self.ep_info_buf) > 0 and len(self.ep_info_buf[0]) > 0:
+                        logger.logkv('ep_rewmean', safe_mean([ep_info['r'] for ep_info in self.ep_info_buf]))
+                        logger.logkv('eplenmean', safe_mean([ep_info['l'] for ep_info in self.ep_info_buf]))
+                    logger.logkv("n_updates", n_updates)
+                    logger.logkv("current_lr", current_lr)
+                    logger.logkv("fps", fps)
+                    logger.logkv('time_elapsed', int(time.time() - start_time))
+                    if len(episode_successes) > 0:
+                        logger.logkv("success rate", np.mean(episode_successes[-100:]))
+                    if len(infos_values) > 0:
+                        for (name, val) in zip(self.infos_names, infos_values):
+                            logger.logkv(name, val)
+                    logger.logkv("total timesteps", self.num_timesteps)
+                    logger.dumpkvs()
+                    # Reset infos:
+                    infos_values = []
+            callback.on_training_end()
+            return self
 
     @abstractmethod
     def setup_model(self):

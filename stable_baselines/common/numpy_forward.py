@@ -261,15 +261,14 @@ def categorical_sample(logits: np.ndarray, rng: np.random.Generator,
                        probs: Optional[np.ndarray] = None) -> np.ndarray:
     """
     Draw one category per row with the Gumbel-max trick, as the graph does:
-    ``argmax(logits - log(-log(U)))`` with ``U`` uniform in [0, 1).
+    ``argmax(logits + G)`` with ``G`` standard Gumbel noise (``-log(-log(U))``, ``U`` uniform).
 
     :param logits: (np.ndarray) shape (batch, n)
     :param rng: (np.random.Generator)
     :param probs: (np.ndarray) unused (kept for callers that have the probabilities at hand)
     :return: (np.ndarray) int64 actions, shape (batch,)
     """
-    # float64 uniforms: U == 0 (whose log would warn) has probability 2**-53
-    return (logits - np.log(-np.log(rng.random(logits.shape)))).argmax(axis=-1).astype(np.int64, copy=False)
+    return (logits + rng.gumbel(size=logits.shape)).argmax(axis=-1).astype(np.int64, copy=False)
 
 
 def categorical_neglogp(logits: np.ndarray, actions: np.ndarray) -> np.ndarray:

@@ -12,12 +12,11 @@ from functools import reduce
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
-from gymnasium import spaces
 from mpi4py import MPI
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import (OffPolicyRLModel, SetVerbosity, TensorboardWriter, _predict_input,
+from stable_baselines.common.base_class import (OffPolicyRLModel, SetVerbosity, _predict_input,
                                                 _UnvecWrapper)
 from stable_baselines.common.buffers import ReplayBuffer
 from stable_baselines.common.gym_compat import as_gymnasium_env, reset_env, step_env
@@ -316,28 +315,14 @@ class DDPG(OffPolicyRLModel):
         self.obs_rms_params = None
         self.ret_rms_params = None
 
-        self._check_action_space(self.action_space)
+        self._check_action_space()
 
         if _init_setup_model:
             self.setup_model()
 
     # ------------------------------------------------------------------------------------------
-    # checks
+    # checks (the action space and the policy class: OffPolicyRLModel)
     # ------------------------------------------------------------------------------------------
-    @staticmethod
-    def _check_action_space(action_space: Optional[spaces.Space]) -> None:
-        """Raise a clear error when the action space is not continuous (DDPG supports Box only)."""
-        if action_space is not None and not isinstance(action_space, spaces.Box):
-            raise ValueError("Error: DDPG only supports continuous action spaces (gym.spaces.Box), got {} ({})"
-                             .format(type(action_space).__name__, action_space))
-
-    def _check_policy_class(self) -> None:
-        """Raise a clear error when the policy is not a DDPG policy class."""
-        if not (isinstance(self.policy, type) and issubclass(self.policy, DDPGPolicy)):
-            raise ValueError("Error: the input policy for the DDPG model must be a subclass of "
-                             "stable_baselines.ddpg.policies.DDPGPolicy (MlpPolicy, LnMlpPolicy, CnnPolicy, "
-                             "LnCnnPolicy or a FeedForwardPolicy subclass), got {!r}".format(self.policy))
-
     def _check_hyper_parameters(self) -> None:
         """Raise clear errors for inconsistent hyper-parameters."""
         if self.enable_popart and not self.normalize_returns:
@@ -364,7 +349,7 @@ class DDPG(OffPolicyRLModel):
     def setup_model(self):
         with SetVerbosity(self.verbose):
             self._check_policy_class()
-            self._check_action_space(self.action_space)
+            self._check_action_space()
             self._check_hyper_parameters()
 
             self.graph = tf.Graph()
@@ -910,15 +895,8 @@ class DDPG(OffPolicyRLModel):
         :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
         :return: (BaseRLModel) the trained model
         """
-        new_tb_log = self._init_num_timesteps(reset_num_timesteps)
-        callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
-
-        if replay_wrapper is not None:
-            self.replay_buffer = replay_wrapper(self.replay_buffer)
-
-        with SetVerbosity(self.verbose), TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) \
-                as writer:
-            self._setup_learn()
+        with self._learning(total_timesteps, callback, tb_log_name, reset_num_timesteps, replay_wrapper,
+                            progress_bar) as (callback, writer):
             if log_interval is None or log_interval < 1:
                 raise ValueError("Error: log_interval must be an int >= 1 (rollout cycles between logs), got {!r}"
                                  .format(log_interval))

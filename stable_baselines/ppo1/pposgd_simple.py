@@ -18,6 +18,7 @@ from stable_baselines.common.mpi_moments import mpi_moments
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.runners import add_vtarg_and_adv, traj_segment_generator
 from stable_baselines.common.schedules import SCHEDULES
+from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import total_episode_reward_logger
 
@@ -194,21 +195,9 @@ class PPO1(ActorCriticRLModel):
                 with tf.variable_scope("Adam_mpi", reuse=False):
                     self.adam = MpiAdam(self.params, epsilon=self.adam_epsilon, sess=self.sess)
 
-                with tf.variable_scope("input_info", reuse=False):
-                    tf.summary.scalar('discounted_rewards', tf.reduce_mean(ret))
-                    tf.summary.scalar('learning_rate', tf.reduce_mean(self.optim_stepsize))
-                    tf.summary.scalar('advantage', tf.reduce_mean(atarg))
-                    tf.summary.scalar('clip_range', tf.reduce_mean(self.clip_param))
-
-                    if self.full_tensorboard_log:
-                        tf.summary.histogram('discounted_rewards', ret)
-                        tf.summary.histogram('learning_rate', self.optim_stepsize)
-                        tf.summary.histogram('advantage', atarg)
-                        tf.summary.histogram('clip_range', self.clip_param)
-                        if tf_util.is_image(self.observation_space):
-                            tf.summary.image('observation', obs_ph)
-                        else:
-                            tf.summary.histogram('observation', obs_ph)
+                input_info_summaries([('discounted_rewards', ret), ('learning_rate', self.optim_stepsize),
+                                      ('advantage', atarg), ('clip_range', self.clip_param)],
+                                     obs_ph, self.observation_space, self.full_tensorboard_log)
 
                 self.step = self.policy_pi.step
                 self.proba_step = self.policy_pi.proba_step

@@ -1,20 +1,14 @@
 """Soft Actor-Critic (SAC): off-policy maximum-entropy actor-critic with a squashed Gaussian actor."""
-import time
 import warnings
 from typing import Any, List, Tuple
 
 import numpy as np
-from gymnasium import spaces
 
-from stable_baselines import logger
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, TensorboardWriter, _predict_input
+from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
 from stable_baselines.common.buffers import ReplayBuffer
-from stable_baselines.common.gym_compat import reset_env, step_env
-from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
-from stable_baselines.common.schedules import get_schedule_fn
+from stable_baselines.common.math_util import unscale_action
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.vec_env import VecEnv
 from stable_baselines.sac.policies import SACPolicy
 
 
@@ -162,18 +156,6 @@ class SAC(OffPolicyRLModel):
         if _init_setup_model:
             self.setup_model()
 
-    def _check_action_space(self) -> None:
-        """Raise a clear error when the action space is not a Box (SAC needs continuous actions)."""
-        if self.action_space is not None and not isinstance(self.action_space, spaces.Box):
-            raise ValueError("Error: SAC only supports continuous action spaces (gymnasium.spaces.Box), "
-                             "got the action space {}".format(self.action_space))
-
-    def _check_policy_class(self) -> None:
-        """Raise a clear error when the policy is not a SAC policy class."""
-        if not (isinstance(self.policy, type) and issubclass(self.policy, SACPolicy)):
-            raise ValueError("Error: the input policy for the SAC model must be an instance of "
-                             "sac.policies.SACPolicy, got {!r}".format(self.policy))
-
     def _get_pretrain_placeholders(self):
         policy = self.policy_tf
         # Rescale
@@ -197,25 +179,8 @@ class SAC(OffPolicyRLModel):
 
                 self.replay_buffer = ReplayBuffer(self.buffer_size)
 
-                with tf.variable_scope("input", reuse=False):
-                    # Create policy and target TF objects
-                    self.policy_tf = self.policy(self.sess, self.observation_space, self.action_space,
-                                                 **self.policy_kwargs)
-                    self.target_policy = self.policy(self.sess, self.observation_space, self.action_space,
-                                                     **self.policy_kwargs)
-
-                    # Initialize Placeholders
-                    self.observations_ph = self.policy_tf.obs_ph
-                    # Normalized observation for pixels
-                    self.processed_obs_ph = self.policy_tf.processed_obs
-                    self.next_observations_ph = self.target_policy.obs_ph
-                    self.processed_next_obs_ph = self.target_policy.processed_obs
-                    self.action_target = self.target_policy.action_ph
-                    self.terminals_ph = tf.placeholder(tf.float32, shape=(None, 1), name='terminals')
-                    self.rewards_ph = tf.placeholder(tf.float32, shape=(None, 1), name='rewards')
-                    self.actions_ph = tf.placeholder(tf.float32, shape=(None,) + self.action_space.shape,
-                                                     name='actions')
-                    self.learning_rate_ph = tf.placeholder(tf.float32, [], name="learning_rate_ph")
+                # the policy, its target copy and the placeholders (scope "input")
+                self.policy_tf, self.target_policy = self._setup_policy_and_target_inputs()
 
                 with tf.variable_scope("model", reuse=False):
                     # Create the policy
@@ -395,8 +360,7 @@ class SAC(OffPolicyRLModel):
             target_update = [tf.assign(target, (1 - self.tau) * target.read_value() + self.tau * source.read_value())
                              for target, source in zip(target_params, source_params)]
         forward = self.policy_tf._numpy_forward
-        feeds = [self.observations_ph, self.actions_ph, self.next_observations_ph, self.rewards_ph,
-                 self.terminals_ph, self.learning_rate_ph]
+        feeds = self._minibatch_feeds()
         fused = {}
         for with_target in (False, True):
             updates = train_ops + (target_update if with_target else [])
@@ -418,20 +382,12 @@ class SAC(OffPolicyRLModel):
         """
         # Sample a batch from the replay buffer
         batch = self.replay_buffer.sample(self.batch_size, env=self._vec_normalize_env)
-        batch_obs, batch_actions, batch_rewards, batch_next_obs, batch_dones = batch
 
-        fused = getattr(self, "_fused_train", None)
-        if writer is None and fused is not None:
+        if writer is None:
             # one session call: losses, updates (and target update), updated actor weights
-            out = fused[bool(update_target)](
-                batch_obs, batch_actions, batch_next_obs,
-                np.asarray(batch_rewards, dtype=np.float32).reshape(self.batch_size, -1),
-                np.asarray(batch_dones, dtype=np.float32).reshape(self.batch_size, -1), learning_rate)
-            n_infos = len(self.infos_names)
-            if len(out) > n_infos:
-                forward = self.policy_tf._numpy_forward
-                forward.set_weights(self._unflatten(out[n_infos], forward))
-            return tuple(out[:n_infos])
+            infos = self._fused_train_step(batch, learning_rate, update_target)
+            if infos is not None:
+                return infos
         self.policy_tf.invalidate_numpy_forward()
         infos = self._train_step_graph(step, writer, learning_rate, batch)
         if update_target:
@@ -440,29 +396,13 @@ class SAC(OffPolicyRLModel):
 
     def _train_step_graph(self, step: int, writer, learning_rate: float, batch: tuple) -> tuple:
         """The training step with ``sess.run`` (and the tensorboard summary when ``writer`` is given)."""
-        batch_obs, batch_actions, batch_rewards, batch_next_obs, batch_dones = batch
-
-        feed_dict = {
-            self.observations_ph: batch_obs,
-            self.actions_ph: batch_actions,
-            self.next_observations_ph: batch_next_obs,
-            self.rewards_ph: np.asarray(batch_rewards).reshape(self.batch_size, -1),
-            self.terminals_ph: np.asarray(batch_dones).reshape(self.batch_size, -1),
-            self.learning_rate_ph: learning_rate
-        }
-
         # out  = [policy_loss, qf1_loss, qf2_loss,
         #         value_loss, qf1, qf2, value_fn, logp_pi,
         #         self.entropy, policy_train_op, train_values_op]
 
         # Do one gradient step
         # and optionally compute log for tensorboard
-        if writer is not None:
-            out = self.sess.run([self.summary] + self.step_ops, feed_dict)
-            summary = out.pop(0)
-            writer.add_summary(summary, step)
-        else:
-            out = self.sess.run(self.step_ops, feed_dict)
+        out = self._run_train_ops(self.step_ops, batch, learning_rate, writer, step)
 
         # Unpack to monitor losses and entropy
         policy_loss, qf1_loss, qf2_loss, value_loss, *values = out
@@ -474,11 +414,6 @@ class SAC(OffPolicyRLModel):
             return policy_loss, qf1_loss, qf2_loss, value_loss, entropy, ent_coef_loss, ent_coef
 
         return policy_loss, qf1_loss, qf2_loss, value_loss, entropy
-
-    def _reset_env(self) -> Any:
-        """Reset the training env (gymnasium env or unvectorized VecEnv) and return the first observation."""
-        obs, _ = reset_env(self.env)
-        return obs
 
     def learn(self, total_timesteps: int, callback=None,
               log_interval: int = 4, tb_log_name: str = "SAC", reset_num_timesteps: bool = True, replay_wrapper=None,
@@ -500,153 +435,9 @@ class SAC(OffPolicyRLModel):
         :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
         :return: (BaseRLModel) the trained model
         """
-        new_tb_log = self._init_num_timesteps(reset_num_timesteps)
-        callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
-
-        if replay_wrapper is not None:
-            self.replay_buffer = replay_wrapper(self.replay_buffer)
-
-        with SetVerbosity(self.verbose), TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) \
-                as writer:
-
-            self._setup_learn()
-
-            # Transform to callable if needed
-            self.learning_rate = get_schedule_fn(self.learning_rate)
-            # Initial learning rate
-            current_lr = self.learning_rate(1)
-
-            start_time = time.time()
-            episode_rewards = [0.0]
-            episode_successes = []
-            if self.action_noise is not None:
-                self.action_noise.reset()
-            obs = self._reset_env()
-            # Retrieve unnormalized observation for saving into the buffer
-            obs_ = obs
-            if self._vec_normalize_env is not None:
-                obs_ = self._vec_normalize_env.get_original_obs()[0]
-
-            n_updates = 0
-            infos_values = []
-
-            mean_reward = None
-            callback.on_training_start(locals(), globals())
-            callback.on_rollout_start()
-
-            for step in range(total_timesteps):
-                # Before training starts, randomly sample actions
-                # from a uniform distribution for better exploration.
-                # Afterwards, use the learned policy
-                # if random_exploration is set to 0 (normal setting)
-                if self.num_timesteps < self.learning_starts or np.random.rand() < self.random_exploration:
-                    # actions sampled from action space are from range specific to the environment
-                    # but algorithm operates on tanh-squashed actions therefore simple scaling is used
-                    unscaled_action = self.env.action_space.sample()
-                    action = scale_action(self.action_space, unscaled_action)
-                else:
-                    action = self.policy_tf.step(np.asarray(obs)[None], deterministic=False).flatten()
-                    # Add noise to the action (improve exploration,
-                    # not needed in general)
-                    if self.action_noise is not None:
-                        action = np.clip(action + self.action_noise(), -1, 1)
-                    # inferred actions need to be transformed to environment action_space before stepping
-                    unscaled_action = unscale_action(self.action_space, action)
-
-                action = np.asarray(action, dtype=np.float32).reshape(self.action_space.shape)
-
-                new_obs, reward, terminated, truncated, info = step_env(self.env, unscaled_action)
-                # SB2 stored done = terminated or truncated (time limits included)
-                done = bool(terminated or truncated)
-
-                self.num_timesteps += 1
-
-                # Only stop training if return value is False, not when it is None. This is for backwards
-                # compatibility with callbacks that have no return statement.
-                callback.update_locals(locals())
-                if callback.on_step() is False:
-                    break
-
-                # Store the (unnormalized) transition in the replay buffer, and the episode statistics
-                obs_, reward_ = self._store_transition(obs_, action, reward, new_obs, done, info, writer)
-                obs = new_obs
-
-                if self.num_timesteps % self.train_freq == 0:
-                    callback.on_rollout_end()
-
-                    mb_infos_vals = []
-                    # Update policy, critics and target networks
-                    for grad_step in range(self.gradient_steps):
-                        # Break if the warmup phase is not over
-                        # or if there are not enough samples in the replay buffer
-                        if not self.replay_buffer.can_sample(self.batch_size) \
-                                or self.num_timesteps < self.learning_starts:
-                            break
-                        n_updates += 1
-                        # Compute current learning_rate
-                        frac = 1.0 - step / total_timesteps
-                        current_lr = self.learning_rate(frac)
-                        # Update policy and critics (q functions), and the target network when due
-                        # (after the gradient step, in the same session call)
-                        mb_infos_vals.append(self._train_step(
-                            step, writer, current_lr,
-                            update_target=(step + grad_step) % self.target_update_interval == 0))
-                    # Log losses and entropy, useful for monitor training
-                    if len(mb_infos_vals) == 1:
-                        infos_values = np.asarray(mb_infos_vals[0])  # the mean of one row, without np.mean
-                    elif len(mb_infos_vals) > 0:
-                        infos_values = np.mean(mb_infos_vals, axis=0)
-
-                    callback.on_rollout_start()
-
-                episode_rewards[-1] += float(reward_)
-                if done:
-                    if self.action_noise is not None:
-                        self.action_noise.reset()
-                    if not isinstance(self.env, VecEnv):
-                        obs = self._reset_env()
-                        # Retrieve unnormalized observation for saving into the buffer
-                        obs_ = obs
-                        if self._vec_normalize_env is not None:
-                            obs_ = self._vec_normalize_env.get_original_obs()[0]
-                    episode_rewards.append(0.0)
-
-                    maybe_is_success = info.get('is_success')
-                    if maybe_is_success is not None:
-                        episode_successes.append(float(maybe_is_success))
-
-                # the mean of the last 100 finished episodes (only changes when an episode ends)
-                if done or mean_reward is None:
-                    if len(episode_rewards[-101:-1]) == 0:
-                        mean_reward = -np.inf
-                    else:
-                        mean_reward = round(float(np.mean(episode_rewards[-101:-1])), 1)
-
-                # substract 1 as we appended a new term just now
-                num_episodes = len(episode_rewards) - 1
-                # Display training infos
-                if self.verbose >= 1 and done and log_interval is not None and num_episodes % log_interval == 0:
-                    fps = int(step / max(time.time() - start_time, 1e-8))
-                    logger.logkv("episodes", num_episodes)
-                    logger.logkv("mean 100 episode reward", mean_reward)
-                    if len(self.ep_info_buf) > 0 and len(self.ep_info_buf[0]) > 0:
-                        logger.logkv('ep_rewmean', safe_mean([ep_info['r'] for ep_info in self.ep_info_buf]))
-                        logger.logkv('eplenmean', safe_mean([ep_info['l'] for ep_info in self.ep_info_buf]))
-                    logger.logkv("n_updates", n_updates)
-                    logger.logkv("current_lr", current_lr)
-                    logger.logkv("fps", fps)
-                    logger.logkv('time_elapsed', int(time.time() - start_time))
-                    if len(episode_successes) > 0:
-                        logger.logkv("success rate", np.mean(episode_successes[-100:]))
-                    if len(infos_values) > 0:
-                        for (name, val) in zip(self.infos_names, infos_values):
-                            logger.logkv(name, val)
-                    logger.logkv("total timesteps", self.num_timesteps)
-                    logger.dumpkvs()
-                    # Reset infos:
-                    infos_values = []
-            callback.on_training_end()
-            return self
+        return self._learn_continuous(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                                      replay_wrapper, progress_bar, self.target_update_interval,
+                                      step_kwargs={"deterministic": False})
 
     def action_probability(self, observation: np.ndarray, state=None, mask=None, actions=None,
                            logp: bool = False) -> None:

@@ -1,20 +1,14 @@
 """Twin Delayed DDPG (TD3): clipped double Q-learning, delayed policy updates and target policy smoothing."""
-import time
 import warnings
-from typing import Optional, Tuple
+from typing import Tuple
 
 import numpy as np
-from gymnasium import spaces
 
-from stable_baselines import logger
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, TensorboardWriter, _predict_input
+from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
 from stable_baselines.common.buffers import ReplayBuffer
-from stable_baselines.common.gym_compat import reset_env, step_env
-from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
-from stable_baselines.common.schedules import get_schedule_fn
+from stable_baselines.common.math_util import unscale_action
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.vec_env import VecEnv
 from stable_baselines.td3.policies import TD3Policy
 
 
@@ -116,24 +110,10 @@ class TD3(OffPolicyRLModel):
         self.policy_train_op = None
         self.policy_loss = None
 
-        self._check_action_space(self.action_space)
+        self._check_action_space()
 
         if _init_setup_model:
             self.setup_model()
-
-    @staticmethod
-    def _check_action_space(action_space: Optional[spaces.Space]) -> None:
-        """Raise a clear error when the action space is not continuous (TD3 supports Box only)."""
-        if action_space is not None and not isinstance(action_space, spaces.Box):
-            raise ValueError("Error: TD3 only supports continuous action spaces (gym.spaces.Box), got {} ({})"
-                             .format(type(action_space).__name__, action_space))
-
-    def _check_policy_class(self) -> None:
-        """Raise a clear error when the policy is not a TD3 policy class."""
-        if not (isinstance(self.policy, type) and issubclass(self.policy, TD3Policy)):
-            raise ValueError("Error: the input policy for the TD3 model must be a subclass of "
-                             "stable_baselines.td3.policies.TD3Policy (MlpPolicy, LnMlpPolicy, CnnPolicy, "
-                             "LnCnnPolicy or a FeedForwardPolicy subclass), got {!r}".format(self.policy))
 
     def _get_pretrain_placeholders(self):
         policy = self.policy_tf
@@ -144,7 +124,7 @@ class TD3(OffPolicyRLModel):
     def setup_model(self):
         with SetVerbosity(self.verbose):
             self._check_policy_class()
-            self._check_action_space(self.action_space)
+            self._check_action_space()
             self.graph = tf.Graph()
             with self.graph.as_default():
                 self.set_random_seed(self.seed)
@@ -152,25 +132,8 @@ class TD3(OffPolicyRLModel):
 
                 self.replay_buffer = ReplayBuffer(self.buffer_size)
 
-                with tf.variable_scope("input", reuse=False):
-                    # Create policy and target TF objects
-                    self.policy_tf = self.policy(self.sess, self.observation_space, self.action_space,
-                                                 **self.policy_kwargs)
-                    self.target_policy_tf = self.policy(self.sess, self.observation_space, self.action_space,
-                                                        **self.policy_kwargs)
-
-                    # Initialize Placeholders
-                    self.observations_ph = self.policy_tf.obs_ph
-                    # Normalized observation for pixels
-                    self.processed_obs_ph = self.policy_tf.processed_obs
-                    self.next_observations_ph = self.target_policy_tf.obs_ph
-                    self.processed_next_obs_ph = self.target_policy_tf.processed_obs
-                    self.action_target = self.target_policy_tf.action_ph
-                    self.terminals_ph = tf.placeholder(tf.float32, shape=(None, 1), name='terminals')
-                    self.rewards_ph = tf.placeholder(tf.float32, shape=(None, 1), name='rewards')
-                    self.actions_ph = tf.placeholder(tf.float32, shape=(None,) + tuple(self.action_space.shape),
-                                                     name='actions')
-                    self.learning_rate_ph = tf.placeholder(tf.float32, [], name="learning_rate_ph")
+                # the policy, its target copy and the placeholders (scope "input")
+                self.policy_tf, self.target_policy_tf = self._setup_policy_and_target_inputs()
 
                 with tf.variable_scope("model", reuse=False):
                     # Create the policy (actor), output in [-1, 1]
@@ -271,8 +234,7 @@ class TD3(OffPolicyRLModel):
                 forward = None
                 if self.policy_tf.enable_numpy_forward():
                     forward = self.policy_tf._numpy_forward
-                feeds = [self.observations_ph, self.actions_ph, self.next_observations_ph, self.rewards_ph,
-                         self.terminals_ph, self.learning_rate_ph]
+                feeds = self._minibatch_feeds()
                 fused_train = {False: (feeds, [qf1_loss, qf2_loss], [train_values_op])}
                 policy_updates = [train_values_op, policy_train_op] + self.target_ops
                 policy_fetches = [qf1_loss, qf2_loss]
@@ -300,31 +262,15 @@ class TD3(OffPolicyRLModel):
         """
         # Sample a batch from the replay buffer
         batch = self.replay_buffer.sample(self.batch_size, env=self._vec_normalize_env)
-        batch_obs, batch_actions, batch_rewards, batch_next_obs, batch_dones = batch
 
-        fused = getattr(self, "_fused_train", None)
-        if writer is None and fused is not None:
+        if writer is None:
             # one session call: the updates, the losses and (after an actor update) the new actor weights
-            out = fused[bool(update_policy)](
-                batch_obs, batch_actions, batch_next_obs,
-                np.asarray(batch_rewards, dtype=np.float32).reshape(self.batch_size, -1),
-                np.asarray(batch_dones, dtype=np.float32).reshape(self.batch_size, -1), learning_rate)
-            if len(out) > 2:
-                forward = self.policy_tf._numpy_forward
-                forward.set_weights(self._unflatten(out[2], forward))
-            return out[0], out[1]
+            infos = self._fused_train_step(batch, learning_rate, update_policy)
+            if infos is not None:
+                return infos
 
         if update_policy:
             self.policy_tf.invalidate_numpy_forward()
-        feed_dict = {
-            self.observations_ph: batch_obs,
-            self.actions_ph: batch_actions,
-            self.next_observations_ph: batch_next_obs,
-            self.rewards_ph: np.asarray(batch_rewards, dtype=np.float32).reshape(self.batch_size, -1),
-            self.terminals_ph: np.asarray(batch_dones, dtype=np.float32).reshape(self.batch_size, -1),
-            self.learning_rate_ph: learning_rate
-        }
-
         step_ops = self.step_ops
         if update_policy:
             # Update policy and target networks
@@ -332,12 +278,7 @@ class TD3(OffPolicyRLModel):
 
         # Do one gradient step
         # and optionally compute log for tensorboard
-        if writer is not None:
-            out = self.sess.run([self.summary] + step_ops, feed_dict)
-            summary = out.pop(0)
-            writer.add_summary(summary, step)
-        else:
-            out = self.sess.run(step_ops, feed_dict)
+        out = self._run_train_ops(step_ops, batch, learning_rate, writer, step)
 
         # Unpack to monitor losses
         qf1_loss, qf2_loss, *_values = out
@@ -364,157 +305,9 @@ class TD3(OffPolicyRLModel):
         :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
         :return: (BaseRLModel) the trained model
         """
-        new_tb_log = self._init_num_timesteps(reset_num_timesteps)
-        callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
-
-        if replay_wrapper is not None:
-            self.replay_buffer = replay_wrapper(self.replay_buffer)
-
-        with SetVerbosity(self.verbose), TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) \
-                as writer:
-
-            self._setup_learn()
-
-            # Transform to callable if needed
-            self.learning_rate = get_schedule_fn(self.learning_rate)
-            # Initial learning rate
-            current_lr = self.learning_rate(1)
-
-            start_time = time.time()
-            episode_rewards = [0.0]
-            episode_successes = []
-            if self.action_noise is not None:
-                self.action_noise.reset()
-            obs, _ = reset_env(self.env)
-            # Whether the env resets itself at the end of an episode (a one-env VecEnv behind _UnvecWrapper)
-            auto_reset = isinstance(self.env, VecEnv)
-            # Retrieve unnormalized observation for saving into the buffer
-            obs_ = obs
-            if self._vec_normalize_env is not None:
-                obs_ = self._vec_normalize_env.get_original_obs()[0]
-            n_updates = 0
-            infos_values = []
-
-            mean_reward = None
-            callback.on_training_start(locals(), globals())
-            callback.on_rollout_start()
-
-            for step in range(total_timesteps):
-                # Before training starts, randomly sample actions
-                # from a uniform distribution for better exploration.
-                # Afterwards, use the learned policy
-                # if random_exploration is set to 0 (normal setting)
-                if self.num_timesteps < self.learning_starts or np.random.rand() < self.random_exploration:
-                    # actions sampled from action space are from range specific to the environment
-                    # but algorithm operates on tanh-squashed actions therefore simple scaling is used
-                    unscaled_action = self.env.action_space.sample()
-                    action = scale_action(self.action_space, unscaled_action)
-                else:
-                    action = self.policy_tf.step(np.asarray(obs)[None]).flatten()
-                    # Add noise to the action, as the policy
-                    # is deterministic, this is required for exploration
-                    if self.action_noise is not None:
-                        action = np.clip(action + self.action_noise(), -1, 1)
-                    # inferred actions need to be transformed to environment action_space before stepping
-                    unscaled_action = unscale_action(self.action_space, action)
-
-                if action.shape != self.action_space.shape:
-                    raise ValueError("The action has shape {}, the action space expects {}"
-                                     .format(action.shape, self.action_space.shape))
-
-                new_obs, reward, terminated, truncated, info = step_env(self.env, unscaled_action)
-                # As the original: the episode end (termination or time limit) is the stored `done`
-                done = bool(terminated or truncated)
-
-                self.num_timesteps += 1
-
-                # Only stop training if return value is False, not when it is None. This is for backwards
-                # compatibility with callbacks that have no return statement.
-                callback.update_locals(locals())
-                if callback.on_step() is False:
-                    break
-
-                # Store the (unnormalized) transition in the replay buffer, and the episode statistics
-                obs_, reward_ = self._store_transition(obs_, action, reward, new_obs, done, info, writer)
-                obs = new_obs
-
-                if self.num_timesteps % self.train_freq == 0:
-                    callback.on_rollout_end()
-
-                    mb_infos_vals = []
-                    # Update policy, critics and target networks
-                    for grad_step in range(self.gradient_steps):
-                        # Break if the warmup phase is not over
-                        # or if there are not enough samples in the replay buffer
-                        if not self.replay_buffer.can_sample(self.batch_size) \
-                                or self.num_timesteps < self.learning_starts:
-                            break
-                        n_updates += 1
-                        # Compute current learning_rate
-                        frac = 1.0 - step / total_timesteps
-                        current_lr = self.learning_rate(frac)
-                        # Update policy and critics (q functions)
-                        # Note: the policy is updated less frequently than the Q functions
-                        # this is controlled by the `policy_delay` parameter
-                        mb_infos_vals.append(
-                            self._train_step(step, writer, current_lr, (step + grad_step) % self.policy_delay == 0))
-
-                    # Log losses and entropy, useful for monitor training
-                    if len(mb_infos_vals) == 1:
-                        infos_values = np.asarray(mb_infos_vals[0])  # the mean of one row, without np.mean
-                    elif len(mb_infos_vals) > 0:
-                        infos_values = np.mean(mb_infos_vals, axis=0)
-
-                    callback.on_rollout_start()
-
-                episode_rewards[-1] += float(reward_)
-                if done:
-                    if self.action_noise is not None:
-                        self.action_noise.reset()
-                    if not auto_reset:
-                        obs, _ = reset_env(self.env)
-                        # Retrieve unnormalized observation for saving into the buffer
-                        obs_ = obs
-                        if self._vec_normalize_env is not None:
-                            obs_ = self._vec_normalize_env.get_original_obs()[0]
-                    episode_rewards.append(0.0)
-
-                    maybe_is_success = info.get('is_success')
-                    if maybe_is_success is not None:
-                        episode_successes.append(float(maybe_is_success))
-
-                # the mean of the last 100 finished episodes (only changes when an episode ends)
-                if done or mean_reward is None:
-                    if len(episode_rewards[-101:-1]) == 0:
-                        mean_reward = -np.inf
-                    else:
-                        mean_reward = round(float(np.mean(episode_rewards[-101:-1])), 1)
-
-                # substract 1 as we appended a new term just now
-                num_episodes = len(episode_rewards) - 1
-                # Display training infos
-                if self.verbose >= 1 and done and log_interval is not None and num_episodes % log_interval == 0:
-                    fps = int(step / (time.time() - start_time))
-                    logger.logkv("episodes", num_episodes)
-                    logger.logkv("mean 100 episode reward", mean_reward)
-                    if len(self.ep_info_buf) > 0 and len(self.ep_info_buf[0]) > 0:
-                        logger.logkv('ep_rewmean', safe_mean([ep_info['r'] for ep_info in self.ep_info_buf]))
-                        logger.logkv('eplenmean', safe_mean([ep_info['l'] for ep_info in self.ep_info_buf]))
-                    logger.logkv("n_updates", n_updates)
-                    logger.logkv("current_lr", current_lr)
-                    logger.logkv("fps", fps)
-                    logger.logkv('time_elapsed', int(time.time() - start_time))
-                    if len(episode_successes) > 0:
-                        logger.logkv("success rate", np.mean(episode_successes[-100:]))
-                    if len(infos_values) > 0:
-                        for (name, val) in zip(self.infos_names, infos_values):
-                            logger.logkv(name, val)
-                    logger.logkv("total timesteps", self.num_timesteps)
-                    logger.dumpkvs()
-                    # Reset infos:
-                    infos_values = []
-            callback.on_training_end()
-            return self
+        # Note: the policy is updated less frequently than the Q functions (every `policy_delay` gradient steps)
+        return self._learn_continuous(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                                      replay_wrapper, progress_bar, self.policy_delay)
 
     def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
         _ = np.array(observation)

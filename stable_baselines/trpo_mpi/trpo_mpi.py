@@ -31,6 +31,7 @@ from stable_baselines.common.misc_util import flatten_lists, zipsame
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.runners import add_vtarg_and_adv, traj_segment_generator
+from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import total_episode_reward_logger
 
@@ -325,21 +326,9 @@ class TRPO(ActorCriticRLModel):
                         self.d_adam.sync()
                     self.vfadam.sync()
 
-                with tf.variable_scope("input_info", reuse=False):
-                    tf.summary.scalar('discounted_rewards', tf.reduce_mean(ret))
-                    tf.summary.scalar('learning_rate', tf.reduce_mean(self.vf_stepsize))
-                    tf.summary.scalar('advantage', tf.reduce_mean(atarg))
-                    tf.summary.scalar('kl_clip_range', tf.reduce_mean(self.max_kl))
-
-                    if self.full_tensorboard_log:
-                        tf.summary.histogram('discounted_rewards', ret)
-                        tf.summary.histogram('learning_rate', self.vf_stepsize)
-                        tf.summary.histogram('advantage', atarg)
-                        tf.summary.histogram('kl_clip_range', self.max_kl)
-                        if tf_util.is_image(self.observation_space):
-                            tf.summary.image('observation', observation)
-                        else:
-                            tf.summary.histogram('observation', observation)
+                input_info_summaries([('discounted_rewards', ret), ('learning_rate', self.vf_stepsize),
+                                      ('advantage', atarg), ('kl_clip_range', self.max_kl)],
+                                     observation, self.observation_space, self.full_tensorboard_log)
 
                 self.timed = timed
                 self.allmean = allmean
