@@ -29,6 +29,10 @@ Interface (stable, used by the actor-critic policies and by the off-policy algor
 - :func:`preprocess_observation` ``(obs, ob_space, scale=False)``: what
   ``stable_baselines.common.input.observation_input`` computes (one-hot for discrete spaces, cast to
   float32, optional scaling to [0, 1] of bounded boxes), or ``None`` for an unsupported space.
+- :func:`dense_stack_weights` ``(values, n_layers, layer_norm, start=0)``: the (kernel, bias) and
+  (gamma, beta) pairs of a dense stack from a flat list of variable values in creation order.
+- :class:`NumpyNetworkCopy`: base of the NumPy copies of the off-policy networks (variables to read,
+  refresh when stale, observation features); subclasses define ``set_weights``.
 - :func:`make_rng` ``(seed) -> numpy.random.Generator``: the generator used for stochastic actions
   (seeded from the model seed, so a seeded run is reproducible).
 - :func:`numpy_forward_enabled` ``() -> bool``: ``False`` when the environment variable
@@ -39,6 +43,7 @@ stochastic action differs from the one the graph would have drawn with the same 
 distribution is the same, and deterministic actions, probabilities, values and neg-log-likelihoods
 equal the graph's to float32 precision.
 """
+import abc
 import os
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
@@ -395,6 +400,67 @@ def preprocess_observation(obs: np.ndarray, ob_space: Any, scale: bool = False) 
             parts.append(part)
         return np.concatenate(parts, axis=1)
     return None
+
+
+def dense_stack_weights(values: Sequence[np.ndarray], n_layers: int, layer_norm: bool,
+                        start: int = 0) -> Tuple[list, Optional[list], int]:
+    """
+    Read the weights of ``n_layers`` dense layers from a flat list laid out as ``tf_layers.mlp`` creates
+    the variables: per layer the kernel and the bias, then (with layer normalisation) beta and gamma.
+
+    :param values: ([np.ndarray]) the variable values in creation order
+    :param n_layers: (int) how many layers to read
+    :param layer_norm: (bool) whether every layer has a layer normalisation
+    :param start: (int) the position of the first kernel in ``values``
+    :return: ([(np.ndarray, np.ndarray)], [(np.ndarray, np.ndarray)] or None, int) the (kernel, bias) pairs,
+        the (gamma, beta) pairs (None without layer normalisation) and the position after the last layer
+    """
+    layers, norms, pos = [], [], start
+    for _ in range(n_layers):
+        layers.append((values[pos], values[pos + 1]))
+        pos += 2
+        if layer_norm:
+            norms.append((values[pos + 1], values[pos]))  # (gamma, beta); beta is created first
+            pos += 2
+    return layers, (norms if layer_norm else None), pos
+
+
+class NumpyNetworkCopy(abc.ABC):
+    """
+    The common part of the NumPy copies of the off-policy networks (the DQN Q-network, the SAC and TD3
+    actors): the variables to read, the structure of the policy's dense stack, and the refresh from the
+    graph when the copy is stale. Subclasses implement ``set_weights(values)``.
+
+    :param policy: (BasePolicy) the policy (its ``sess``, ``ob_space``, ``layers`` and ``layer_norm``)
+    :param variables: ([tf.Variable]) the network's variables in creation order
+    :param activation: (callable) the NumPy activation
+    """
+
+    def __init__(self, policy: Any, variables: Sequence, activation: Callable):
+        self.sess = policy.sess
+        self.variables = list(variables)
+        self.ob_space = policy.ob_space
+        self.activation = activation
+        self.n_hidden = len(policy.layers)
+        self.layer_norm = bool(policy.layer_norm)
+        self.stale = True
+
+    @abc.abstractmethod
+    def set_weights(self, values: List[np.ndarray]) -> None:
+        """
+        :param values: ([np.ndarray]) the values of ``variables`` (kept by reference: pass arrays nobody modifies)
+        """
+
+    def features(self, obs: np.ndarray) -> Optional[np.ndarray]:
+        """
+        Refresh the weights if they are stale, then turn the observations into the network's input.
+
+        :param obs: (np.ndarray) a batch of observations
+        :return: (np.ndarray or None) float32 features, None when the graph must answer
+        """
+        if self.stale:
+            self.set_weights([np.array(value) for value in self.sess.run(self.variables)])
+        return observation_features(obs, self.ob_space)
 
 
 def make_rng(seed: Optional[int] = None) -> np.random.Generator:

@@ -266,7 +266,7 @@ def _q_network_names(n_hidden: int, layer_norm: bool, dueling: bool) -> List[str
     return names
 
 
-class _NumpyQNetwork(object):
+class _NumpyQNetwork(nf.NumpyNetworkCopy):
     """
     The MLP Q-network of a DQN :class:`FeedForwardPolicy` in NumPy (the graph's float32 arithmetic: dense
     stacks, optional layer norm, dueling combination). ``q_values`` returns None for inputs it cannot answer
@@ -278,30 +278,17 @@ class _NumpyQNetwork(object):
     """
 
     def __init__(self, policy, variables, activation):
-        self.sess = policy.sess
-        self.variables = list(variables)
-        self.ob_space = policy.ob_space
-        self.activation = activation
-        self.n_hidden = len(policy.layers)
-        self.layer_norm = bool(policy.layer_norm)
+        super().__init__(policy, variables, activation)
         self.dueling = bool(policy.dueling)
-        self.stale = True
         self._streams = None
 
     def set_weights(self, values: List[np.ndarray]) -> None:
-        """
-        :param values: ([np.ndarray]) the values of ``variables`` (kept by reference: pass arrays nobody modifies)
-        """
         values = list(values)
         streams, pos = [], 0
         for _ in range(2 if self.dueling else 1):
-            layers, norms = [], []
-            for idx in range(self.n_hidden + 1):
-                layers.append((values[pos], values[pos + 1]))
-                pos += 2
-                if self.layer_norm and idx < self.n_hidden:
-                    norms.append((values[pos + 1], values[pos]))  # (gamma, beta); beta is created first
-                    pos += 2
+            layers, norms, pos = nf.dense_stack_weights(values, self.n_hidden, self.layer_norm, pos)
+            layers.append((values[pos], values[pos + 1]))  # the output layer (no layer norm)
+            pos += 2
             streams.append((layers, (norms + [None]) if self.layer_norm else None))
         self._streams = streams
         self.stale = False
@@ -311,9 +298,7 @@ class _NumpyQNetwork(object):
         :param obs: (np.ndarray) a batch of observations
         :return: (np.ndarray or None) float32 Q-values, shape (batch, n_actions)
         """
-        if self.stale:
-            self.set_weights([np.array(value) for value in self.sess.run(self.variables)])
-        features = nf.observation_features(obs, self.ob_space)
+        features = self.features(obs)
         if features is None:
             return None
         layers, norms = self._streams[0]

@@ -336,7 +336,7 @@ def _dense_stack_names(n_hidden: int, layer_norm: bool, heads: List[str]) -> Lis
     return names
 
 
-class _NumpySACActor(object):
+class _NumpySACActor(nf.NumpyNetworkCopy):
     """
     The SAC actor of a :class:`FeedForwardPolicy` in NumPy: the same float32 arithmetic as the graph
     (dense stack, optional layer norm, mean and clipped log std heads, tanh squashing). Methods return
@@ -349,37 +349,18 @@ class _NumpySACActor(object):
     """
 
     def __init__(self, policy, variables, activation, rng=None):
-        self.sess = policy.sess
-        self.variables = list(variables)
-        self.ob_space = policy.ob_space
-        self.activation = activation
+        super().__init__(policy, variables, activation)
         self.rng = rng if rng is not None else nf.make_rng(None)
-        self.n_hidden = len(policy.layers)
-        self.layer_norm = bool(policy.layer_norm)
-        self.stale = True
         self._hidden, self._norms, self._mean, self._log_std = None, None, None, None
 
     def set_weights(self, values: List[np.ndarray]) -> None:
-        """
-        :param values: ([np.ndarray]) the values of ``variables`` (kept by reference: pass arrays nobody modifies)
-        """
         values = list(values)
-        per_layer = 4 if self.layer_norm else 2
-        hidden, norms = [], []
-        for idx in range(self.n_hidden):
-            pos = idx * per_layer
-            hidden.append((values[pos], values[pos + 1]))
-            if self.layer_norm:
-                norms.append((values[pos + 3], values[pos + 2]))  # (gamma, beta); beta is created first
-        pos = self.n_hidden * per_layer
-        self._hidden, self._norms = hidden, (norms if self.layer_norm else None)
+        self._hidden, self._norms, pos = nf.dense_stack_weights(values, self.n_hidden, self.layer_norm)
         self._mean, self._log_std = (values[pos], values[pos + 1]), (values[pos + 2], values[pos + 3])
         self.stale = False
 
     def _latent(self, obs: np.ndarray):
-        if self.stale:
-            self.set_weights([np.array(value) for value in self.sess.run(self.variables)])
-        features = nf.observation_features(obs, self.ob_space)
+        features = self.features(obs)
         if features is None:
             return None
         return nf.mlp_forward(features, self._hidden, self.activation, layer_norms=self._norms)

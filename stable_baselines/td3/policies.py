@@ -226,7 +226,7 @@ class FeedForwardPolicy(TD3Policy):
         self._numpy_forward = None
 
 
-class _NumpyTD3Actor(object):
+class _NumpyTD3Actor(nf.NumpyNetworkCopy):
     """
     The TD3 actor of a :class:`FeedForwardPolicy` in NumPy: the graph's float32 arithmetic (dense stack,
     optional layer norm, tanh head). ``step`` returns None for inputs it cannot answer exactly (the policy then
@@ -238,27 +238,12 @@ class _NumpyTD3Actor(object):
     """
 
     def __init__(self, policy, variables, activation):
-        self.sess = policy.sess
-        self.variables = list(variables)
-        self.ob_space = policy.ob_space
-        self.activation = activation
-        self.n_hidden = len(policy.layers)
-        self.layer_norm = bool(policy.layer_norm)
-        self.stale = True
+        super().__init__(policy, variables, activation)
         self._layers, self._norms = None, None
 
     def set_weights(self, values) -> None:
-        """
-        :param values: ([np.ndarray]) the values of ``variables`` (kept by reference: pass arrays nobody modifies)
-        """
         values = list(values)
-        per_layer = 4 if self.layer_norm else 2
-        layers, norms = [], []
-        for idx in range(self.n_hidden):
-            pos = idx * per_layer
-            layers.append((values[pos], values[pos + 1]))
-            if self.layer_norm:
-                norms.append((values[pos + 3], values[pos + 2]))  # (gamma, beta); beta is created first
+        layers, norms, _ = nf.dense_stack_weights(values, self.n_hidden, self.layer_norm)
         layers.append((values[-2], values[-1]))
         self._layers = layers
         self._norms = (norms + [None]) if self.layer_norm else None
@@ -269,9 +254,7 @@ class _NumpyTD3Actor(object):
         :param obs: (np.ndarray) a batch of observations
         :return: (np.ndarray or None) float32 actions in [-1, 1]
         """
-        if self.stale:
-            self.set_weights([np.array(value) for value in self.sess.run(self.variables)])
-        features = nf.observation_features(obs, self.ob_space)
+        features = self.features(obs)
         if features is None:
             return None
         out = nf.mlp_forward(features, self._layers, self.activation, activate_last=False, layer_norms=self._norms)
