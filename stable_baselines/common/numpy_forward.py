@@ -262,15 +262,13 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return exp_shifted / exp_shifted.sum(axis=-1, keepdims=True)
 
 
-def categorical_sample(logits: np.ndarray, rng: np.random.Generator,
-                       probs: Optional[np.ndarray] = None) -> np.ndarray:
+def categorical_sample(logits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """
     Draw one category per row with the Gumbel-max trick, as the graph does:
     ``argmax(logits + G)`` with ``G`` standard Gumbel noise (``-log(-log(U))``, ``U`` uniform).
 
     :param logits: (np.ndarray) shape (batch, n)
     :param rng: (np.random.Generator)
-    :param probs: (np.ndarray) unused (kept for callers that have the probabilities at hand)
     :return: (np.ndarray) int64 actions, shape (batch,)
     """
     return (logits + rng.gumbel(size=logits.shape)).argmax(axis=-1).astype(np.int64, copy=False)
