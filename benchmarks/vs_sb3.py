@@ -15,9 +15,9 @@ environments (gymnasium, wrapped in a Monitor, in a DummyVecEnv) and the same hy
 - ``predict_ppo`` / ``predict_sac``: median latency of ``model.predict(obs)`` for one observation
 
 Figures: environment steps per second of ``learn`` (wall clock and CPU time of the process), the median
-over ``--runs`` runs; predict latency in microseconds: wall clock, median over 5000 calls timed one by one,
-and CPU time, the mean over the same 5000 calls (timed as a whole, so that reading the CPU clock is not
-part of the figure).
+over ``--runs`` runs (the two libraries alternate, run by run); predict latency in microseconds: wall
+clock, median over 5000 calls timed one by one, and CPU time, the mean over the same 5000 calls (timed as
+a whole, so that reading the CPU clock is not part of the figure).
 
     python benchmarks/vs_sb3.py                      # all cases, 3 runs each
     python benchmarks/vs_sb3.py --cases ppo a2c --runs 5
@@ -172,12 +172,15 @@ def main() -> None:
     import numpy as np  # pylint: disable=import-outside-toplevel
     rows = []
     for case in args.cases:
-        figures = {}
-        for lib, python in (("sb2", sys.executable), ("sb3", args.sb3_python)):
-            runs = [_run_worker(python, lib, case) for _ in range(args.runs)]
-            key = "us" if case.startswith("predict") else "fps"
-            figures[lib] = {name: float(np.median([run[name] for run in runs]))
-                            for name in ("{}_wall".format(key), "{}_cpu".format(key), "max_rss_mb")}
+        # the two libraries alternate run by run, so that both see the same drift of the machine's speed
+        runs = {"sb2": [], "sb3": []}
+        for _ in range(args.runs):
+            for lib, python in (("sb2", sys.executable), ("sb3", args.sb3_python)):
+                runs[lib].append(_run_worker(python, lib, case))
+        key = "us" if case.startswith("predict") else "fps"
+        figures = {lib: {name: float(np.median([run[name] for run in lib_runs]))
+                         for name in ("{}_wall".format(key), "{}_cpu".format(key), "max_rss_mb")}
+                   for lib, lib_runs in runs.items()}
         rows.append((case, figures))
         print(json.dumps({"case": case, **figures}), flush=True)
 

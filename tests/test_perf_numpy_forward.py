@@ -337,3 +337,128 @@ def test_feed_callable_duplicates_and_same_training(monkeypatch):
     with_callables, with_run = train(True), train(False)
     for name in with_callables:
         np.testing.assert_array_equal(with_callables[name], with_run[name])
+
+
+@pytest.mark.parametrize("act_fun", [tf.tanh, tf.nn.relu, tf.nn.elu])
+@pytest.mark.parametrize("activate_last", [False, True])
+def test_single_row_stack_equals_the_batch_forward(act_fun, activate_last):
+    rng = np.random.RandomState(0)
+    layers = [(rng.randn(5, 8).astype(np.float32), rng.randn(8).astype(np.float32)),
+              (rng.randn(8, 6).astype(np.float32), rng.randn(6).astype(np.float32)),
+              (rng.randn(6, 3).astype(np.float32), rng.randn(3).astype(np.float32))]
+    activation = nf.numpy_activation(act_fun)
+    stack = nf.SingleRowStack(layers, activation, activate_last=activate_last)
+    assert (stack.n_in, stack.n_out) == (5, 3)
+    rows = rng.randn(4, 5).astype(np.float32)
+    outputs = [stack(row).copy() for row in rows]  # each call overwrites the buffer of the previous one
+    expected = nf.mlp_forward(rows, layers, activation, activate_last=activate_last)
+    np.testing.assert_allclose(np.concatenate(outputs), expected, rtol=1e-5, atol=1e-5)
+    # other real dtypes and shapes with the same number of elements are converted like astype(float32)
+    np.testing.assert_allclose(stack(rows[0].astype(np.float64).reshape(1, 5)), expected[:1], rtol=1e-5, atol=1e-5)
+    ints = np.arange(5).reshape(1, 5)
+    np.testing.assert_allclose(stack(ints), nf.mlp_forward(ints.astype(np.float32), layers, activation,
+                                                           activate_last=activate_last), rtol=1e-5, atol=1e-5)
+    # the buffers belong to the building thread: another thread gets None (and takes the batch path)
+    import threading
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(stack(rows[0])))
+    thread.start()
+    thread.join()
+    assert seen == [None]
+
+
+def test_categorical_sample_row_distribution_and_stream():
+    logits = np.log(np.array([[0.2, 0.5, 0.3]], dtype=np.float32))
+    rng, twin = nf.make_rng(5), nf.make_rng(5)
+    draws = np.array([nf.categorical_sample_row(logits, rng) for _ in range(20000)])
+    np.testing.assert_allclose(np.bincount(draws, minlength=3) / len(draws), [0.2, 0.5, 0.3], atol=0.015)
+    # one uniform number per draw, taken from the stream exactly as Generator.random() takes it
+    cumulative = np.cumsum([0.2, 0.5, 0.3])
+    expected = np.minimum(np.searchsorted(cumulative, twin.random(20000), side="right"), 2)
+    assert (draws == expected).mean() > 0.999  # equal but for float rounding at the category edges
+    assert rng.random() == twin.random()
+    # a category of probability 0 is never drawn, a very likely one almost always
+    never = np.array([0.0, -np.inf, 3.0], dtype=np.float32)
+    assert {nf.categorical_sample_row(never, rng) for _ in range(2000)} <= {0, 2}
+
+
+def test_single_observation_predict_paths():
+    """One observation: the single-row path; same answers as the batch path and the graph, in any thread."""
+    import threading
+    model = PPO2(MlpPolicy, DummyVecEnv([ENVS["box"]]), n_steps=16, nminibatches=1, noptepochs=1, seed=0,
+                 n_cpu_tf_sess=1, policy_kwargs=dict(net_arch=[dict(pi=[8, 8], vf=[8])]))
+    model.learn(32)
+    forward = model.act_model._numpy_forward
+    obs = _obs_batch(model, 6)
+    batch = model.predict(obs, deterministic=True)[0]
+    singles = np.stack([model.predict(row, deterministic=True)[0] for row in obs])
+    assert isinstance(forward._row, nf.SingleRowStack)
+    np.testing.assert_allclose(singles, batch, rtol=1e-5, atol=1e-6)
+    graph = model.act_model.sess.run(model.act_model.deterministic_action, {model.act_model.obs_ph: obs})
+    np.testing.assert_allclose(singles, np.clip(graph, model.action_space.low, model.action_space.high),
+                               rtol=1e-5, atol=1e-6)
+    first = model.predict(obs[0], deterministic=True)[0]
+    model.predict(obs[1], deterministic=True)
+    np.testing.assert_allclose(first, singles[0])  # an earlier result is not overwritten by later calls
+    from_thread = []
+    thread = threading.Thread(target=lambda: from_thread.append(model.predict(obs[2], deterministic=True)[0]))
+    thread.start()
+    thread.join()
+    np.testing.assert_allclose(from_thread[0], singles[2], rtol=1e-5, atol=1e-6)
+    # after an update the single-row stack is rebuilt from the new weights
+    model.learn(32)
+    graph = model.act_model.sess.run(model.act_model.deterministic_action, {model.act_model.obs_ph: obs[:1]})
+    np.testing.assert_allclose(model.predict(obs[0], deterministic=True)[0],
+                               np.clip(graph[0], model.action_space.low, model.action_space.high), rtol=1e-5, atol=1e-6)
+
+
+def test_stochastic_single_predict_reproducible_and_distributed():
+    def actions(seed):
+        model = PPO2(MlpPolicy, DummyVecEnv([lambda: IdentityEnv(3)]), n_steps=16, nminibatches=1, seed=seed,
+                     n_cpu_tf_sess=1)
+        obs = np.array(1)
+        return model, np.array([model.predict(obs)[0] for _ in range(3000)])
+
+    model, first = actions(3)
+    _, again = actions(3)
+    np.testing.assert_array_equal(first, again)
+    probs = model.action_probability(np.array(1))
+    np.testing.assert_allclose(np.bincount(first, minlength=3) / len(first), probs, atol=0.03)
+
+
+@pytest.mark.parametrize("algo", ["TRPO", "PPO1"])
+def test_mpi_algorithms_predict_in_numpy_and_stay_in_sync(algo):
+    """TRPO and PPO1 predict from the NumPy copy too; every update makes it read the weights again."""
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed (the [mpi] extra)")
+    import stable_baselines
+    from stable_baselines.common.callbacks import BaseCallback
+
+    kwargs = dict(timesteps_per_batch=64) if algo == "TRPO" else dict(timesteps_per_actorbatch=64, optim_batchsize=32)
+    model = getattr(stable_baselines, algo)(MlpPolicy, "CartPole-v1", seed=0, n_cpu_tf_sess=1, **kwargs)
+    policy = model.policy_pi
+    assert policy._numpy_forward is not None
+    obs = np.random.RandomState(0).uniform(-1, 1, (6, 4)).astype(np.float32)
+
+    def graph_proba():
+        return policy.sess.run(policy.policy_proba, {policy.obs_ph: obs})
+
+    class Check(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.checked = 0
+
+        def _on_step(self):
+            if self.num_timesteps % 16 == 0:  # the predictions of a callback see the current weights
+                np.testing.assert_allclose(model.action_probability(obs), graph_proba(), rtol=1e-5, atol=1e-6)
+                assert model.predict(obs[0], deterministic=True)[0] == graph_proba()[0].argmax()
+                self.checked += 1
+            return True
+
+    before = graph_proba()
+    check = Check()
+    model.learn(256, callback=check)
+    assert check.checked >= 12
+    assert np.abs(graph_proba() - before).max() > 1e-4  # the policy did change
+    np.testing.assert_allclose(model.action_probability(obs), graph_proba(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(policy.value(obs), policy.sess.run(policy.value_flat, {policy.obs_ph: obs}),
+                               rtol=1e-5, atol=1e-5)

@@ -10,6 +10,7 @@ import pytest
 from gymnasium import spaces
 
 from stable_baselines import DQN, SAC, TD3
+from stable_baselines.common import numpy_forward as nf
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.gym_compat import make_env
@@ -41,6 +42,14 @@ def _numpy_actor(model, obs):
     return out
 
 
+def _numpy_actor_rows(model, obs):
+    """The actor through the single-row path of predict, one observation at a time (SAC's mean, TD3's action)."""
+    forward = model.policy_tf._numpy_forward
+    rows = [np.tanh(forward.row_forward(row)) for row in obs]
+    assert isinstance(forward._row, nf.SingleRowStack)
+    return np.concatenate(rows, axis=0)
+
+
 def _randomize(model, scale=0.3, seed=1):
     """Give the model random weights (through load_parameters, which refreshes the NumPy copies)."""
     rng = np.random.RandomState(seed)
@@ -59,11 +68,21 @@ def test_continuous_actor_numpy_equals_graph(model_class, policy):
     _randomize(model)
     obs = _observations("Pendulum-v1")
     np.testing.assert_allclose(_numpy_actor(model, obs), _graph_actor(model, obs), rtol=1e-5, atol=1e-6)
-    # predict goes through the NumPy path and rescales as before
+    # predict goes through the NumPy path and rescales as before (one observation: the single-row path)
     action, _ = model.predict(obs[0])
     space = model.action_space
     expected = space.low + (_graph_actor(model, obs[:1])[0] + 1.0) * 0.5 * (space.high - space.low)
     np.testing.assert_allclose(action, expected, rtol=1e-5, atol=1e-5)
+    assert action.shape == space.shape and action.dtype == np.float32
+    row = model.policy_tf._numpy_forward._row
+    if policy == "MlpPolicy":
+        assert isinstance(row, nf.SingleRowStack)
+    else:
+        assert row is False  # layer normalisation: no single-row stack, the batch path answers
+    batch_actions, _ = model.predict(obs[:3])
+    np.testing.assert_allclose(np.stack([model.predict(o)[0] for o in obs[:3]]), batch_actions, rtol=1e-5, atol=1e-6)
+    for bad in (obs[0].astype(np.float64), obs[0].tolist(), obs[0].reshape(1, -1)):
+        np.testing.assert_allclose(np.asarray(model.predict(bad)[0]).reshape(-1), action, rtol=1e-5, atol=1e-6)
     if model_class is SAC:
         mean, std = model.policy_tf.proba_step(obs)
         graph_mean, graph_std = model.sess.run([model.policy_tf.act_mu, model.policy_tf.std],
@@ -147,6 +166,9 @@ def test_continuous_weights_in_sync_after_every_train_step(model_class):
     before = _graph_actor(model, obs)
     model.learn(60, callback=check)
     assert check.checked == 30
+    row_check = _SyncCheck(lambda m: m.policy_tf._numpy_forward, obs[:4], _graph_actor, _numpy_actor_rows)
+    model.learn(30, callback=row_check, reset_num_timesteps=False)
+    assert row_check.checked == 30
     assert np.abs(_graph_actor(model, obs) - before).max() > 1e-3  # the actor did move
 
 
@@ -189,6 +211,9 @@ def test_numpy_copy_refreshed_after_load_parameters_and_load(model_class, tmp_pa
         loaded.sess.run(kernel.assign(kernel + 0.5))
     loaded.refresh_numpy_forward()
     np.testing.assert_allclose(_numpy_actor(loaded, obs), _graph_actor(loaded, obs), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_numpy_actor_rows(loaded, obs), _graph_actor(loaded, obs), rtol=1e-5, atol=1e-6)
+    _randomize(loaded, seed=4)  # the single-row stack is rebuilt from the new weights too
+    np.testing.assert_allclose(_numpy_actor_rows(loaded, obs), _graph_actor(loaded, obs), rtol=1e-5, atol=1e-6)
 
 
 def test_tensorboard_path_keeps_numpy_copy_consistent(tmp_path):

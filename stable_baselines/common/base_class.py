@@ -306,10 +306,11 @@ class BaseRLModel(ABC):
         """
         Make the policies read their weights from the TensorFlow graph again before their next step.
 
-        Feed-forward MLP policies of A2C and PPO2 act from a NumPy copy of their weights (much cheaper
-        than a session call). The library refreshes that copy itself whenever it changes the weights
-        (``learn``, ``load``, ``load_parameters``, ``pretrain``, ``setup_model``). Call this method after
-        changing the model's variables in any other way (for instance ``model.sess.run(var.assign(...))``).
+        Feed-forward MLP policies of A2C, PPO2, PPO1 and TRPO (and the networks of DQN, SAC and TD3) act
+        from a NumPy copy of their weights (much cheaper than a session call). The library refreshes that
+        copy itself whenever it changes the weights (``learn``, ``load``, ``load_parameters``, ``pretrain``,
+        ``setup_model``). Call this method after changing the model's variables in any other way (for
+        instance ``model.sess.run(var.assign(...))``).
         Setting the environment variable ``STABLE_BASELINES_NUMPY_FORWARD=0`` before creating a model
         disables the NumPy path.
         """
@@ -1117,6 +1118,25 @@ class OffPolicyRLModel(BaseRLModel):
                              "LnMlpPolicy, CnnPolicy, LnCnnPolicy or a FeedForwardPolicy subclass), got {!r}"
                              .format(type(self).__name__, policy_base.__module__, policy_base.__name__,
                                      self.policy))
+
+    def _predict_one_squashed(self, observation: Any) -> Optional[np.ndarray]:
+        """
+        The fast path of ``predict`` for ONE observation of a tanh-squashed actor (SAC's deterministic action,
+        TD3's action): the actor's NumPy copy through preallocated buffers, then the rescaling to the action
+        bounds, as the general path computes it.
+
+        :param observation: (Any) what the user passed to ``predict``
+        :return: (np.ndarray or None) the action, shape of the action space; None when the general path must
+            answer (a batch, another type or shape, no NumPy copy)
+        """
+        forward = getattr(self.policy_tf, "_numpy_forward", None)
+        if forward is None or type(observation) is not np.ndarray \
+                or observation.shape != self.observation_space.shape:  # pylint: disable=unidiomatic-typecheck
+            return None
+        out = forward.row_forward(observation)
+        if out is None:
+            return None
+        return unscale_action(self.action_space, np.tanh(out).reshape(self.action_space.shape))
 
     @staticmethod
     def _flat_after(ops: list, variables: list) -> tf.Tensor:

@@ -964,6 +964,9 @@ class NumpyActorCriticForward(object):
         self._n_param = plan["n_param"]
         self._logstd = None
         self._std = None
+        # the policy branch for one Box observation (what ``predict`` runs), with preallocated buffers
+        self._row = None
+        self._row_possible = self._box_obs and self.n_batch in (None, 1) and self.kind != "multicategorical"
 
     # ------------------------------------------------------------------------------------------
     @classmethod
@@ -1053,6 +1056,7 @@ class NumpyActorCriticForward(object):
         self._pi = take()
         self._vf = take()
         self._pi_layers, self._vf_layers = pi_layers, vf_layers
+        self._row = None  # rebuilt from these weights when ``act`` next needs it
         if self.kind == "gaussian":
             self._logstd = values[pos].reshape(1, -1)
             self._std = np.exp(self._logstd)
@@ -1167,22 +1171,34 @@ class NumpyActorCriticForward(object):
         if kind == "multicategorical":
             out = self.step(obs, deterministic)
             return None if out is None else out[0]
-        x = self._inputs(obs)
-        if x is None:
-            return None
-        activation = self.activation
-        for weight, bias in self._shared:
-            x = activation(x @ weight + bias)
-        for weight, bias in self._pi_layers:
-            x = activation(x @ weight + bias)
-        param = x @ self._pi[0] + self._pi[1]
+        if self.stale:
+            self.refresh()
+        param = None
+        if self._row_possible and type(obs) is np.ndarray and obs.shape[:1] == (1,) \
+                and obs.shape[1:] == self._obs_shape and obs.dtype.kind in "fiub":  # pylint: disable=unidiomatic-typecheck
+            row = self._row
+            if row is None:
+                row = self._row = nf.SingleRowStack(self._shared + self._pi_layers + [self._pi], self.activation)
+            param = row(obs)  # a buffer the next call overwrites: nothing below returns it
+        if param is None:
+            x = self._inputs(obs)
+            if x is None:
+                return None
+            activation = self.activation
+            for weight, bias in self._shared:
+                x = activation(x @ weight + bias)
+            for weight, bias in self._pi_layers:
+                x = activation(x @ weight + bias)
+            param = x @ self._pi[0] + self._pi[1]
         if kind == "categorical":
             if deterministic:
                 return param.argmax(axis=-1)
+            if param.shape[0] == 1 and param.shape[1] <= 16:
+                return np.array([nf.categorical_sample_row(param, self.rng)], dtype=np.int64)
             return nf.categorical_sample(param, self.rng)
         if kind == "gaussian":
             if deterministic:
-                return param
+                return param.copy()
             return nf.gaussian_sample(param, self._std, self.rng)
         probs = nf.sigmoid(param)
         if deterministic:

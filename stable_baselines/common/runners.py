@@ -157,6 +157,10 @@ def traj_segment_generator(policy, env, horizon: int, reward_giver=None, gail: b
     episode_start = True  # marks if we're on first timestep of an episode
     done = False
 
+    # the weights may have changed since the policy's NumPy copy was read (e.g. synchronised across MPI workers);
+    # any object with a ``step`` method is accepted as policy
+    invalidate_numpy_forward = getattr(policy, "invalidate_numpy_forward", lambda: None)
+    invalidate_numpy_forward()
     if callback is not None:
         callback.on_rollout_start()
 
@@ -185,6 +189,7 @@ def traj_segment_generator(policy, env, horizon: int, reward_giver=None, gail: b
                 "continue_training": True
             }
             # The policy may have changed during the update: recompute the value of the current state
+            invalidate_numpy_forward()
             _, vpred, _, _ = policy.step(np.asarray(observation).reshape(-1, *np.shape(observation)))
             # Be careful!!! if you change the downstream algorithm to aggregate
             # several of these batches, then be sure to do a deepcopy

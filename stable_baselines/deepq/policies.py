@@ -291,6 +291,7 @@ class _NumpyQNetwork(nf.NumpyNetworkCopy):
             pos += 2
             streams.append((layers, (norms + [None]) if self.layer_norm else None))
         self._streams = streams
+        self._row = None
         self.stale = False
 
     def q_values(self, obs: np.ndarray):

@@ -204,6 +204,9 @@ class PPO1(ActorCriticRLModel):
                 self.initial_state = self.policy_pi.initial_state
 
                 tf_util.initialize(sess=self.sess)
+                # predict computes in NumPy when it can (the copy is refreshed after every update, see
+                # traj_segment_generator and learn)
+                self._enable_numpy_forward(self.policy_pi)
 
                 self.summary = tf.summary.merge_all()
 
@@ -369,6 +372,7 @@ class PPO1(ActorCriticRLModel):
                     logger.record_tabular("TimeElapsed", time.time() - t_start)
                     if self.verbose >= 1 and MPI.COMM_WORLD.Get_rank() == 0:
                         logger.dump_tabular()
+        self.refresh_numpy_forward()  # the last update changed the weights
         callback.on_training_end()
         return self
 

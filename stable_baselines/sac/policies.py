@@ -357,7 +357,12 @@ class _NumpySACActor(nf.NumpyNetworkCopy):
         values = list(values)
         self._hidden, self._norms, pos = nf.dense_stack_weights(values, self.n_hidden, self.layer_norm)
         self._mean, self._log_std = (values[pos], values[pos + 1]), (values[pos + 2], values[pos + 3])
+        self._row = None
         self.stale = False
+
+    def row_layers(self):
+        """:return: ([(np.ndarray, np.ndarray)]) the hidden layers and the mean head (deterministic actions)"""
+        return self._hidden + [self._mean]
 
     def _latent(self, obs: np.ndarray):
         features = self.features(obs)

@@ -475,6 +475,10 @@ class SAC(OffPolicyRLModel):
         if self.policy_tf is None:
             raise ValueError("The model is not set up: call setup_model() (or create it with "
                              "_init_setup_model=True) before predict()")
+        if deterministic:
+            action = self._predict_one_squashed(observation)
+            if action is not None:
+                return action, None
         observation, vectorized_env = _predict_input(observation, self.observation_space)
 
         actions = self.policy_tf.step(observation, deterministic=deterministic)

@@ -247,7 +247,12 @@ class _NumpyTD3Actor(nf.NumpyNetworkCopy):
         layers.append((values[-2], values[-1]))
         self._layers = layers
         self._norms = (norms + [None]) if self.layer_norm else None
+        self._row = None
         self.stale = False
+
+    def row_layers(self):
+        """:return: ([(np.ndarray, np.ndarray)]) the hidden layers and the output layer (before the tanh)"""
+        return self._layers
 
     def step(self, obs: np.ndarray):
         """

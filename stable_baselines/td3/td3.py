@@ -333,6 +333,10 @@ class TD3(OffPolicyRLModel):
         if self.policy_tf is None:
             raise RuntimeError("The model has no network yet: call setup_model() (or construct it with "
                                "_init_setup_model=True) before predict()")
+        if deterministic or self.action_noise is None:
+            action = self._predict_one_squashed(observation)
+            if action is not None:
+                return action, None
         observation, vectorized_env = _predict_input(observation, self.observation_space)
         actions = self.policy_tf.step(observation)
 

@@ -336,6 +336,9 @@ class TRPO(ActorCriticRLModel):
                 self.step = self.policy_pi.step
                 self.proba_step = self.policy_pi.proba_step
                 self.initial_state = self.policy_pi.initial_state
+                # predict computes in NumPy when it can (the copy is refreshed after every update, see
+                # traj_segment_generator and learn)
+                self._enable_numpy_forward(self.policy_pi)
 
                 self.params = tf_util.get_trainable_vars("model") + tf_util.get_trainable_vars("oldpi")
                 if self.reward_giver is not None:
@@ -599,6 +602,7 @@ class TRPO(ActorCriticRLModel):
                     if self.verbose >= 1 and self.rank == 0:
                         logger.dump_tabular()
 
+        self.refresh_numpy_forward()  # the last update changed the weights
         callback.on_training_end()
         return self
 
