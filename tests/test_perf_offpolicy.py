@@ -124,6 +124,12 @@ def test_dqn_q_values_numpy_equal_graph(policy, policy_kwargs):
     np.testing.assert_array_equal(actions, np.argmax(graph_q, axis=1))
     np.testing.assert_allclose(model.action_probability(obs), graph_proba, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(model.predict(obs)[0], np.argmax(graph_q, axis=1))
+    # one observation at a time: the single-row path (the greedy action from the action scores alone)
+    singles = [model.predict(row) for row in obs]
+    assert all(state is None and isinstance(action, np.int64) for action, state in singles)
+    np.testing.assert_array_equal([action for action, _ in singles], np.argmax(graph_q, axis=1))
+    row = step_model._numpy_forward._row
+    assert (row is False) if policy == "LnMlpPolicy" else isinstance(row, nf.SingleRowStack)
 
 
 def test_dqn_discrete_observations_numpy_equal_graph():
@@ -185,6 +191,11 @@ def test_dqn_weights_in_sync_after_every_train_step():
     before = graph_q(model, obs)
     model.learn(60, callback=check)
     assert check.checked == 30 and np.abs(graph_q(model, obs) - before).max() > 1e-3
+    # the single-row path of predict follows every training step too
+    row_check = _SyncCheck(lambda m: m.step_model._numpy_forward, obs, lambda m, o: np.argmax(graph_q(m, o), axis=1),
+                           lambda m, o: np.array([m.predict(row)[0] for row in o]))
+    model.learn(30, callback=row_check, reset_num_timesteps=False)
+    assert row_check.checked == 30
 
 
 def test_dqn_stores_the_exploration_rate_like_the_act_graph():

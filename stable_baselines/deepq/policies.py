@@ -294,6 +294,13 @@ class _NumpyQNetwork(nf.NumpyNetworkCopy):
         self._row = None
         self.stale = False
 
+    def row_layers(self):
+        """
+        :return: ([(np.ndarray, np.ndarray)]) the layers of the action scores: their argmax is the greedy action
+            (the dueling combination adds the same amount, state value minus mean score, to every score of a row)
+        """
+        return self._streams[0][0]
+
     def q_values(self, obs: np.ndarray):
         """
         :param obs: (np.ndarray) a batch of observations
