@@ -58,6 +58,9 @@ def test_legacy_parameter_list_and_kfac_layers(legacy_pendulum):
         for name in ("pi_fc0", "vf_fc0", "pi_fc1", "vf_fc1", "vf", "pi")]
     assert [var.name for var in model.optim.added_vars] == ["model/pi/logstd:0"]
     assert [var.name for var in model.optim.other_vars] == ["model/q/w:0", "model/q/b:0"]
+    # the trust region bounds the policy: the variables only the value function uses are outside it
+    assert [var.name for var in model.optim.unclipped_vars] == [
+        "model/{}/{}:0".format(name, kind) for name in ("vf_fc0", "vf_fc1", "vf") for kind in ("w", "b")]
 
 
 def test_legacy_matches_golden_forward_pass(legacy_pendulum):
@@ -155,6 +158,8 @@ def test_cnn_policy_uses_conv_factors():
     assert kinds[:3] == [("conv", "model/c1/w:0"), ("conv", "model/c2/w:0"), ("conv", "model/c3/w:0")]
     assert ("dense", "model/fc1/w:0") in kinds
     assert all(layer.bias is not None for layer in model.optim.layers)
+    # shared trunk: only the value head is outside the trust region
+    assert [var.name for var in model.optim.unclipped_vars] == ["model/vf/w:0", "model/vf/b:0"]
     before = model.get_parameters()["model/c1/w:0"]
     # skip the 10 cold-start updates (plain SGD): the next updates are K-FAC steps through the conv factors
     model.sess.run(model.optim.step_counter.assign(model.optim.cold_iter))

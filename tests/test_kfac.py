@@ -112,6 +112,46 @@ def test_trust_region_scaling_and_momentum():
     np.testing.assert_allclose(step @ fisher @ step, clip_kl, rtol=1e-4)
 
 
+
+def test_unclipped_vars_take_the_plain_natural_step_outside_the_trust_region():
+    """Two independent layers on the same inputs: the trust region (``g^T F^-1 g`` and the rescaling) concerns only
+    the first; the second, given as ``unclipped_vars`` (ACKTR: the value-only variables), takes ``-lr F^-1 g``."""
+    x_batch, eps_batch, targets, w_a, b_a = _problem(3)
+    rng = np.random.RandomState(7)
+    w_b, b_b = rng.randn(D_IN, D_OUT), rng.randn(D_OUT)
+    lr, clip_kl = 1.0, 1e-4
+    graph = tf.Graph()
+    with graph.as_default():
+        x_ph = tf.constant(x_batch)
+        losses, sampled_losses, variables = [], [], []
+        for name, w_init, b_init in (("first", w_a, b_a), ("second", w_b, b_b)):
+            weight = tf.get_variable(name + "/w", initializer=tf.constant(w_init))
+            bias = tf.get_variable(name + "/b", initializer=tf.constant(b_init))
+            out = tf.matmul(x_ph, weight) + bias
+            losses.append(tf.reduce_mean(0.5 * tf.reduce_sum(tf.square(out - targets), axis=1)))
+            sampled_targets = tf.stop_gradient(out) + eps_batch
+            sampled_losses.append(-tf.reduce_mean(0.5 * tf.reduce_sum(tf.square(out - sampled_targets), axis=1)))
+            variables += [weight, bias]
+        optimizer = KfacOptimizer(learning_rate=lr, momentum=0.0, clip_kl=clip_kl, epsilon=0.0, kfac_update=1,
+                                  unclipped_vars=variables[2:])
+        train_op, _ = optimizer.minimize(tf.add_n(losses), tf.add_n(sampled_losses), var_list=variables)
+        sess = tf.Session(graph=graph)
+        sess.run(tf.global_variables_initializer())
+    fisher, grad_a, _, _ = _exact_quantities(x_batch, eps_batch, targets, w_a, b_a)
+    _, grad_b, _, _ = _exact_quantities(x_batch, eps_batch, targets, w_b, b_b)
+    natural_a, natural_b = np.linalg.solve(fisher, grad_a), np.linalg.solve(fisher, grad_b)
+    before = [sess.run(var) for var in variables]
+    _, scale, g_f_g = sess.run([train_op, optimizer.scale, optimizer.natural_gradient_norm])
+    steps = [sess.run(var) - value for var, value in zip(variables, before)]
+    np.testing.assert_allclose(g_f_g, grad_a @ natural_a, rtol=1e-5)  # the second layer does not count
+    expected_scale = np.sqrt(clip_kl / (lr ** 2 * grad_a @ natural_a))
+    assert expected_scale < 1.0
+    np.testing.assert_allclose(scale, expected_scale, rtol=1e-5)
+    np.testing.assert_allclose(np.concatenate([steps[0], steps[1][None]]).reshape(-1),
+                               -lr * expected_scale * natural_a, rtol=1e-5)
+    np.testing.assert_allclose(np.concatenate([steps[2], steps[3][None]]).reshape(-1), -lr * natural_b, rtol=1e-5)
+
+
 def test_conv_factors_use_patches_consistent_with_the_weight_layout():
     rng = np.random.RandomState(0)
     images = rng.randn(2, 5, 5, 2).astype(np.float32)

@@ -29,7 +29,11 @@ class ACKTR(ActorCriticRLModel):
     factored Tikhonov damping 0.01, momentum 0.9, statistics decay 0.95 (the original passed 0.99: on CartPole
     the faster-tracking factors learned clearly better, see docs/modules/acktr.rst), eigen-decompositions
     refreshed every ``kfac_update`` updates, 10 cold-start SGD updates, and the original's trust-region step
-    size: ``step^T F step <= kfac_clip`` (predicted KL divergence at most ``kfac_clip / 2``).
+    size ``step^T F step <= kfac_clip`` (predicted KL divergence at most ``kfac_clip / 2``), applied to the
+    parameters the policy depends on. The parameters that only the value function uses take the plain
+    natural-gradient step (the original put them in the same trust region, where the value could move by only
+    about 0.016 per update and stayed far below the returns; outside it, ACKTR solves CartPole with the zoo
+    settings in every one of 10 seeds, see docs/modules/acktr.rst).
 
     :param policy: (ActorCriticPolicy or str) The policy model to use (MlpPolicy, CnnPolicy, CnnLstmPolicy, ...)
     :param env: (Gym environment or str) The environment to learn from (if registered in Gym, can be str)
@@ -207,11 +211,17 @@ class ACKTR(ActorCriticRLModel):
                                       ('advantage', self.advs_ph)],
                                      train_model.obs_ph, self.observation_space, self.full_tensorboard_log)
 
+                # the trust region bounds the change of the policy: the parameters that only the value function
+                # uses (the action distribution does not depend on them) take the plain natural-gradient step
+                policy_grads = tf.gradients(pg_fisher_loss, params)
+                value_only = [param for param, policy_grad, grad in zip(params, policy_grads, self.grads_check)
+                              if policy_grad is None and grad is not None]
                 self.optim = optim = KfacOptimizer(
                     learning_rate=learning_rate_ph, clip_kl=self.kfac_clip, momentum=0.9,
                     kfac_update=self.kfac_update, epsilon=0.01, stats_decay=0.95,
                     async_eigen_decomp=self.async_eigen_decomp, cold_iter=10, cold_lr=0.01,
-                    max_grad_norm=self.max_grad_norm, verbose=self.verbose, name="kfac")
+                    max_grad_norm=self.max_grad_norm, verbose=self.verbose, name="kfac",
+                    unclipped_vars=value_only)
                 optim.compute_and_apply_stats(self.joint_fisher, var_list=params, extra_loss_tensors=[train_loss])
                 self.train_op, self.q_runner = optim.apply_gradients(list(zip(self.grads_check, params)))
 
