@@ -426,16 +426,20 @@ def test_stochastic_single_predict_reproducible_and_distributed():
     np.testing.assert_allclose(np.bincount(first, minlength=3) / len(first), probs, atol=0.03)
 
 
-@pytest.mark.parametrize("algo", ["TRPO", "PPO1"])
-def test_mpi_algorithms_predict_in_numpy_and_stay_in_sync(algo):
-    """TRPO and PPO1 predict from the NumPy copy too; every update makes it read the weights again."""
-    pytest.importorskip("mpi4py", reason="mpi4py is not installed (the [mpi] extra)")
+ALGO_KWARGS = {"TRPO": dict(timesteps_per_batch=64), "PPO1": dict(timesteps_per_actorbatch=64, optim_batchsize=32),
+               "ACKTR": dict(n_steps=8), "ACER": dict(n_steps=8, replay_start=16, buffer_size=500)}
+
+
+@pytest.mark.parametrize("algo", ["TRPO", "PPO1", "ACKTR", "ACER"])
+def test_other_algorithms_predict_in_numpy_and_stay_in_sync(algo):
+    """TRPO, PPO1, ACKTR and ACER predict from the NumPy copy too; every update makes it read the weights again."""
+    if algo in ("TRPO", "PPO1"):
+        pytest.importorskip("mpi4py", reason="mpi4py is not installed (the [mpi] extra)")
     import stable_baselines
     from stable_baselines.common.callbacks import BaseCallback
 
-    kwargs = dict(timesteps_per_batch=64) if algo == "TRPO" else dict(timesteps_per_actorbatch=64, optim_batchsize=32)
-    model = getattr(stable_baselines, algo)(MlpPolicy, "CartPole-v1", seed=0, n_cpu_tf_sess=1, **kwargs)
-    policy = model.policy_pi
+    model = getattr(stable_baselines, algo)(MlpPolicy, "CartPole-v1", seed=0, n_cpu_tf_sess=1, **ALGO_KWARGS[algo])
+    policy = model.policy_pi if algo in ("TRPO", "PPO1") else model.step_model
     assert policy._numpy_forward is not None
     obs = np.random.RandomState(0).uniform(-1, 1, (6, 4)).astype(np.float32)
 

@@ -441,6 +441,8 @@ class ACER(ActorCriticRLModel):
 
                 tf.global_variables_initializer().run(session=self.sess)
                 self.sess.run(self._sync_average_op)
+                # predict computes in NumPy when it can (refreshed after every update)
+                self._enable_numpy_forward(step_model)
 
                 self.summary = tf.summary.merge_all()
 
@@ -489,6 +491,7 @@ class ACER(ActorCriticRLModel):
             step_return = step_return[1:]
         else:
             step_return = self.sess.run(self.run_ops, td_map)
+        self.step_model.invalidate_numpy_forward()
 
         return self.names_ops, step_return[1:]  # strip off the train op
 

@@ -212,10 +212,12 @@ class ACKTR(ActorCriticRLModel):
                                      train_model.obs_ph, self.observation_space, self.full_tensorboard_log)
 
                 # the trust region bounds the change of the policy: the parameters that only the value function
-                # uses (the action distribution does not depend on them) take the plain natural-gradient step
+                # uses (the action distribution does not depend on them) take the plain natural-gradient step.
+                # Without a value Fisher (vf_fisher_coef <= 0) their curvature would be the damping alone: they
+                # then stay in the trust region, as in the original.
                 policy_grads = tf.gradients(pg_fisher_loss, params)
                 value_only = [param for param, policy_grad, grad in zip(params, policy_grads, self.grads_check)
-                              if policy_grad is None and grad is not None]
+                              if policy_grad is None and grad is not None] if self.vf_fisher_coef > 0 else []
                 self.optim = optim = KfacOptimizer(
                     learning_rate=learning_rate_ph, clip_kl=self.kfac_clip, momentum=0.9,
                     kfac_update=self.kfac_update, epsilon=0.01, stats_decay=0.95,
@@ -232,6 +234,8 @@ class ACKTR(ActorCriticRLModel):
                 self.value = step_model.value
                 self.initial_state = step_model.initial_state
                 tf.global_variables_initializer().run(session=self.sess)
+                # predict computes in NumPy when it can (refreshed after every update)
+                self._enable_numpy_forward(step_model)
 
                 self.summary = tf.summary.merge_all()
 
@@ -276,6 +280,7 @@ class ACKTR(ActorCriticRLModel):
             writer.add_summary(summary, update * (self.n_batch + 1))
         else:
             policy_loss, value_loss, policy_entropy, _ = self.sess.run(fetches, td_map)
+        self.step_model.invalidate_numpy_forward()
 
         return policy_loss, value_loss, policy_entropy
 

@@ -22,6 +22,9 @@ What the optimizer does, per call of the train op:
    ``N * U`` for a weight used ``U`` times) ``G = (1/N) sum_r (N dL/ds_r)(N dL/ds_r)^T`` and
    ``A = (1/R) sum_r a_r a_r^T``, which is the Grosse & Martens estimate ``F = T * Omega (x) Gamma`` for
    conv layers (spatially uncorrelated derivatives) and treats the uses of a shared weight as independent.
+   (The original used the homogeneous coordinate only for a ``BiasAdd``; the policies add their biases with
+   ``+``, so it gave every bias a gradient-side-only block of its own, as for the ``logstd`` below; that
+   learned CartPole worse here.)
    The factors are running averages: the first updates average exactly, then an exponential moving average
    with ``stats_decay``.
 2. **Eigen-decomposition** of every factor, refreshed every ``kfac_update`` calls (synchronously, in the
@@ -36,8 +39,8 @@ What the optimizer does, per call of the train op:
    ``logstd`` of a diagonal Gaussian policy, ``mean * 0.0 + logstd``), is a block of its own with the single
    factor ``G`` (the second moment of the per-example gradients of the sampled loss w.r.t. that sum, about 2 per
    dimension for a Gaussian log-likelihood): its gradient is preconditioned with ``(G + lambda I)^-1``, and it
-   enters ``g^T F^-1 g`` with that metric. (As far as we can reconstruct it, the original's graph search
-   treated the addition as an unknown op and gave such a variable the same gradient-side-only block.) With the
+   enters ``g^T F^-1 g`` with that metric. (The original did the same: its search through the gradient ops
+   classified the addition as an unknown op and gave such a variable a gradient-side-only block.) With the
    plain gradient instead (our earlier version), the log-standard deviation of the Pendulum policy grew without
    bound (entropy 1.4 -> 5 within 4e5 steps, the actions saturating the torque limits) and ACKTR did not learn
    Pendulum. Other variables the optimizer cannot attach to a supported layer (LSTM or LayerNorm variables,
@@ -53,7 +56,8 @@ What the optimizer does, per call of the train op:
    move by about ``sqrt(0.001 / 4) ~= 0.016`` per update (RMS over the batch, per layer) and stayed far below the
    returns: on CartPole (seed 1) it predicted 16 on average at 5e4 steps and 26 at 9e4 steps while the discounted
    returns reached about 95. Outside the trust region the value follows its targets within about 1 on average,
-   and ACKTR solves CartPole in every one of 10 seeds and Pendulum within 6e5 steps, see docs/modules/acktr.rst.)
+   and ACKTR solves CartPole in every one of 10 seeds and Pendulum (4 seeds) within 6e5 steps, see
+   docs/modules/acktr.rst.)
 5. **Momentum** (0.9 in ACKTR): ``velocity = momentum * velocity + step`` and
    ``param -= (1 - momentum) * velocity`` (so that a constant step is taken at full size at steady state,
    as the original's ``MomentumOptimizer(lr * (1 - momentum), momentum)``).

@@ -306,7 +306,7 @@ class BaseRLModel(ABC):
         """
         Make the policies read their weights from the TensorFlow graph again before their next step.
 
-        Feed-forward MLP policies of A2C, PPO2, PPO1 and TRPO (and the networks of DQN, SAC and TD3) act
+        Feed-forward MLP policies of A2C, ACER, ACKTR, PPO2, PPO1 and TRPO (and the networks of DQN, SAC and TD3) act
         from a NumPy copy of their weights (much cheaper than a session call). The library refreshes that
         copy itself whenever it changes the weights (``learn``, ``load``, ``load_parameters``, ``pretrain``,
         ``setup_model``). Call this method after changing the model's variables in any other way (for
