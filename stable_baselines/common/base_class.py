@@ -1119,21 +1119,32 @@ class OffPolicyRLModel(BaseRLModel):
                              .format(type(self).__name__, policy_base.__module__, policy_base.__name__,
                                      self.policy))
 
-    def _predict_one_squashed(self, observation: Any) -> Optional[np.ndarray]:
+    def _single_row_output(self, policy: Any, observation: Any) -> Optional[np.ndarray]:
         """
-        The fast path of ``predict`` for ONE observation of a tanh-squashed actor (SAC's deterministic action,
-        TD3's action): the actor's NumPy copy through preallocated buffers, then the rescaling to the action
-        bounds, as the general path computes it.
+        The fast path of ``predict`` for ONE observation: the output of the policy's NumPy network copy through
+        its preallocated single-row stack (see ``NumpyNetworkCopy.row_forward``).
 
+        :param policy: (BasePolicy) the acting policy
         :param observation: (Any) what the user passed to ``predict``
-        :return: (np.ndarray or None) the action, shape of the action space; None when the general path must
-            answer (a batch, another type or shape, no NumPy copy)
+        :return: (np.ndarray or None) float32, shape (1, n_out), overwritten by the next call; None when the
+            general path must answer (a batch, another type or shape, no NumPy copy)
         """
-        forward = getattr(self.policy_tf, "_numpy_forward", None)
+        forward = getattr(policy, "_numpy_forward", None)
         if forward is None or type(observation) is not np.ndarray \
                 or observation.shape != self.observation_space.shape:  # pylint: disable=unidiomatic-typecheck
             return None
-        out = forward.row_forward(observation)
+        return forward.row_forward(observation)
+
+    def _predict_one_squashed(self, observation: Any) -> Optional[np.ndarray]:
+        """
+        The fast path of ``predict`` for ONE observation of a tanh-squashed actor (SAC's deterministic action,
+        TD3's action): :meth:`_single_row_output`, then the rescaling to the action bounds, as the general path
+        computes it.
+
+        :param observation: (Any) what the user passed to ``predict``
+        :return: (np.ndarray or None) the action, shape of the action space; None when the general path must answer
+        """
+        out = self._single_row_output(self.policy_tf, observation)
         if out is None:
             return None
         return unscale_action(self.action_space, np.tanh(out).reshape(self.action_space.shape))

@@ -426,10 +426,8 @@ class DQN(OffPolicyRLModel):
         :param deterministic: (bool) Whether or not to return deterministic actions.
         :return: (np.ndarray, np.ndarray) the model's action and the next state (used in recurrent policies)
         """
-        forward = getattr(self.step_model, "_numpy_forward", None) if deterministic else None
-        if forward is not None and type(observation) is np.ndarray \
-                and observation.shape == self.observation_space.shape:  # pylint: disable=unidiomatic-typecheck
-            scores = forward.row_forward(observation)  # one observation: the single-row NumPy path
+        if deterministic:
+            scores = self._single_row_output(self.step_model, observation)  # one observation: NumPy, single row
             if scores is not None:
                 return scores.argmax(), None
         observation, vectorized_env = _predict_input(observation, self.observation_space)
