@@ -1,4 +1,6 @@
 """A2C and PPO2: they learn, on every action space, with feed-forward and recurrent policies."""
+import os
+
 import numpy as np
 import pytest
 
@@ -18,6 +20,38 @@ IDENTITY_ENVS = {
     "MultiDiscrete": lambda: IdentityEnvMultiDiscrete(4),
     "MultiBinary": lambda: IdentityEnvMultiBinary(4),
 }
+
+ORIGINAL_TRAINING_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models",
+                                     "original_2_10_training")
+# the rl-baselines-zoo settings for CartPole-v1 (8 envs)
+ZOO_CARTPOLE_KWARGS = {
+    A2C: dict(ent_coef=0.0),
+    PPO2: dict(n_steps=32, nminibatches=1, lam=0.8, gamma=0.98, noptepochs=20, ent_coef=0.0,
+               learning_rate=lambda frac: frac * 0.001, cliprange=lambda frac: frac * 0.2),
+}
+
+
+@pytest.mark.parametrize("model_class,atol", [(A2C, 1e-7), (PPO2, 5e-6)])
+def test_training_matches_the_original_libraries_training(model_class, atol):
+    """
+    The original 2.10 code (run once under tf.compat.v1; see original_2_10/README.md), zoo settings for
+    CartPole-v1, seed 0: its parameters before and after learn(4000). Same seed here: the same initial
+    parameters, and after training the same ones (A2C bit for bit; PPO2 up to a last-bit rounding difference
+    in its update that grows a little over the epochs).
+    """
+    name = "{}_CartPole-v1_seed0_4000.npz".format(model_class.__name__.lower())
+    expected = np.load(os.path.join(ORIGINAL_TRAINING_DIR, name))
+    env = DummyVecEnv([lambda: make_env("CartPole-v1") for _ in range(8)])
+    model = model_class("MlpPolicy", env, seed=0, n_cpu_tf_sess=1, **ZOO_CARTPOLE_KWARGS[model_class])
+    initial = model.get_parameters()
+    assert sorted("initial/" + key for key in initial) == sorted(k for k in expected.files if k.startswith("initial/"))
+    for key, value in initial.items():
+        np.testing.assert_array_equal(value, expected["initial/" + key], err_msg=key)
+    model.learn(4000)
+    trained = model.get_parameters()
+    assert max(float(np.abs(trained[key] - initial[key]).max()) for key in trained) > 1e-2
+    for key, value in trained.items():
+        np.testing.assert_allclose(value, expected["trained/" + key], rtol=0, atol=atol, err_msg=key)
 
 
 @pytest.mark.slow

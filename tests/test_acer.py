@@ -81,6 +81,26 @@ def test_legacy_file_scores_500():
     assert _mean_return(model, env, model.n_envs) == 500.0
 
 
+def test_training_matches_the_original_libraries_training():
+    """
+    The original 2.10 ACER (its own code, run once under tf.compat.v1; see original_2_10/README.md), zoo
+    settings for CartPole-v1, seed 0: its parameters before and after learn(4000), which takes 25 rollouts
+    and the replays that follow once the buffer holds replay_start steps. Same seed here: same parameters.
+    """
+    expected = np.load(os.path.join(LEGACY_DIR, "original_2_10_training", "acer_CartPole-v1_seed0_4000.npz"))
+    model = ACER("MlpPolicy", _cartpole_vec(8), ent_coef=0.0, seed=0, n_cpu_tf_sess=1)
+    initial = model.get_parameters()
+    assert sorted("initial/" + name for name in initial) == sorted(k for k in expected.files if k.startswith("initial/"))
+    for name, value in initial.items():
+        np.testing.assert_array_equal(value, expected["initial/" + name], err_msg=name)
+    model.learn(4000)
+    trained = model.get_parameters()
+    moved = max(float(np.abs(trained[name] - initial[name]).max()) for name in trained)
+    assert moved > 1e-2
+    for name, value in trained.items():
+        np.testing.assert_allclose(value, expected["trained/" + name], rtol=1e-6, atol=1e-6, err_msg=name)
+
+
 # ------------------------------------------------------------------------------------------------
 # Retrace targets
 # ------------------------------------------------------------------------------------------------
