@@ -36,8 +36,9 @@ def test_training_matches_the_original_libraries_training(model_class, atol):
     """
     The original 2.10 code (run once under tf.compat.v1; see original_2_10/README.md), zoo settings for
     CartPole-v1, seed 0: its parameters before and after learn(4000). Same seed here: the same initial
-    parameters, and after training the same ones (A2C bit for bit; PPO2 up to a last-bit rounding difference
-    in its update that grows a little over the epochs).
+    parameters, and after training the same ones up to float rounding (A2C: the value that bootstraps each
+    rollout is computed in NumPy here; PPO2: also a last-bit difference in its update that grows a little over
+    the epochs).
     """
     name = "{}_CartPole-v1_seed0_4000.npz".format(model_class.__name__.lower())
     expected = np.load(os.path.join(ORIGINAL_TRAINING_DIR, name))
