@@ -162,13 +162,11 @@ class ACER(ActorCriticRLModel):
     :param tensorboard_log: (str) the log location for tensorboard (if None, no logging)
     :param _init_setup_model: (bool) Whether or not to build the network at the creation of the instance
     :param policy_kwargs: (dict) additional arguments to be passed to the policy on creation
-    :param full_tensorboard_log: (bool) enable additional logging when using tensorboard
-        WARNING: this logging can take a lot of space quickly
-    :param seed: (int) Seed for the pseudo-random generators (python, numpy, tensorflow).
-        If None (default), use random seed. Note that if you want completely deterministic
-        results, you must set `n_cpu_tf_sess` to 1.
-    :param n_cpu_tf_sess: (int) The number of threads for TensorFlow operations
-        If None, the number of cpu of the current machine will be used.
+    :param full_tensorboard_log: (bool) also write histograms of the inputs and of every parameter to
+        tensorboard (the event files grow fast)
+    :param seed: (int) seed of Python's, NumPy's and TensorFlow's generators (None: not seeded); runs repeat
+        exactly only with ``n_cpu_tf_sess=1``
+    :param n_cpu_tf_sess: (int) number of threads TensorFlow may use (None: one per CPU)
     """
 
     def __init__(self, policy, env, gamma=0.99, n_steps=20, num_procs=None, q_coef=0.5, ent_coef=0.01,
@@ -454,7 +452,7 @@ class ACER(ActorCriticRLModel):
 
     def _train_step(self, obs, actions, rewards, dones, mus, states, masks, steps, writer=None):
         """
-        applies a training step to the model
+        One gradient step on a segment (on-policy or replayed).
 
         :param obs: ([float]) The input observations, [n_envs * (n_steps + 1), ...]
         :param actions: ([float]) The actions taken
@@ -478,7 +476,7 @@ class ACER(ActorCriticRLModel):
             td_map[self.polyak_model.dones_ph] = masks
 
         if writer is not None:
-            # run loss backprop with summary, but once every 10 runs save the metadata (memory, compute time, ...)
+            # with full_tensorboard_log, every 10th step also records TensorFlow's run metadata
             if self.full_tensorboard_log and (1 + (steps // self.n_batch)) % 10 == 0:
                 run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
                 run_metadata = tf.RunMetadata()
@@ -534,7 +532,6 @@ class ACER(ActorCriticRLModel):
             t_start = time.time()
             callback.on_training_start(locals(), globals())
 
-            # n_batch samples, 1 on_policy call and multiple off-policy calls
             for steps in range(0, total_timesteps, self.n_batch):
 
                 callback.on_rollout_start()
@@ -542,7 +539,7 @@ class ACER(ActorCriticRLModel):
                 callback.update_locals(locals())
                 callback.on_rollout_end()
 
-                # Early stopping due to the callback
+                # a callback returned False
                 if not self.runner.continue_training:
                     break
 
@@ -568,9 +565,8 @@ class ACER(ActorCriticRLModel):
                 if self.verbose >= 1 and (int(steps / self.n_batch) % log_interval == 0):
                     logger.record_tabular("total_timesteps", self.num_timesteps)
                     logger.record_tabular("fps", int((steps + self.n_batch) / (time.time() - t_start)))
-                    # IMP: In EpisodicLife env, during training, we get done=True at each loss of life,
-                    # not just at the terminal state. Thus, this is mean until end of life, not end of episode.
-                    # For true episode rewards, see the monitor files in the log folder.
+                    # these count from one done to the next: with an EpisodicLife wrapper that is one life,
+                    # not one game (the Monitor's records have whole episodes)
                     logger.record_tabular("mean_episode_length", episode_stats.mean_length())
                     logger.record_tabular("mean_episode_reward", episode_stats.mean_reward())
                     self._log_episode_stats()
@@ -581,7 +577,6 @@ class ACER(ActorCriticRLModel):
                 if buffer is not None and buffer.has_atleast(self.replay_start):
                     samples_number = np.random.poisson(self.replay_ratio)
                     for _ in range(samples_number):
-                        # get obs, actions, rewards, mus, dones from buffer.
                         obs, actions, rewards, mus, dones, masks, states = buffer.get(return_states=True)
                         obs, actions, rewards, mus, dones, masks = self._reshape_segment(obs, actions, rewards, mus,
                                                                                           dones, masks)
@@ -650,7 +645,7 @@ class _Runner(AbstractEnvRunner):
 
     def _run(self):
         """
-        Run a learning step of the model
+        Collect one segment of ``n_steps`` steps in every env.
 
         :return: ([float], [float], [int64], [float], [float], [bool], [bool], [float], [dict])
             encoded observation, observations, actions, rewards, mus, dones, masks, states at the start of the
@@ -680,7 +675,6 @@ class _Runner(AbstractEnvRunner):
                 if maybe_ep_info is not None:
                     ep_infos.append(maybe_ep_info)
 
-            # states information for statefull models like LSTM
             self.states = states
             self.dones = dones
             self.obs = obs
@@ -699,5 +693,5 @@ class _Runner(AbstractEnvRunner):
         mb_masks = mb_dones  # Used for statefull models like LSTM's to mask state when done
         mb_dones = mb_dones[:, 1:]  # Used for calculating returns. The dones array is now aligned with rewards
 
-        # shapes are now [nenv, nsteps, []]
+        # every array is [n_envs, n_steps (+ 1 for observations and masks), ...]
         return enc_obs, mb_obs, mb_actions, mb_rewards, mb_mus, mb_dones, mb_masks, start_states, ep_infos

@@ -61,13 +61,11 @@ class ACKTR(ActorCriticRLModel):
     :param policy_kwargs: (dict) additional arguments to be passed to the policy on creation
     :param gae_lambda: (float) Factor for trade-off of bias vs variance for Generalized Advantage Estimator
         If None (default), then the classic advantage will be used instead of GAE
-    :param full_tensorboard_log: (bool) enable additional logging when using tensorboard
-        WARNING: this logging can take a lot of space quickly
-    :param seed: (int) Seed for the pseudo-random generators (python, numpy, tensorflow).
-        If None (default), use random seed. Note that if you want completely deterministic
-        results, you must set `n_cpu_tf_sess` to 1.
-    :param n_cpu_tf_sess: (int) The number of threads for TensorFlow operations
-        If None, the number of cpu of the current machine will be used.
+    :param full_tensorboard_log: (bool) also write histograms of the inputs and of every parameter to
+        tensorboard (the event files grow fast)
+    :param seed: (int) seed of Python's, NumPy's and TensorFlow's generators (None: not seeded); runs repeat
+        exactly only with ``n_cpu_tf_sess=1``
+    :param n_cpu_tf_sess: (int) number of threads TensorFlow may use (None: one per CPU)
     """
 
     def __init__(self, policy, env, gamma=0.99, nprocs=None, n_steps=20, ent_coef=0.01, vf_coef=0.25,
@@ -241,7 +239,7 @@ class ACKTR(ActorCriticRLModel):
 
     def _train_step(self, obs, states, rewards, masks, actions, values, update, writer):
         """
-        applies a training step to the model
+        One K-FAC update on a rollout.
 
         :param obs: ([float]) The input observations
         :param states: ([float]) The states (used for recurrent policies)
@@ -268,7 +266,7 @@ class ACKTR(ActorCriticRLModel):
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.train_op]
         if writer is not None:
-            # run loss backprop with summary, but once every 10 runs save the metadata (memory, compute time, ...)
+            # with full_tensorboard_log, every 10th update also records TensorFlow's run metadata
             if self.full_tensorboard_log and (1 + update) % 10 == 0:
                 run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
                 run_metadata = tf.RunMetadata()
@@ -305,13 +303,13 @@ class ACKTR(ActorCriticRLModel):
 
                 callback.on_rollout_start()
                 # pytype:disable=bad-unpacking
-                # true_reward is the reward without discount
+                # returns: discounted n-step returns; true_reward: the rewards as the env gave them
                 rollout = self.runner.run(callback)
                 obs, states, returns, masks, actions, values, ep_infos, true_reward = rollout
                 # pytype:enable=bad-unpacking
                 callback.on_rollout_end()
 
-                # Early stopping due to the callback
+                # a callback returned False
                 if not self.runner.continue_training:
                     break
 
