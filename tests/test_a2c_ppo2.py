@@ -1,6 +1,4 @@
 """A2C and PPO2: they learn, on every action space, with feed-forward and recurrent policies."""
-import os
-
 import numpy as np
 import pytest
 
@@ -12,6 +10,8 @@ from stable_baselines.common.identity_env import (IdentityEnv, IdentityEnvBox, I
                                                   IdentityEnvMultiDiscrete)
 from stable_baselines.common.vec_env import DummyVecEnv
 
+from original_training import assert_trains_like_the_original  # pylint: disable=wrong-import-order
+
 # Multi* spaces: reward 1 only when every component matches, so 4 components (16 joint actions) keep
 # the task learnable in a few thousand steps.
 IDENTITY_ENVS = {
@@ -21,8 +21,6 @@ IDENTITY_ENVS = {
     "MultiBinary": lambda: IdentityEnvMultiBinary(4),
 }
 
-ORIGINAL_TRAINING_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models",
-                                     "original_2_10_training")
 # the rl-baselines-zoo settings for CartPole-v1 (8 envs)
 ZOO_CARTPOLE_KWARGS = {
     A2C: dict(ent_coef=0.0),
@@ -40,19 +38,10 @@ def test_training_matches_the_original_libraries_training(model_class, atol):
     rollout is computed in NumPy here; PPO2: also a last-bit difference in its update that grows a little over
     the epochs).
     """
-    name = "{}_CartPole-v1_seed0_4000.npz".format(model_class.__name__.lower())
-    expected = np.load(os.path.join(ORIGINAL_TRAINING_DIR, name))
     env = DummyVecEnv([lambda: make_env("CartPole-v1") for _ in range(8)])
     model = model_class("MlpPolicy", env, seed=0, n_cpu_tf_sess=1, **ZOO_CARTPOLE_KWARGS[model_class])
-    initial = model.get_parameters()
-    assert sorted("initial/" + key for key in initial) == sorted(k for k in expected.files if k.startswith("initial/"))
-    for key, value in initial.items():
-        np.testing.assert_array_equal(value, expected["initial/" + key], err_msg=key)
-    model.learn(4000)
-    trained = model.get_parameters()
-    assert max(float(np.abs(trained[key] - initial[key]).max()) for key in trained) > 1e-2
-    for key, value in trained.items():
-        np.testing.assert_allclose(value, expected["trained/" + key], rtol=0, atol=atol, err_msg=key)
+    file_name = "{}_CartPole-v1_seed0_4000.npz".format(model_class.__name__.lower())
+    assert_trains_like_the_original(model, 4000, file_name, atol=atol)
 
 
 @pytest.mark.slow

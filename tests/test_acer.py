@@ -18,6 +18,7 @@ from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv, VecFrameStack
 
 from memory_env import CueMemoryEnv  # pylint: disable=wrong-import-order
+from original_training import assert_trains_like_the_original  # pylint: disable=wrong-import-order
 
 LEGACY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models")
 LEGACY_FILE = os.path.join(LEGACY_DIR, "acer", "CartPole-v1.pkl")
@@ -87,18 +88,8 @@ def test_training_matches_the_original_libraries_training():
     settings for CartPole-v1, seed 0: its parameters before and after learn(4000), which takes 25 rollouts
     and the replays that follow once the buffer holds replay_start steps. Same seed here: same parameters.
     """
-    expected = np.load(os.path.join(LEGACY_DIR, "original_2_10_training", "acer_CartPole-v1_seed0_4000.npz"))
     model = ACER("MlpPolicy", _cartpole_vec(8), ent_coef=0.0, seed=0, n_cpu_tf_sess=1)
-    initial = model.get_parameters()
-    assert sorted("initial/" + name for name in initial) == sorted(k for k in expected.files if k.startswith("initial/"))
-    for name, value in initial.items():
-        np.testing.assert_array_equal(value, expected["initial/" + name], err_msg=name)
-    model.learn(4000)
-    trained = model.get_parameters()
-    moved = max(float(np.abs(trained[name] - initial[name]).max()) for name in trained)
-    assert moved > 1e-2
-    for name, value in trained.items():
-        np.testing.assert_allclose(value, expected["trained/" + name], rtol=1e-6, atol=1e-6, err_msg=name)
+    assert_trains_like_the_original(model, 4000, "acer_CartPole-v1_seed0_4000.npz", atol=1e-6)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from stable_baselines.common.policies import MlpLstmPolicy  # noqa: E402
 from stable_baselines.common.runners import add_vtarg_and_adv, traj_segment_generator  # noqa: E402
 from stable_baselines.common.vec_env import DummyVecEnv  # noqa: E402
 from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
+from original_training import assert_trains_like_the_original  # noqa: E402  (tests/ helper)
 
 
 SMALL = dict(timesteps_per_actorbatch=64, optim_batchsize=32, optim_epochs=2, seed=0)
@@ -353,3 +354,13 @@ def test_mpirun_two_workers_end_with_identical_parameters(tmp_path):
     # the initial weights differed (different seeds), and training changed rank 0's
     assert any(not np.allclose(infos[0]["initial"][name], infos[1]["initial"][name]) for name in params[0])
     assert any(not np.allclose(infos[0]["initial"][name], params[0][name]) for name in params[0])
+
+
+def test_training_matches_the_original_libraries_training():
+    """
+    The original 2.10 PPO1 (its own code, run once under tf.compat.v1; see original_2_10/README.md) on
+    CartPole-v1, seed 0, timesteps_per_actorbatch=256: its parameters before and after learn(1024). Same seed here: the same
+    parameters, bit for bit (the env's first episode starts from the seeded state, as gym's env.seed gave).
+    """
+    model = PPO1("MlpPolicy", make_env("CartPole-v1"), timesteps_per_actorbatch=256, seed=0, n_cpu_tf_sess=1)
+    assert_trains_like_the_original(model, 1024, "ppo1_CartPole-v1_seed0_1024.npz")

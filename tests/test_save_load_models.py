@@ -2,8 +2,10 @@
 import io
 import os
 
+import gymnasium
 import numpy as np
 import pytest
+from gymnasium import spaces
 
 from stable_baselines import A2C, PPO2
 from stable_baselines.common.identity_env import (IdentityEnv, IdentityEnvBox, IdentityEnvMultiBinary,
@@ -142,6 +144,32 @@ def test_action_probability():
     density = box_model.action_probability(np.zeros((3, 1), dtype=np.float32), actions=mean[:, 0])
     expected = 1.0 / (np.sqrt(2 * np.pi) * std[:, 0])
     np.testing.assert_allclose(density[:, 0], expected, rtol=1e-4)
+
+    # a standard deviation other than 1, two action dimensions: the density of N(mean, diag(std^2))
+    class TwoDimBox(gymnasium.Env):
+        observation_space = spaces.Box(-1, 1, (2,), np.float32)
+        action_space = spaces.Box(-1, 1, (2,), np.float32)
+
+        def reset(self, *, seed=None, options=None):
+            return np.zeros(2, np.float32), {}
+
+        def step(self, action):
+            return np.zeros(2, np.float32), 0.0, True, False, {}
+
+    env_2d = DummyVecEnv([TwoDimBox])
+    box_model = A2C("MlpPolicy", env_2d, policy_kwargs=dict(net_arch=[8]))
+    params = box_model.get_parameters()
+    params["model/pi/logstd:0"] = np.log(np.array([[0.5, 1.5]], dtype=np.float32))
+    box_model.load_parameters(params)
+    obs = np.random.default_rng(0).uniform(-1, 1, (4, 2)).astype(np.float32)
+    mean, std = box_model.action_probability(obs)
+    np.testing.assert_allclose(std, np.tile([[0.5, 1.5]], (4, 1)), rtol=1e-6)
+    actions = mean + np.array([0.3, -0.7], dtype=np.float32)
+    expected = np.prod(np.exp(-np.square(actions - mean) / (2 * np.square(std))) / (np.sqrt(2 * np.pi) * std), axis=1)
+    density = box_model.action_probability(obs, actions=actions)
+    np.testing.assert_allclose(density[:, 0], expected, rtol=1e-5)
+    np.testing.assert_allclose(box_model.action_probability(obs, actions=actions, logp=True)[:, 0], np.log(expected),
+                               rtol=1e-5)
 
 
 def test_policy_kwargs_with_tf_nn_functions_save_by_reference(tmp_path):

@@ -6,7 +6,7 @@ import gymnasium
 import numpy as np
 import pytest
 
-from stable_baselines import A2C, PPO2
+from stable_baselines import A2C, DQN, PPO2
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
 
@@ -102,3 +102,37 @@ def test_get_vec_normalize_env_and_wrong_action_space():
 
     with pytest.raises(ValueError, match="action space"):
         model.set_env(DummyVecEnv([DiscretePendulum]))
+
+
+class _ResetRecorder(gymnasium.Wrapper):
+    """Records the seed and first observation of every reset."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.resets = []
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        self.resets.append((kwargs.get("seed"), obs))
+        return obs, info
+
+
+def test_seed_acts_like_gyms_env_seed_on_a_gymnasium_env():
+    """
+    The original seeded a plain env with ``env.seed(seed)``, which resets nothing: the first episode of learn
+    starts from the seeded state. A gymnasium env has no seed(); the seed waits for its next reset.
+    """
+    env = _ResetRecorder(gymnasium.make("CartPole-v1"))
+    model = DQN("MlpPolicy", env, seed=3, learning_starts=5, policy_kwargs=dict(layers=[8]))
+    assert env.resets == []  # building the model resets nothing
+    model.learn(20)
+    first_seed, first_obs = env.resets[0]
+    assert first_seed == 3
+    np.testing.assert_array_equal(first_obs, gymnasium.make("CartPole-v1").reset(seed=3)[0])
+    assert all(seed is None for seed, _ in env.resets[1:])
+    # set_random_seed resets nothing either: the seed goes to the next reset (the next learn's first)
+    count = len(env.resets)
+    model.set_random_seed(4)
+    assert len(env.resets) == count
+    model.learn(20, reset_num_timesteps=False)
+    assert env.resets[count][0] == 4

@@ -16,6 +16,7 @@ from stable_baselines.common.identity_env import (IdentityEnv, IdentityEnvBox, I
                                                   IdentityEnvMultiDiscrete)
 from stable_baselines.common.policies import MlpLstmPolicy, MlpPolicy  # noqa: E402
 from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
+from original_training import assert_trains_like_the_original  # noqa: E402  (tests/ helper)
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEGACY_DIR = os.path.join(REPO_ROOT, "tests", "data", "legacy_models")
@@ -223,3 +224,13 @@ def test_mpirun_two_ranks_train_to_identical_parameters(tmp_path):
     # before the broadcast the ranks had different (seeded) initial weights
     assert not np.array_equal(np.array(results[0]["initial"]["oldpi/model/pi/w:0"]),
                               np.array(results[1]["initial"]["oldpi/model/pi/w:0"]))
+
+
+def test_training_matches_the_original_libraries_training():
+    """
+    The original 2.10 TRPO (its own code, run once under tf.compat.v1; see original_2_10/README.md) on
+    CartPole-v1, seed 0, timesteps_per_batch=256: its parameters before and after learn(1024). Same seed here: the same
+    parameters, bit for bit (the env's first episode starts from the seeded state, as gym's env.seed gave).
+    """
+    model = TRPO("MlpPolicy", make_env("CartPole-v1"), timesteps_per_batch=256, seed=0, n_cpu_tf_sess=1)
+    assert_trains_like_the_original(model, 1024, "trpo_CartPole-v1_seed0_1024.npz")

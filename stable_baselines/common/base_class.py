@@ -19,7 +19,7 @@ from stable_baselines import logger
 from stable_baselines.common import save_util
 from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
 from stable_baselines.common.gym_compat import (as_gymnasium_env, convert_space, gymnasium, make_env, reset_env,
-                                                 spaces_match, step_env)
+                                                 seed_on_next_reset, spaces_match, step_env)
 from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
 from stable_baselines.common.misc_util import set_global_seeds
 from stable_baselines.common.numpy_forward import make_rng
@@ -281,11 +281,11 @@ class BaseRLModel(ABC):
         if rng is not None:
             rng.bit_generator.state = make_rng(seed).bit_generator.state
         if self.env is not None:
-            if isinstance(self.env, VecEnv) or callable(getattr(self.env, "seed", None)):
+            if isinstance(self.env, VecEnv):
                 self.env.seed(seed)
             else:
-                # gymnasium envs are seeded through reset
-                reset_env(self.env, seed=seed)
+                # as gym's env.seed(seed): the next episode starts from the seeded state, nothing is reset now
+                seed_on_next_reset(self.env, seed)
             # Seed the action space
             # useful when selecting random actions
             self.env.action_space.seed(seed)
@@ -1033,13 +1033,10 @@ class ActorCriticRLModel(BaseRLModel):
             elif isinstance(self.action_space, spaces.Box):
                 actions = actions.reshape((-1,) + self.action_space.shape)
                 mean, std = actions_proba
-                logstd = np.log(std)
-
-                n_elts = np.prod(mean.shape[1:])  # first dimension is batch size
-                log_normalizer = n_elts / 2 * np.log(2 * np.pi) + 0.5 * np.sum(logstd, axis=1)
-
-                # Diagonal Gaussian action probability, for every action
-                logprob = -np.sum(np.square(actions - mean) / (2 * np.square(std)), axis=1) - log_normalizer
+                # density of the diagonal Gaussian: the product over the action's dimensions (2.10.0 read the
+                # std as a log std here, and half the log std entered the normaliser)
+                per_dim = -np.square(actions - mean) / (2 * np.square(std)) - np.log(std) - 0.5 * np.log(2 * np.pi)
+                logprob = np.sum(per_dim.reshape((len(per_dim), -1)), axis=1)
             else:
                 warnings.warn("Warning: action_probability not implemented for {} actions space. Returning None."
                               .format(type(self.action_space).__name__))

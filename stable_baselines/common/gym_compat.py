@@ -10,6 +10,7 @@ rest of the library calls :func:`reset_env`, :func:`step_env`, :func:`convert_sp
 """
 import inspect
 import warnings
+import weakref
 from typing import Any, Dict, Optional, Tuple
 
 import gymnasium
@@ -206,15 +207,45 @@ def _is_new_style_reset(result: Any, env: Any) -> bool:
     return True
 
 
+# Seeds given to gymnasium envs the legacy way (``env.seed(seed)``), waiting for the env's next reset_env.
+_PENDING_SEEDS = weakref.WeakKeyDictionary()
+
+
+def seed_on_next_reset(env: Any, seed: int) -> None:
+    """
+    Seed an environment the way gym's ``env.seed(seed)`` did: nothing is reset now, and the next episode starts
+    as after ``reset(seed=seed)``. A legacy env with a ``seed()`` method gets it called at once; a gymnasium env
+    (which has no ``seed()``) keeps the seed until its next reset through :func:`reset_env` (the library resets
+    envs only through it). An env that cannot be weakly referenced is reset with the seed at once.
+
+    :param env: (gymnasium.Env or legacy gym-style env)
+    :param seed: (int) the seed
+    """
+    if callable(getattr(env, "seed", None)):
+        env.seed(int(seed))
+        return
+    try:
+        _PENDING_SEEDS[env] = int(seed)
+    except TypeError:
+        reset_env(env, seed=seed)
+
+
 def reset_env(env: Any, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
     """
     Reset an environment of either API.
 
     :param env: (gymnasium.Env or legacy gym-style env)
-    :param seed: (int) seed for the environment's random generator (None: do not reseed)
+    :param seed: (int) seed for the environment's random generator (None: the seed left by
+        :func:`seed_on_next_reset`, if any, else do not reseed)
     :param options: (dict) gymnasium reset options (ignored by legacy envs)
     :return: (Any, dict) the first observation and the reset info (empty for legacy envs)
     """
+    try:
+        pending = _PENDING_SEEDS.pop(env, None)
+    except TypeError:  # not weakly referenceable: never pending
+        pending = None
+    if seed is None:
+        seed = pending
     kwargs = {}
     if seed is not None:
         if _accepts_kwarg(env.reset, "seed"):
@@ -335,5 +366,6 @@ def as_gymnasium_env(env: Any) -> gymnasium.Env:
     return env
 
 
-__all__ = ["OLD_ENV_IDS", "make_env", "space_from_state", "convert_space", "spaces_match", "reset_env", "step_env",
+__all__ = ["OLD_ENV_IDS", "make_env", "space_from_state", "convert_space", "spaces_match", "reset_env",
+           "seed_on_next_reset", "step_env",
            "LegacyEnvAdapter", "is_legacy_env", "as_gymnasium_env", "gymnasium", "spaces"]

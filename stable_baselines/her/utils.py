@@ -14,7 +14,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, reset_env, step_env
+from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, reset_env, seed_on_next_reset, step_env
 
 # The order of the parts in the flattened observation
 KEY_ORDER = ["observation", "achieved_goal", "desired_goal"]
@@ -271,13 +271,14 @@ class HERGoalEnvWrapper(gymnasium.Env):
 
     def seed(self, seed: Optional[int] = None) -> Any:
         """
-        Seed the wrapped env (legacy ``seed()`` or, for gymnasium envs, through ``reset(seed=...)``).
+        Seed the wrapped env (legacy ``seed()``; a gymnasium env at its next reset, as gym's ``seed()`` did).
 
         :param seed: (int)
         """
         if callable(getattr(self.env, "seed", None)):
             return self.env.seed(seed)
-        reset_env(self.env, seed=seed)
+        if seed is not None:
+            seed_on_next_reset(self.env, seed)
         return [seed]
 
     def compute_reward(self, achieved_goal: Any, desired_goal: Any, info: Any) -> Any:
