@@ -1,4 +1,4 @@
-"""Advantage Actor Critic (A2C), the synchronous variant of A3C."""
+"""A2C: synchronous advantage actor-critic (the batched, single-learner form of A3C)."""
 import time
 from typing import List
 
@@ -14,99 +14,85 @@ from stable_baselines.common.runners import AbstractEnvRunner
 from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_util import mse, total_episode_reward_logger
+from stable_baselines.common.tf_util import float_input, mse, total_episode_reward_logger
 
 
 def discount_with_dones(rewards: List[float], dones: List[float], gamma: float) -> List[float]:
     """
-    Apply the discount value to the reward, where the environment is not done
+    Turn one environment's reward sequence into discounted returns, walking backwards in time; the running
+    return restarts from zero after every step flagged as terminal.
 
-    :param rewards: ([float]) The rewards
-    :param dones: ([bool]) Whether an environment is done or not
-    :param gamma: (float) The discount value
-    :return: ([float]) The discounted rewards
+    :param rewards: ([float]) rewards of consecutive steps
+    :param dones: ([bool]) for each step, True when the episode ended with that step
+    :param gamma: (float) discount factor
+    :return: ([float]) the discounted return of every step, in the order of ``rewards``
     """
-    discounted = []
-    ret = 0  # Return: discounted reward
-    for reward, done in zip(rewards[::-1], dones[::-1]):
-        ret = reward + gamma * ret * (1. - done)  # fixed off by one bug
-        discounted.append(ret)
-    return discounted[::-1]
+    returns = [0.0] * len(rewards)
+    running = 0
+    for idx in range(len(rewards) - 1, -1, -1):
+        running = rewards[idx] + gamma * running * (1. - dones[idx])
+        returns[idx] = running
+    return returns
 
 
 class A2C(ActorCriticRLModel):
     """
-    The A2C (Advantage Actor Critic) model class, https://arxiv.org/abs/1602.01783
+    Advantage Actor Critic, the synchronous counterpart of A3C (Mnih et al. 2016,
+    https://arxiv.org/abs/1602.01783): ``n_envs`` environment copies are stepped together, and every
+    ``n_steps`` steps one RMSProp update is made from the whole batch, combining the policy gradient
+    (weighted by the n-step advantage), the value regression and an entropy bonus.
 
-    :param policy: (ActorCriticPolicy or str) The policy model to use (MlpPolicy, CnnPolicy, CnnLstmPolicy, ...)
-    :param env: (Gym environment or str) The environment to learn from (if registered in Gym, can be str)
-    :param gamma: (float) Discount factor
-    :param n_steps: (int) The number of steps to run for each environment per update
-        (i.e. batch size is n_steps * n_env where n_env is number of environment copies running in parallel)
-    :param vf_coef: (float) Value function coefficient for the loss calculation
-    :param ent_coef: (float) Entropy coefficient for the loss calculation
-    :param max_grad_norm: (float) The maximum value for the gradient clipping
-    :param learning_rate: (float) The learning rate
-    :param alpha: (float)  RMSProp decay parameter (default: 0.99)
-    :param momentum: (float) RMSProp momentum parameter (default: 0.0)
-    :param epsilon: (float) RMSProp epsilon (stabilizes square root computation in denominator of RMSProp update)
-        (default: 1e-5)
-    :param lr_schedule: (str) The type of scheduler for the learning rate update ('linear', 'constant',
-        'double_linear_con', 'middle_drop' or 'double_middle_drop')
-    :param verbose: (int) the verbosity level: 0 none, 1 training information, 2 tensorflow debug
-    :param tensorboard_log: (str) the log location for tensorboard (if None, no logging)
-    :param _init_setup_model: (bool) Whether or not to build the network at the creation of the instance
-        (used only for loading)
-    :param policy_kwargs: (dict) additional arguments to be passed to the policy on creation
-    :param full_tensorboard_log: (bool) enable additional logging when using tensorboard
-        WARNING: this logging can take a lot of space quickly
-    :param seed: (int) Seed for the pseudo-random generators (python, numpy, tensorflow).
-        If None (default), use random seed. Note that if you want completely deterministic
-        results, you must set `n_cpu_tf_sess` to 1.
-    :param n_cpu_tf_sess: (int) The number of threads for TensorFlow operations
-        If None, the number of cpu of the current machine will be used.
+    :param policy: (ActorCriticPolicy or str) policy class, or the registered name of one
+        (MlpPolicy, CnnPolicy, MlpLstmPolicy, CnnLstmPolicy, ...)
+    :param env: (Gym environment or str) environment to train on, or a registered environment id
+    :param gamma: (float) discount factor
+    :param n_steps: (int) steps taken in every environment copy between two updates; the batch of one
+        update therefore holds n_steps * n_envs transitions
+    :param vf_coef: (float) weight of the value-function term in the loss
+    :param ent_coef: (float) weight of the entropy bonus in the loss
+    :param max_grad_norm: (float) the gradients are rescaled so that their global norm stays below this value
+        (None disables the rescaling)
+    :param learning_rate: (float) initial step size of RMSProp
+    :param alpha: (float) RMSProp decay of the squared-gradient average (default: 0.99)
+    :param momentum: (float) RMSProp momentum (default: 0.0)
+    :param epsilon: (float) RMSProp epsilon, added under the square root of the denominator for numerical
+        stability (default: 1e-5)
+    :param lr_schedule: (str) how the learning rate evolves during training: 'linear', 'constant',
+        'double_linear_con', 'middle_drop' or 'double_middle_drop'
+    :param verbose: (int) amount of output: 0 nothing, 1 training statistics, 2 also TensorFlow messages
+    :param tensorboard_log: (str) directory for the tensorboard event files (None: no tensorboard logging)
+    :param _init_setup_model: (bool) build the graph in the constructor (False is used when loading)
+    :param policy_kwargs: (dict) extra keyword arguments for the policy constructor
+    :param full_tensorboard_log: (bool) add histograms and run metadata to the tensorboard log
+        (the files can become large)
+    :param seed: (int) seed of the python, numpy and TensorFlow generators; None leaves them unseeded.
+        Runs are only reproducible with ``n_cpu_tf_sess=1``
+    :param n_cpu_tf_sess: (int) number of threads of the TensorFlow session
+        (None: as many as the machine has cores)
     """
 
     def __init__(self, policy, env, gamma=0.99, n_steps=5, vf_coef=0.25, ent_coef=0.01, max_grad_norm=0.5,
                  learning_rate=7e-4, alpha=0.99, momentum=0.0, epsilon=1e-5, lr_schedule='constant',
                  verbose=0, tensorboard_log=None, _init_setup_model=True, policy_kwargs=None,
                  full_tensorboard_log=False, seed=None, n_cpu_tf_sess=None):
+        # hyperparameters (these are also what `save` writes)
+        self.gamma, self.n_steps = gamma, n_steps
+        self.vf_coef, self.ent_coef, self.max_grad_norm = vf_coef, ent_coef, max_grad_norm
+        self.learning_rate, self.lr_schedule = learning_rate, lr_schedule
+        self.alpha, self.momentum, self.epsilon = alpha, momentum, epsilon
+        self.tensorboard_log, self.full_tensorboard_log = tensorboard_log, full_tensorboard_log
 
-        self.n_steps = n_steps
-        self.gamma = gamma
-        self.vf_coef = vf_coef
-        self.ent_coef = ent_coef
-        self.max_grad_norm = max_grad_norm
-        self.alpha = alpha
-        self.momentum = momentum
-        self.epsilon = epsilon
-        self.lr_schedule = lr_schedule
-        self.learning_rate = learning_rate
-        self.tensorboard_log = tensorboard_log
-        self.full_tensorboard_log = full_tensorboard_log
+        # graph handles, filled in by setup_model()
+        for attribute in ("learning_rate_ph", "n_batch", "actions_ph", "advs_ph", "rewards_ph", "pg_loss",
+                          "vf_loss", "entropy", "apply_backprop", "train_model", "step_model", "proba_step",
+                          "value", "initial_state", "learning_rate_schedule", "summary"):
+            setattr(self, attribute, None)
 
-        self.learning_rate_ph = None
-        self.n_batch = None
-        self.actions_ph = None
-        self.advs_ph = None
-        self.rewards_ph = None
-        self.pg_loss = None
-        self.vf_loss = None
-        self.entropy = None
-        self.apply_backprop = None
-        self.train_model = None
-        self.step_model = None
-        self.proba_step = None
-        self.value = None
-        self.initial_state = None
-        self.learning_rate_schedule = None
-        self.summary = None
+        super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
+                         _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
+                         seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
 
-        super(A2C, self).__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
-                                  _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
-                                  seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
-
-        # if we are loading, it is possible the environment is not known, however the obs and action space are known
+        # when loading, the spaces are known even without an environment, so the graph can be built
         if _init_setup_model:
             self.setup_model()
 
@@ -114,10 +100,65 @@ class A2C(ActorCriticRLModel):
         return A2CRunner(self.env, self, n_steps=self.n_steps, gamma=self.gamma)
 
     def _get_pretrain_placeholders(self):
-        policy = self.train_model
-        if isinstance(self.action_space, spaces.Discrete):
-            return policy.obs_ph, self.actions_ph, policy.policy
-        return policy.obs_ph, self.actions_ph, policy.deterministic_action
+        net = self.train_model
+        # discrete actions are pretrained through the action probabilities, others through the mean action
+        target = net.policy if isinstance(self.action_space, spaces.Discrete) else net.deterministic_action
+        return net.obs_ph, self.actions_ph, target
+
+    # ------------------------------------------------------------------ graph construction
+
+    def _build_policies(self):
+        """
+        Create the acting network (one step for every environment) and, sharing its weights, the training
+        network (the whole rollout at once).
+
+        :return: (ActorCriticPolicy, ActorCriticPolicy) the acting and the training network
+        """
+        recurrent = issubclass(self.policy, RecurrentActorCriticPolicy)
+        # recurrent networks need fixed batch sizes to split the sequences; the others accept any size
+        acting_batch = self.n_envs if recurrent else None
+        training_batch = self.n_envs * self.n_steps if recurrent else None
+        spaces_args = (self.sess, self.observation_space, self.action_space)
+
+        acting = self.policy(*spaces_args, self.n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
+        share_weights = tf_util.outer_scope_getter("train_model")
+        with tf.variable_scope("train_model", reuse=True, custom_getter=share_weights):
+            training = self.policy(*spaces_args, self.n_envs, self.n_steps, training_batch, reuse=True,
+                                   **self.policy_kwargs)
+        return acting, training
+
+    def _build_loss(self, train_model):
+        """
+        Create the inputs of an update, the three loss terms and their summaries, and the (clipped) gradients
+        of the combined loss. Called inside the "loss" variable scope.
+
+        :param train_model: (ActorCriticPolicy) the training network
+        :return: ([(TensorFlow Tensor, TensorFlow Variable)]) gradient and variable pairs
+        """
+        self.actions_ph = train_model.pdtype.sample_placeholder([None], name="action_ph")
+        self.advs_ph = float_input("advs_ph")
+        self.rewards_ph = float_input("rewards_ph")
+        self.learning_rate_ph = float_input("learning_rate_ph", batched=False)
+
+        distribution = train_model.proba_distribution
+        action_nll = distribution.neglogp(self.actions_ph)
+        self.entropy = tf.reduce_mean(distribution.entropy())
+        # policy gradient: minimising advantage * (-log pi) raises the probability of advantageous actions
+        self.pg_loss = tf.reduce_mean(self.advs_ph * action_nll)
+        self.vf_loss = mse(tf.squeeze(train_model.value_flat), self.rewards_ph)
+        # the entropy bonus keeps the policy from collapsing too early (exploration)
+        entropy_bonus = self.entropy * self.ent_coef
+        total_loss = self.pg_loss - entropy_bonus + self.vf_loss * self.vf_coef
+
+        for tag, tensor in (('entropy_loss', self.entropy), ('policy_gradient_loss', self.pg_loss),
+                            ('value_function_loss', self.vf_loss), ('loss', total_loss)):
+            tf.summary.scalar(tag, tensor)
+
+        self.params = tf_util.get_trainable_vars("model")
+        gradients = tf.gradients(total_loss, self.params)
+        if self.max_grad_norm is not None:
+            gradients, _ = tf.clip_by_global_norm(gradients, self.max_grad_norm)
+        return list(zip(gradients, self.params))
 
     def setup_model(self):
         with SetVerbosity(self.verbose):
@@ -126,112 +167,134 @@ class A2C(ActorCriticRLModel):
             self._new_graph_and_session()
 
             with self.graph.as_default():
-                n_batch_step = None
-                n_batch_train = None
-                if issubclass(self.policy, RecurrentActorCriticPolicy):
-                    n_batch_step = self.n_envs
-                    n_batch_train = self.n_envs * self.n_steps
-
-                step_model = self.policy(self.sess, self.observation_space, self.action_space, self.n_envs, 1,
-                                         n_batch_step, reuse=False, **self.policy_kwargs)
-
-                with tf.variable_scope("train_model", reuse=True,
-                                       custom_getter=tf_util.outer_scope_getter("train_model")):
-                    train_model = self.policy(self.sess, self.observation_space, self.action_space, self.n_envs,
-                                              self.n_steps, n_batch_train, reuse=True, **self.policy_kwargs)
-
+                step_model, train_model = self._build_policies()
                 with tf.variable_scope("loss", reuse=False):
-                    self.actions_ph = train_model.pdtype.sample_placeholder([None], name="action_ph")
-                    self.advs_ph = tf.placeholder(tf.float32, [None], name="advs_ph")
-                    self.rewards_ph = tf.placeholder(tf.float32, [None], name="rewards_ph")
-                    self.learning_rate_ph = tf.placeholder(tf.float32, [], name="learning_rate_ph")
+                    grads_and_vars = self._build_loss(train_model)
 
-                    neglogpac = train_model.proba_distribution.neglogp(self.actions_ph)
-                    self.entropy = tf.reduce_mean(train_model.proba_distribution.entropy())
-                    self.pg_loss = tf.reduce_mean(self.advs_ph * neglogpac)
-                    self.vf_loss = mse(tf.squeeze(train_model.value_flat), self.rewards_ph)
-                    # https://arxiv.org/pdf/1708.04782.pdf#page=9, https://arxiv.org/pdf/1602.01783.pdf#page=4
-                    # and https://github.com/dennybritz/reinforcement-learning/issues/34
-                    # suggest to add an entropy component in order to improve exploration.
-                    loss = self.pg_loss - self.entropy * self.ent_coef + self.vf_loss * self.vf_coef
+                summarised_inputs = [('discounted_rewards', self.rewards_ph),
+                                     ('learning_rate', self.learning_rate_ph),
+                                     ('advantage', self.advs_ph)]
+                input_info_summaries(summarised_inputs, train_model.obs_ph, self.observation_space,
+                                     self.full_tensorboard_log)
 
-                    tf.summary.scalar('entropy_loss', self.entropy)
-                    tf.summary.scalar('policy_gradient_loss', self.pg_loss)
-                    tf.summary.scalar('value_function_loss', self.vf_loss)
-                    tf.summary.scalar('loss', loss)
+                optimizer = tf.train.RMSPropOptimizer(learning_rate=self.learning_rate_ph, decay=self.alpha,
+                                                      epsilon=self.epsilon, momentum=self.momentum)
+                self.apply_backprop = optimizer.apply_gradients(grads_and_vars)
 
-                    self.params = tf_util.get_trainable_vars("model")
-                    grads = tf.gradients(loss, self.params)
-                    if self.max_grad_norm is not None:
-                        grads, _ = tf.clip_by_global_norm(grads, self.max_grad_norm)
-                    grads = list(zip(grads, self.params))
-
-                input_info_summaries([('discounted_rewards', self.rewards_ph), ('learning_rate', self.learning_rate_ph),
-                                      ('advantage', self.advs_ph)],
-                                     train_model.obs_ph, self.observation_space, self.full_tensorboard_log)
-
-                trainer = tf.train.RMSPropOptimizer(learning_rate=self.learning_rate_ph, decay=self.alpha,
-                                                    epsilon=self.epsilon, momentum=self.momentum)
-                self.apply_backprop = trainer.apply_gradients(grads)
-
-                self.train_model = train_model
-                self.step_model = step_model
-                self.step = step_model.step
-                self.proba_step = step_model.proba_step
-                self.value = step_model.value
-                self.initial_state = step_model.initial_state
+                self.train_model, self.step_model = train_model, step_model
+                self.step, self.proba_step = step_model.step, step_model.proba_step
+                self.value, self.initial_state = step_model.value, step_model.initial_state
                 tf.global_variables_initializer().run(session=self.sess)
-                # the acting policy computes in NumPy when it can (refreshed after every update)
+                # acting runs in NumPy where possible; the copy of the weights is refreshed after each update
                 self._enable_numpy_forward(step_model)
 
                 self.summary = tf.summary.merge_all()
 
+    # ------------------------------------------------------------------ training
+
+    def _advance_learning_rate(self, n_samples):
+        """
+        Move the learning-rate scheduler forward by one tick per sample of the batch.
+
+        :param n_samples: (int) size of the batch
+        :return: (float) the learning rate after the last tick
+        """
+        if n_samples < 1:
+            raise ValueError("A2C cannot make an update from an empty batch of observations")
+        rate = None
+        for _ in range(n_samples):
+            rate = self.learning_rate_schedule.value()
+        return rate
+
     def _train_step(self, obs, states, rewards, masks, actions, values, update, writer=None):
         """
-        applies a training step to the model
+        Make one gradient update from a rollout.
 
-        :param obs: ([float]) The input observations
-        :param states: ([float]) The states (used for recurrent policies)
-        :param rewards: ([float]) The rewards from the environment
-        :param masks: ([bool]) Whether or not the episode is over (used for recurrent policies)
-        :param actions: ([float]) The actions taken
-        :param values: ([float]) The logits values
-        :param update: (int) the current step iteration
-        :param writer: (TensorFlow Summary.writer) the writer for tensorboard
-        :return: (float, float, float) policy loss, value loss, policy entropy
+        :param obs: ([float]) observations of the rollout
+        :param states: ([float]) recurrent state at the start of the rollout (None for feed-forward policies)
+        :param rewards: ([float]) discounted, bootstrapped returns (the value targets)
+        :param masks: ([bool]) episode-start flags (used by recurrent policies)
+        :param actions: ([float]) actions that were taken
+        :param values: ([float]) value estimates made while acting
+        :param update: (int) index of this update, used as the tensorboard step
+        :param writer: (TensorFlow Summary.writer) tensorboard writer, or None
+        :return: (float, float, float) policy loss, value loss and policy entropy
         """
-        advs = rewards - values
-        cur_lr = None
-        for _ in range(len(obs)):
-            cur_lr = self.learning_rate_schedule.value()
-        assert cur_lr is not None, "Error: the observation input array cannon be empty"
+        advantages = rewards - values
+        current_lr = self._advance_learning_rate(len(obs))
 
         feeds = [self.train_model.obs_ph, self.actions_ph, self.advs_ph, self.rewards_ph, self.learning_rate_ph]
-        feed_values = [obs, actions, advs, rewards, cur_lr]
+        feed_values = [obs, actions, advantages, rewards, current_lr]
         if states is not None:
-            feeds += [self.train_model.states_ph, self.train_model.dones_ph]
-            feed_values += [states, masks]
-        td_map = dict(zip(feeds, feed_values))
+            feeds.extend([self.train_model.states_ph, self.train_model.dones_ph])
+            feed_values.extend([states, masks])
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.apply_backprop]
-        if writer is not None:
-            # run loss backprop with summary, but once every 10 runs save the metadata (memory, compute time, ...)
-            if self.full_tensorboard_log and (1 + update) % 10 == 0:
-                run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-                run_metadata = tf.RunMetadata()
-                summary, policy_loss, value_loss, policy_entropy, _ = self.sess.run(
-                    [self.summary] + fetches, td_map, options=run_options, run_metadata=run_metadata)
-                writer.add_run_metadata(run_metadata, 'step%d' % (update * self.n_batch))
-            else:
-                summary, policy_loss, value_loss, policy_entropy, _ = self.sess.run([self.summary] + fetches, td_map)
-            writer.add_summary(summary, update * self.n_batch)
+        if writer is None:
+            # a session callable per feed list, created once: much less overhead than sess.run
+            run_update = self._session_callable(("train", len(feeds)), fetches, feeds)
+            policy_loss, value_loss, policy_entropy, _ = run_update(*feed_values)
         else:
-            # one callable per feed signature (made once per session: much cheaper than sess.run)
-            train_fn = self._session_callable(("train", len(feeds)), fetches, feeds)
-            policy_loss, value_loss, policy_entropy, _ = train_fn(*feed_values)
+            policy_loss, value_loss, policy_entropy = self._train_step_logged(
+                dict(zip(feeds, feed_values)), fetches, update, writer)
         self.step_model.invalidate_numpy_forward()
-
         return policy_loss, value_loss, policy_entropy
+
+    def _train_step_logged(self, feed_dict, fetches, update, writer):
+        """
+        The update of `_train_step` when tensorboard is on: the summaries are evaluated with it, and with
+        ``full_tensorboard_log`` every tenth update also records a full trace (memory, compute time).
+
+        :return: (float, float, float) policy loss, value loss and policy entropy
+        """
+        global_step = update * self.n_batch
+        run_kwargs = {}
+        trace = self.full_tensorboard_log and (1 + update) % 10 == 0
+        if trace:
+            run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                              run_metadata=tf.RunMetadata())
+        summary, policy_loss, value_loss, policy_entropy, _ = self.sess.run([self.summary] + fetches, feed_dict,
+                                                                            **run_kwargs)
+        if trace:
+            writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % global_step)
+        writer.add_summary(summary, global_step)
+        return policy_loss, value_loss, policy_entropy
+
+    def _log_update(self, update, fps, values, rewards, value_loss, policy_entropy):
+        """Write the statistics of one update to the logger."""
+        stats = [("nupdates", update), ("total_timesteps", self.num_timesteps), ("fps", fps),
+                 ("policy_entropy", float(policy_entropy)), ("value_loss", float(value_loss)),
+                 ("explained_variance", float(explained_variance(values, rewards)))]
+        for key, val in stats:
+            logger.record_tabular(key, val)
+        self._log_episode_stats()
+        logger.dump_tabular()
+
+    def _update_once(self, update, callback, writer, t_start, log_interval):
+        """
+        Collect one rollout and learn from it.
+
+        :return: (bool) False when the callback stopped the training during the rollout
+        """
+        callback.on_rollout_start()
+        # true_reward: the environment rewards as received, before discounting
+        obs, states, rewards, masks, actions, values, ep_infos, true_reward = self.runner.run(callback)
+        callback.on_rollout_end()
+        if not self.runner.continue_training:
+            return False
+
+        self.ep_info_buf.extend(ep_infos)
+        _, value_loss, policy_entropy = self._train_step(obs, states, rewards, masks, actions, values,
+                                                         self.num_timesteps // self.n_batch, writer)
+        fps = int((update * self.n_batch) / (time.time() - t_start))
+
+        if writer is not None:
+            per_env_shape = (self.n_envs, self.n_steps)
+            total_episode_reward_logger(self.episode_reward, true_reward.reshape(per_env_shape),
+                                        masks.reshape(per_env_shape), writer, self.num_timesteps)
+        if self.verbose >= 1 and (update == 1 or update % log_interval == 0):
+            self._log_update(update, fps, values, rewards, value_loss, policy_entropy)
+        return True
 
     def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="A2C",
               reset_num_timesteps=True, progress_bar=False):
@@ -239,93 +302,68 @@ class A2C(ActorCriticRLModel):
         new_tb_log = self._init_num_timesteps(reset_num_timesteps)
         callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
 
-        with SetVerbosity(self.verbose), TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) \
-                as writer:
+        with SetVerbosity(self.verbose), \
+                TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) as writer:
             self._setup_learn()
             self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate, n_values=total_timesteps,
                                                     schedule=self.lr_schedule)
-
             t_start = time.time()
             callback.on_training_start(locals(), globals())
 
-            for update in range(1, total_timesteps // self.n_batch + 1):
-
-                callback.on_rollout_start()
-                # true_reward is the reward without discount
-                rollout = self.runner.run(callback)
-                # unpack
-                obs, states, rewards, masks, actions, values, ep_infos, true_reward = rollout
-                callback.on_rollout_end()
-
-                # Early stopping due to the callback
-                if not self.runner.continue_training:
+            for update in range(1, 1 + total_timesteps // self.n_batch):
+                if not self._update_once(update, callback, writer, t_start, log_interval):
                     break
-
-                self.ep_info_buf.extend(ep_infos)
-                _, value_loss, policy_entropy = self._train_step(obs, states, rewards, masks, actions, values,
-                                                                 self.num_timesteps // self.n_batch, writer)
-                n_seconds = time.time() - t_start
-                fps = int((update * self.n_batch) / n_seconds)
-
-                if writer is not None:
-                    total_episode_reward_logger(self.episode_reward,
-                                                true_reward.reshape((self.n_envs, self.n_steps)),
-                                                masks.reshape((self.n_envs, self.n_steps)),
-                                                writer, self.num_timesteps)
-
-                if self.verbose >= 1 and (update % log_interval == 0 or update == 1):
-                    explained_var = explained_variance(values, rewards)
-                    logger.record_tabular("nupdates", update)
-                    logger.record_tabular("total_timesteps", self.num_timesteps)
-                    logger.record_tabular("fps", fps)
-                    logger.record_tabular("policy_entropy", float(policy_entropy))
-                    logger.record_tabular("value_loss", float(value_loss))
-                    logger.record_tabular("explained_variance", float(explained_var))
-                    self._log_episode_stats()
-                    logger.dump_tabular()
 
         callback.on_training_end()
         return self
 
     def save(self, save_path, cloudpickle=False):
-        data = {
-            "gamma": self.gamma,
-            "n_steps": self.n_steps,
-            "vf_coef": self.vf_coef,
-            "ent_coef": self.ent_coef,
-            "max_grad_norm": self.max_grad_norm,
-            "learning_rate": self.learning_rate,
-            "alpha": self.alpha,
-            "momentum": self.momentum,
-            "epsilon": self.epsilon,
-            "lr_schedule": self.lr_schedule,
-        }
+        saved_names = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "alpha",
+                       "momentum", "epsilon", "lr_schedule")
+        data = {name: getattr(self, name) for name in saved_names}
         data.update(self._common_save_data())
-
-        params_to_save = self.get_parameters()
-
-        self._save_to_file(save_path, data=data, params=params_to_save, cloudpickle=cloudpickle)
+        self._save_to_file(save_path, data=data, params=self.get_parameters(), cloudpickle=cloudpickle)
 
 
 class A2CRunner(AbstractEnvRunner):
     def __init__(self, env, model, n_steps=5, gamma=0.99):
         """
-        A runner to learn the policy of an environment for an a2c model
+        Collects the rollouts of an A2C model and turns the rewards into n-step returns.
 
-        :param env: (Gym environment) The environment to learn from
-        :param model: (Model) The model to learn
-        :param n_steps: (int) The number of steps to run for each environment
-        :param gamma: (float) Discount factor
+        :param env: (Gym environment) the (vectorized) environment to step
+        :param model: (Model) the model whose acting network chooses the actions
+        :param n_steps: (int) steps per environment copy in one rollout
+        :param gamma: (float) discount factor
         """
-        super(A2CRunner, self).__init__(env=env, model=model, n_steps=n_steps)
+        super().__init__(env=env, model=model, n_steps=n_steps)
         self.gamma = gamma
+
+    def _bootstrapped_returns(self, rewards, dones, last_values):
+        """
+        Discount the rewards of each environment copy in place; a copy whose last step did not end an
+        episode continues from the value estimate of the observation it is in now.
+
+        :param rewards: (np.ndarray) rewards, shape (n_envs, n_steps); overwritten with the returns
+        :param dones: (np.ndarray) episode-end flags, shape (n_envs, n_steps)
+        :param last_values: ([float]) value estimate of the current observation of each copy
+        """
+        for env_idx, bootstrap in enumerate(last_values):
+            env_rewards = rewards[env_idx].tolist()
+            env_dones = dones[env_idx].tolist()
+            if env_dones[-1] != 0:
+                rewards[env_idx] = discount_with_dones(env_rewards, env_dones, self.gamma)
+            else:
+                # append the estimate as a last, non-terminal "reward" and drop its own return afterwards
+                extended = discount_with_dones(env_rewards + [bootstrap], env_dones + [0], self.gamma)
+                rewards[env_idx] = extended[:-1]
 
     def _run(self):
         """
-        Run a learning step of the model
+        Step all environment copies ``n_steps`` times with the acting network.
 
-        :return: ([float], [float], [float], [bool], [float], [float])
-                 observations, states, rewards, masks, actions, values
+        :return: ([float], [float], [float], [bool], [float], [float], [dict], [float])
+            observations, recurrent states at the start, returns, episode-start masks, actions, values,
+            episode infos and undiscounted rewards, each flattened with the environment index first
         """
         mb_obs, mb_rewards, mb_actions, mb_values, mb_dones = [], [], [], [], []
         mb_states = self.states
@@ -342,45 +380,40 @@ class A2CRunner(AbstractEnvRunner):
             self.model.num_timesteps += self.n_envs
 
             if not self._on_env_step(locals()):
-                # Abort training early
+                # the callback asked to stop
                 return [None] * 8
 
             for info in infos:
-                maybe_ep_info = info.get('episode')
+                maybe_ep_info = info.get("episode", None)
                 if maybe_ep_info is not None:
                     ep_infos.append(maybe_ep_info)
 
-            self.states = states
-            self.dones = dones
-            self.obs = obs
+            self.obs, self.states, self.dones = obs, states, dones
             mb_rewards.append(rewards)
         mb_dones.append(self.dones)
+        return self._assemble(mb_obs, mb_states, mb_rewards, mb_actions, mb_values, mb_dones, ep_infos)
 
-        # batch of steps to batch of rollouts
-        mb_obs = np.asarray(mb_obs, dtype=self.obs.dtype).swapaxes(1, 0).reshape(self.batch_ob_shape)
-        mb_rewards = np.asarray(mb_rewards, dtype=np.float32).swapaxes(0, 1)
-        mb_actions = np.asarray(mb_actions).swapaxes(0, 1)
-        mb_values = np.asarray(mb_values, dtype=np.float32).swapaxes(0, 1)
-        mb_dones = np.asarray(mb_dones, dtype=bool).swapaxes(0, 1)
-        mb_masks = mb_dones[:, :-1]
-        mb_dones = mb_dones[:, 1:]
-        true_rewards = np.copy(mb_rewards)
+    def _assemble(self, obs_list, start_states, reward_list, action_list, value_list, done_list, ep_infos):
+        """
+        Stack the per-step lists (step index first) into arrays with the environment index first, compute
+        the returns and flatten everything to one sample per row.
+        """
+        def env_major(steps, dtype=None):
+            return np.asarray(steps, dtype=dtype).swapaxes(0, 1)
+
+        def flat(arr):
+            return arr.reshape((-1,) + arr.shape[2:])
+
+        observations = env_major(obs_list, self.obs.dtype).reshape(self.batch_ob_shape)
+        rewards = env_major(reward_list, np.float32)
+        actions = env_major(action_list)
+        values = env_major(value_list, np.float32)
+        # done_list has n_steps + 1 entries: flags before each step (masks) and after each step (dones)
+        all_dones = env_major(done_list, bool)
+        masks, dones = all_dones[:, :-1], all_dones[:, 1:]
+        raw_rewards = np.copy(rewards)
         last_values = self.model.value(self.obs, self.states, self.dones).tolist()
+        self._bootstrapped_returns(rewards, dones, last_values)
 
-        # discount/bootstrap off value fn
-        for n, (rewards, dones, value) in enumerate(zip(mb_rewards, mb_dones, last_values)):
-            rewards = rewards.tolist()
-            dones = dones.tolist()
-            if dones[-1] == 0:
-                rewards = discount_with_dones(rewards + [value], dones + [0], self.gamma)[:-1]
-            else:
-                rewards = discount_with_dones(rewards, dones, self.gamma)
-            mb_rewards[n] = rewards
-
-        # convert from [n_env, n_steps, ...] to [n_steps * n_env, ...]
-        mb_rewards = mb_rewards.reshape(-1, *mb_rewards.shape[2:])
-        mb_actions = mb_actions.reshape(-1, *mb_actions.shape[2:])
-        mb_values = mb_values.reshape(-1, *mb_values.shape[2:])
-        mb_masks = mb_masks.reshape(-1, *mb_masks.shape[2:])
-        true_rewards = true_rewards.reshape(-1, *true_rewards.shape[2:])
-        return mb_obs, mb_states, mb_rewards, mb_masks, mb_actions, mb_values, ep_infos, true_rewards
+        return (observations, start_states, flat(rewards), flat(masks), flat(actions), flat(values), ep_infos,
+                flat(raw_rewards))

@@ -36,6 +36,17 @@ def is_image(tensor: Any) -> bool:
     return len(shape) == 3 and dim_value(shape[-1]) in [1, 3, 4]
 
 
+def float_input(name: str, batched: bool = True) -> tf.Tensor:
+    """
+    A float32 placeholder: one value per sample when ``batched``, a scalar otherwise.
+
+    :param name: (str) name of the placeholder in the graph
+    :param batched: (bool) shape ``[None]`` if True, ``[]`` if False
+    :return: (TensorFlow Tensor) the placeholder
+    """
+    return tf.placeholder(tf.float32, [None] if batched else [], name=name)
+
+
 def switch(condition: Any, then_expression: tf.Tensor, else_expression: tf.Tensor) -> tf.Tensor:
     """
     Switches between two operations depending on a scalar value (int or bool).
