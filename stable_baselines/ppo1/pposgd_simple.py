@@ -1,4 +1,4 @@
-"""Proximal Policy Optimization (MPI version): the clipped surrogate objective, gradients averaged over workers."""
+"""PPO1: proximal policy optimization in its MPI form (one rollout per worker, Adam gradients averaged by MPI)."""
 import time
 from collections import deque
 
@@ -23,37 +23,39 @@ from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import total_episode_reward_logger
 
 _SUPPORTED_SPACES = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
+# order of the values returned by ``lossandgrad`` / ``compute_losses`` (after the summary and the gradient)
+_LOSS_NAMES = ["pol_surr", "pol_entpen", "vf_loss", "kl", "ent"]
 
 
 class PPO1(ActorCriticRLModel):
     """
-    Proximal Policy Optimization algorithm (MPI version).
-    Paper: https://arxiv.org/abs/1707.06347
+    Proximal Policy Optimization (Schulman et al. 2017, https://arxiv.org/abs/1707.06347), MPI flavour: every
+    worker collects ``timesteps_per_actorbatch`` steps from its own environment, then runs ``optim_epochs``
+    passes of minibatch Adam on the clipped surrogate; the gradients are averaged over the workers.
 
-    :param env: (Gym environment or str) The environment to learn from (if registered in Gym, can be str)
-    :param policy: (ActorCriticPolicy or str) The policy model to use (MlpPolicy, CnnPolicy, CnnLstmPolicy, ...)
-    :param timesteps_per_actorbatch: (int) timesteps per actor per update
-    :param clip_param: (float) clipping parameter epsilon
-    :param entcoeff: (float) the entropy loss weight
-    :param optim_epochs: (float) the optimizer's number of epochs
-    :param optim_stepsize: (float) the optimizer's stepsize
-    :param optim_batchsize: (int) the optimizer's the batch size
+    :param policy: (ActorCriticPolicy or str) policy class, or the registered name of one (MlpPolicy, CnnPolicy, ...)
+    :param env: (Gym environment or str) environment to train on, or a registered environment id
     :param gamma: (float) discount factor
-    :param lam: (float) advantage estimation
-    :param adam_epsilon: (float) the epsilon value for the adam optimizer
-    :param schedule: (str) The type of scheduler for the learning rate update ('linear', 'constant',
-        'double_linear_con', 'middle_drop' or 'double_middle_drop')
-    :param verbose: (int) the verbosity level: 0 none, 1 training information, 2 tensorflow debug
-    :param tensorboard_log: (str) the log location for tensorboard (if None, no logging)
-    :param _init_setup_model: (bool) Whether or not to build the network at the creation of the instance
-    :param policy_kwargs: (dict) additional arguments to be passed to the policy on creation
-    :param full_tensorboard_log: (bool) enable additional logging when using tensorboard
-        WARNING: this logging can take a lot of space quickly
-    :param seed: (int) Seed for the pseudo-random generators (python, numpy, tensorflow).
-        If None (default), use random seed. Note that if you want completely deterministic
-        results, you must set `n_cpu_tf_sess` to 1.
-    :param n_cpu_tf_sess: (int) The number of threads for TensorFlow operations
-        If None, the number of cpu of the current machine will be used.
+    :param timesteps_per_actorbatch: (int) steps each worker collects between two updates
+    :param clip_param: (float) the probability ratio is clipped to [1 - clip_param, 1 + clip_param]
+        (the range shrinks with the step size when ``schedule`` is not constant)
+    :param entcoeff: (float) weight of the entropy bonus in the loss
+    :param optim_epochs: (int) passes over the collected batch per update
+    :param optim_stepsize: (float) Adam step size at the start of training
+    :param optim_batchsize: (int) minibatch size of the update (None: the whole batch at once)
+    :param lam: (float) GAE lambda, trading the bias of the advantage estimate against its variance
+    :param adam_epsilon: (float) epsilon of Adam's denominator
+    :param schedule: (str) how the step size and clip range decay over training: 'linear', 'constant',
+        'double_linear_con', 'middle_drop' or 'double_middle_drop'
+    :param verbose: (int) 0 prints nothing, 1 the training table, 2 also TensorFlow's messages
+    :param tensorboard_log: (str) directory of the tensorboard runs (None: no tensorboard output)
+    :param _init_setup_model: (bool) build the graph right away (False is used by ``load``)
+    :param policy_kwargs: (dict) extra keyword arguments for the policy constructor
+    :param full_tensorboard_log: (bool) also write histograms and run metadata to tensorboard
+        (this can take a lot of disk space)
+    :param seed: (int) seed of python, numpy and TensorFlow (None: not seeded). Runs are only reproducible
+        with ``n_cpu_tf_sess=1``.
+    :param n_cpu_tf_sess: (int) threads of the TensorFlow session (None: one per CPU)
     """
 
     def __init__(self, policy, env, gamma=0.99, timesteps_per_actorbatch=256, clip_param=0.2, entcoeff=0.01,
@@ -65,6 +67,7 @@ class PPO1(ActorCriticRLModel):
                          _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
                          seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
 
+        # hyper-parameters (also the keys of the saved file, see ``save``)
         self.gamma = gamma
         self.timesteps_per_actorbatch = timesteps_per_actorbatch
         self.clip_param = clip_param
@@ -78,29 +81,19 @@ class PPO1(ActorCriticRLModel):
         self.tensorboard_log = tensorboard_log
         self.full_tensorboard_log = full_tensorboard_log
 
-        self.graph = None
-        self.sess = None
-        self.policy_pi = None
-        self.loss_names = None
-        self.lossandgrad = None
-        self.adam = None
-        self.assign_old_eq_new = None
-        self.compute_losses = None
-        self.params = None
-        self.step = None
-        self.proba_step = None
-        self.initial_state = None
-        self.summary = None
-        self.action_ph = None
+        # filled in by setup_model
+        for attribute in ("graph", "sess", "policy_pi", "loss_names", "lossandgrad", "adam", "assign_old_eq_new",
+                          "compute_losses", "params", "step", "proba_step", "initial_state", "summary",
+                          "action_ph"):
+            setattr(self, attribute, None)
 
         if _init_setup_model:
             self.setup_model()
 
     def _get_pretrain_placeholders(self):
         policy = self.policy_pi
-        if isinstance(self.action_space, spaces.Discrete):
-            return policy.obs_ph, self.action_ph, policy.policy
-        return policy.obs_ph, self.action_ph, policy.deterministic_action
+        output = policy.policy if isinstance(self.action_space, spaces.Discrete) else policy.deterministic_action
+        return policy.obs_ph, self.action_ph, output
 
     def _check_arguments(self) -> None:
         """Clear errors for hyper-parameters and spaces PPO1 cannot work with."""
@@ -123,6 +116,50 @@ class PPO1(ActorCriticRLModel):
             raise ValueError("PPO1 does not support recurrent policies (got {}); use a feed-forward policy such "
                              "as MlpPolicy or CnnPolicy, or PPO2 for recurrent ones".format(self.policy.__name__))
 
+    # ------------------------------------------------------------------ graph construction
+
+    def _make_policy(self):
+        return self.policy(self.sess, self.observation_space, self.action_space, self.n_envs, 1, None,
+                           reuse=False, **self.policy_kwargs)
+
+    def _build_objective(self, behaviour):
+        """
+        Create the placeholders and the terms of the PPO loss (inside the "loss" scope).
+
+        :param behaviour: (ActorCriticPolicy) the frozen copy of the policy that collected the batch
+        :return: (dict, list, tf.Tensor) the placeholders by name, the logged loss terms (in ``_LOSS_NAMES``
+            order) and the total loss
+        """
+        learner = self.policy_pi
+        # inputs: normalised advantages, lambda-returns and the decay factor of the schedule
+        adv_ph = tf.placeholder(dtype=tf.float32, shape=[None])
+        return_ph = tf.placeholder(dtype=tf.float32, shape=[None])
+        lrmult = tf.placeholder(name='lrmult', dtype=tf.float32, shape=[])
+        clip_range = self.clip_param * lrmult  # the clip range decays together with the step size
+        self.action_ph = learner.pdtype.sample_placeholder([None])
+
+        new_dist, old_dist = learner.proba_distribution, behaviour.proba_distribution
+        kl_old_new, entropy = old_dist.kl(new_dist), new_dist.entropy()
+        mean_kl, mean_entropy = tf.reduce_mean(kl_old_new), tf.reduce_mean(entropy)
+        entropy_penalty = (-self.entcoeff) * mean_entropy
+
+        # importance weight pi_new(a|s) / pi_old(a|s), computed from log-probabilities
+        prob_ratio = tf.exp(new_dist.logp(self.action_ph) - old_dist.logp(self.action_ph))
+        unclipped = prob_ratio * adv_ph
+        clipped = tf.clip_by_value(prob_ratio, 1.0 - clip_range, 1.0 + clip_range) * adv_ph
+        # the objective keeps the smaller (pessimistic) of the two; minimising its negation maximises it
+        surrogate_loss = - tf.reduce_mean(tf.minimum(unclipped, clipped))
+        value_loss = tf.reduce_mean(tf.square(learner.value_flat - return_ph))
+        total_loss = surrogate_loss + entropy_penalty + value_loss
+
+        for tag, tensor in (('entropy_loss', entropy_penalty), ('policy_gradient_loss', surrogate_loss),
+                            ('value_function_loss', value_loss), ('approximate_kullback-leibler', mean_kl),
+                            ('clip_factor', clip_range), ('loss', total_loss)):
+            tf.summary.scalar(tag, tensor)
+
+        inputs = {"atarg": adv_ph, "ret": return_ph, "lrmult": lrmult}
+        return inputs, [surrogate_loss, entropy_penalty, value_loss, mean_kl, mean_entropy], total_loss
+
     def setup_model(self):
         with SetVerbosity(self.verbose):
             self._check_policy_class()
@@ -130,73 +167,26 @@ class PPO1(ActorCriticRLModel):
             self._new_graph_and_session()
 
             with self.graph.as_default():
-                # Construct network for new policy
-                self.policy_pi = self.policy(self.sess, self.observation_space, self.action_space, self.n_envs, 1,
-                                             None, reuse=False, **self.policy_kwargs)
-
-                # Network for old policy
+                # the policy being trained lives in "model"; a second copy in "oldpi" holds the weights that
+                # collected the current batch (the denominator of the probability ratio)
+                self.policy_pi = self._make_policy()
                 with tf.variable_scope("oldpi", reuse=False):
-                    old_pi = self.policy(self.sess, self.observation_space, self.action_space, self.n_envs, 1,
-                                         None, reuse=False, **self.policy_kwargs)
+                    old_pi = self._make_policy()
 
                 with tf.variable_scope("loss", reuse=False):
-                    # Target advantage function (if applicable)
-                    atarg = tf.placeholder(dtype=tf.float32, shape=[None])
-
-                    # Empirical return
-                    ret = tf.placeholder(dtype=tf.float32, shape=[None])
-
-                    # learning rate multiplier, updated with schedule
-                    lrmult = tf.placeholder(name='lrmult', dtype=tf.float32, shape=[])
-
-                    # Annealed cliping parameter epislon
-                    clip_param = self.clip_param * lrmult
-
-                    obs_ph = self.policy_pi.obs_ph
-                    action_ph = self.policy_pi.pdtype.sample_placeholder([None])
-                    self.action_ph = action_ph
-
-                    kloldnew = old_pi.proba_distribution.kl(self.policy_pi.proba_distribution)
-                    ent = self.policy_pi.proba_distribution.entropy()
-                    meankl = tf.reduce_mean(kloldnew)
-                    meanent = tf.reduce_mean(ent)
-                    pol_entpen = (-self.entcoeff) * meanent
-
-                    # pnew / pold
-                    ratio = tf.exp(self.policy_pi.proba_distribution.logp(action_ph) -
-                                   old_pi.proba_distribution.logp(action_ph))
-
-                    # surrogate from conservative policy iteration
-                    surr1 = ratio * atarg
-                    surr2 = tf.clip_by_value(ratio, 1.0 - clip_param, 1.0 + clip_param) * atarg
-
-                    # PPO's pessimistic surrogate (L^CLIP)
-                    pol_surr = - tf.reduce_mean(tf.minimum(surr1, surr2))
-                    vf_loss = tf.reduce_mean(tf.square(self.policy_pi.value_flat - ret))
-                    total_loss = pol_surr + pol_entpen + vf_loss
-                    losses = [pol_surr, pol_entpen, vf_loss, meankl, meanent]
-                    self.loss_names = ["pol_surr", "pol_entpen", "vf_loss", "kl", "ent"]
-
-                    tf.summary.scalar('entropy_loss', pol_entpen)
-                    tf.summary.scalar('policy_gradient_loss', pol_surr)
-                    tf.summary.scalar('value_function_loss', vf_loss)
-                    tf.summary.scalar('approximate_kullback-leibler', meankl)
-                    tf.summary.scalar('clip_factor', clip_param)
-                    tf.summary.scalar('loss', total_loss)
-
-                    # the parameters of the new policy (oldpi is a copy made before every update)
+                    inputs, loss_terms, total_loss = self._build_objective(old_pi)
+                    self.loss_names = list(_LOSS_NAMES)
                     self.params = tf_util.get_trainable_vars("model")
-
-                    self.assign_old_eq_new = tf_util.function(
-                        [], [], updates=[tf.assign(oldv, newv) for (oldv, newv) in
-                                         zipsame(tf_util.get_globals_vars("oldpi"),
-                                                 tf_util.get_globals_vars("model"))])
+                    copy_ops = [tf.assign(old_var, new_var) for old_var, new_var in
+                                zipsame(tf_util.get_globals_vars("oldpi"), tf_util.get_globals_vars("model"))]
+                    self.assign_old_eq_new = tf_util.function([], [], updates=copy_ops)
 
                 with tf.variable_scope("Adam_mpi", reuse=False):
                     self.adam = MpiAdam(self.params, epsilon=self.adam_epsilon, sess=self.sess)
 
-                input_info_summaries([('discounted_rewards', ret), ('learning_rate', self.optim_stepsize),
-                                      ('advantage', atarg), ('clip_range', self.clip_param)],
+                obs_ph = self.policy_pi.obs_ph
+                input_info_summaries([('discounted_rewards', inputs["ret"]), ('learning_rate', self.optim_stepsize),
+                                      ('advantage', inputs["atarg"]), ('clip_range', self.clip_param)],
                                      obs_ph, self.observation_space, self.full_tensorboard_log)
 
                 self.step = self.policy_pi.step
@@ -204,16 +194,17 @@ class PPO1(ActorCriticRLModel):
                 self.initial_state = self.policy_pi.initial_state
 
                 tf_util.initialize(sess=self.sess)
-                # predict computes in NumPy when it can (the copy is refreshed after every update, see
-                # traj_segment_generator and learn)
+                # predict runs in NumPy where possible; learn refreshes the weight copy after training
                 self._enable_numpy_forward(self.policy_pi)
-
                 self.summary = tf.summary.merge_all()
 
-                self.lossandgrad = tf_util.function([obs_ph, old_pi.obs_ph, action_ph, atarg, ret, lrmult],
-                                                    [self.summary, tf_util.flatgrad(total_loss, self.params)] + losses)
-                self.compute_losses = tf_util.function([obs_ph, old_pi.obs_ph, action_ph, atarg, ret, lrmult],
-                                                       losses)
+                # both networks see the same observations; the feed order is the one of the minibatch tuple
+                feeds = [obs_ph, old_pi.obs_ph, self.action_ph, inputs["atarg"], inputs["ret"], inputs["lrmult"]]
+                gradient = tf_util.flatgrad(total_loss, self.params)
+                self.lossandgrad = tf_util.function(feeds, [self.summary, gradient] + loss_terms)
+                self.compute_losses = tf_util.function(feeds, loss_terms)
+
+    # ------------------------------------------------------------------ training
 
     def _lr_multiplier(self, timesteps_so_far: int, total_timesteps: int) -> float:
         """
@@ -222,17 +213,91 @@ class PPO1(ActorCriticRLModel):
         progress = min(float(timesteps_so_far) / max(total_timesteps, 1), 1.0)
         return max(float(SCHEDULES[self.schedule](progress)), 0.0)
 
+    def _run_minibatch(self, batch, lr_scale, writer, epoch, summary_step):
+        """
+        One Adam step on a minibatch.
+
+        :param batch: (dict) minibatch of the Dataset (keys ob, ac, atarg, vtarg)
+        :param lr_scale: (float) current schedule multiplier
+        :param writer: (tf.summary.FileWriter) tensorboard writer, or None
+        :param epoch: (int) index of the current pass over the batch
+        :param summary_step: (int) step under which the tensorboard summary is filed
+        :return: ([float]) the loss terms of this minibatch (before the step)
+        """
+        feed = (batch["ob"], batch["ob"], batch["ac"], batch["atarg"], batch["vtarg"], lr_scale)
+        if writer is None:
+            _, grad, *terms = self.lossandgrad(*feed, sess=self.sess)
+        else:
+            if self.full_tensorboard_log and (epoch + 1) % 10 == 0:
+                # every tenth epoch also records a full trace (timings, memory) of the run
+                options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+                metadata = tf.RunMetadata()
+                summary, grad, *terms = self.lossandgrad(*feed, sess=self.sess, options=options,
+                                                         run_metadata=metadata)
+                writer.add_run_metadata(metadata, 'step%d' % summary_step)
+            else:
+                summary, grad, *terms = self.lossandgrad(*feed, sess=self.sess)
+            writer.add_summary(summary, summary_step)
+        self.adam.update(grad, self.optim_stepsize * lr_scale)
+        return terms
+
+    def _update_on_segment(self, seg, lr_scale, writer):
+        """
+        Fit the policy and value function to one rollout segment and log the losses.
+
+        :param seg: (dict) the segment of traj_segment_generator
+        :param lr_scale: (float) current schedule multiplier
+        :param writer: (tf.summary.FileWriter) tensorboard writer, or None
+        """
+        add_vtarg_and_adv(seg, self.gamma, self.lam)
+        observations, returns = seg["observations"], seg["tdlamret"]
+        if writer is not None:
+            # tensorboard gets the undiscounted episode rewards
+            total_episode_reward_logger(self.episode_reward, seg["true_rewards"].reshape((self.n_envs, -1)),
+                                        seg["dones"].reshape((self.n_envs, -1)), writer, self.num_timesteps)
+        values_before = seg["vpred"]
+
+        advantages = seg["adv"]
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        data = Dataset(dict(ob=observations, ac=seg["actions"], atarg=advantages, vtarg=returns),
+                       shuffle=not self.policy.recurrent)
+        batch_size = self.optim_batchsize or observations.shape[0]
+        n_samples = len(data.data_map)
+
+        self.assign_old_eq_new(sess=self.sess)  # the ratio is taken against the weights that collected seg
+        logger.log("Optimizing...")
+        logger.log(fmt_row(13, self.loss_names))
+        for epoch in range(self.optim_epochs):
+            epoch_terms = []
+            for index, batch in enumerate(data.iterate_once(batch_size)):
+                # summary step as the original counted it (it can repeat across epochs)
+                summary_step = self.num_timesteps + epoch * batch_size + int(index * (batch_size / n_samples))
+                epoch_terms.append(self._run_minibatch(batch, lr_scale, writer, epoch, summary_step))
+            if epoch_terms:
+                logger.log(fmt_row(13, np.mean(epoch_terms, axis=0)))
+
+        logger.log("Evaluating losses...")
+        final_terms = [self.compute_losses(batch["ob"], batch["ob"], batch["ac"], batch["atarg"], batch["vtarg"],
+                                           lr_scale, sess=self.sess)
+                       for batch in data.iterate_once(batch_size)]
+        if final_terms:
+            averaged, _, _ = mpi_moments(final_terms, axis=0)
+            logger.log(fmt_row(13, averaged))
+            for value, name in zipsame(averaged, self.loss_names):
+                logger.record_tabular("loss_" + name, value)
+        logger.record_tabular("ev_tdlam_before", explained_variance(values_before, returns))
+
     def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="PPO1",
               reset_num_timesteps=True, progress_bar=False):
         """
-        Return a trained model.
+        Train the model.
 
-        :param total_timesteps: (int) The total number of samples to train on (summed over the MPI workers)
-        :param callback: (Union[callable, [callable], BaseCallback]) function called at every steps with state
-            of the algorithm. It takes the local and global variables. If it returns False, training is aborted.
-        :param log_interval: (int) The number of timesteps before logging.
-        :param tb_log_name: (str) the name of the run for tensorboard log
-        :param reset_num_timesteps: (bool) whether or not to reset the current timestep number (used in logging)
+        :param total_timesteps: (int) number of environment steps to train for, summed over the MPI workers
+        :param callback: (Union[callable, [callable], BaseCallback]) called after every environment step with
+            the local and global variables; returning False stops the training
+        :param log_interval: (int) unused, kept for the common signature (PPO1 logs after every update)
+        :param tb_log_name: (str) name of the tensorboard run
+        :param reset_num_timesteps: (bool) start the timestep count (used in logging) from zero
         :param progress_bar: (bool) draw a tqdm progress bar over the timesteps (an addition to the original)
         :return: (BaseRLModel) the trained model
         """
@@ -248,128 +313,42 @@ class PPO1(ActorCriticRLModel):
                                  "common.policies.ActorCriticPolicy, got {!r}".format(self.policy))
 
             with self.sess.as_default():
-                # every worker starts from the parameters of rank 0
-                self.adam.sync()
+                self.adam.sync()  # all workers start from the weights of rank 0
                 callback.on_training_start(locals(), globals())
 
-                # Prepare for rollouts
-                seg_gen = traj_segment_generator(self.policy_pi, self.env, self.timesteps_per_actorbatch,
-                                                 callback=callback)
+                segments = traj_segment_generator(self.policy_pi, self.env, self.timesteps_per_actorbatch,
+                                                  callback=callback)
+                n_episodes, n_steps_done, n_updates = 0, 0, 0
+                start_time = time.time()
+                recent_lengths = deque(maxlen=100)  # the last 100 episodes of all workers
+                recent_returns = deque(maxlen=100)
 
-                episodes_so_far = 0
-                timesteps_so_far = 0
-                iters_so_far = 0
-                t_start = time.time()
-
-                # rolling buffer for episode lengths
-                len_buffer = deque(maxlen=100)
-                # rolling buffer for episode rewards
-                reward_buffer = deque(maxlen=100)
-
-                while True:
-                    if timesteps_so_far >= total_timesteps:
+                while n_steps_done < total_timesteps:
+                    lr_scale = self._lr_multiplier(n_steps_done, total_timesteps)
+                    logger.log("********** Iteration %i ************" % n_updates)
+                    seg = next(segments)
+                    if not seg.get('continue_training', True):  # the callback asked to stop
                         break
 
-                    cur_lrmult = self._lr_multiplier(timesteps_so_far, total_timesteps)
+                    self._update_on_segment(seg, lr_scale, writer)
 
-                    logger.log("********** Iteration %i ************" % iters_so_far)
-
-                    seg = seg_gen.__next__()
-
-                    # Stop training early (triggered by the callback)
-                    if not seg.get('continue_training', True):
-                        break
-
-                    add_vtarg_and_adv(seg, self.gamma, self.lam)
-
-                    observations, actions = seg["observations"], seg["actions"]
-                    atarg, tdlamret = seg["adv"], seg["tdlamret"]
-
-                    # true_rew is the reward without discount
-                    if writer is not None:
-                        total_episode_reward_logger(self.episode_reward,
-                                                    seg["true_rewards"].reshape((self.n_envs, -1)),
-                                                    seg["dones"].reshape((self.n_envs, -1)),
-                                                    writer, self.num_timesteps)
-
-                    # predicted value function before udpate
-                    vpredbefore = seg["vpred"]
-
-                    # standardized advantage function estimate
-                    atarg = (atarg - atarg.mean()) / (atarg.std() + 1e-8)
-                    dataset = Dataset(dict(ob=observations, ac=actions, atarg=atarg, vtarg=tdlamret),
-                                      shuffle=not self.policy.recurrent)
-                    optim_batchsize = self.optim_batchsize or observations.shape[0]
-
-                    # set old parameter values to new parameter values
-                    self.assign_old_eq_new(sess=self.sess)
-                    logger.log("Optimizing...")
-                    logger.log(fmt_row(13, self.loss_names))
-
-                    # Here we do a bunch of optimization epochs over the data
-                    for k in range(self.optim_epochs):
-                        # list of tuples, each of which gives the loss for a minibatch
-                        losses = []
-                        for i, batch in enumerate(dataset.iterate_once(optim_batchsize)):
-                            steps = (self.num_timesteps +
-                                     k * optim_batchsize +
-                                     int(i * (optim_batchsize / len(dataset.data_map))))
-                            inputs = (batch["ob"], batch["ob"], batch["ac"], batch["atarg"], batch["vtarg"],
-                                      cur_lrmult)
-                            if writer is not None:
-                                # run loss backprop with summary, but once every 10 runs save the metadata
-                                # (memory, compute time, ...)
-                                if self.full_tensorboard_log and (1 + k) % 10 == 0:
-                                    run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-                                    run_metadata = tf.RunMetadata()
-                                    summary, grad, *newlosses = self.lossandgrad(*inputs, sess=self.sess,
-                                                                                 options=run_options,
-                                                                                 run_metadata=run_metadata)
-                                    writer.add_run_metadata(run_metadata, 'step%d' % steps)
-                                else:
-                                    summary, grad, *newlosses = self.lossandgrad(*inputs, sess=self.sess)
-                                writer.add_summary(summary, steps)
-                            else:
-                                _, grad, *newlosses = self.lossandgrad(*inputs, sess=self.sess)
-
-                            self.adam.update(grad, self.optim_stepsize * cur_lrmult)
-                            losses.append(newlosses)
-                        if losses:
-                            logger.log(fmt_row(13, np.mean(losses, axis=0)))
-
-                    logger.log("Evaluating losses...")
-                    losses = []
-                    for batch in dataset.iterate_once(optim_batchsize):
-                        newlosses = self.compute_losses(batch["ob"], batch["ob"], batch["ac"], batch["atarg"],
-                                                        batch["vtarg"], cur_lrmult, sess=self.sess)
-                        losses.append(newlosses)
-                    if losses:
-                        mean_losses, _, _ = mpi_moments(losses, axis=0)
-                        logger.log(fmt_row(13, mean_losses))
-                        for (loss_val, name) in zipsame(mean_losses, self.loss_names):
-                            logger.record_tabular("loss_" + name, loss_val)
-                    logger.record_tabular("ev_tdlam_before", explained_variance(vpredbefore, tdlamret))
-
-                    # local values
-                    lrlocal = (seg["ep_lens"], seg["ep_rets"])
-
-                    # list of tuples
-                    listoflrpairs = MPI.COMM_WORLD.allgather(lrlocal)
-                    lens, rews = map(flatten_lists, zip(*listoflrpairs))
-                    len_buffer.extend(lens)
-                    reward_buffer.extend(rews)
-                    if len(len_buffer) > 0:
-                        logger.record_tabular("EpLenMean", np.mean(len_buffer))
-                        logger.record_tabular("EpRewMean", np.mean(reward_buffer))
-                    logger.record_tabular("EpThisIter", len(lens))
-                    episodes_so_far += len(lens)
-                    current_it_timesteps = MPI.COMM_WORLD.allreduce(seg["total_timestep"])
-                    timesteps_so_far += current_it_timesteps
-                    self.num_timesteps += current_it_timesteps
-                    iters_so_far += 1
-                    logger.record_tabular("EpisodesSoFar", episodes_so_far)
+                    # episode statistics of every worker
+                    gathered = MPI.COMM_WORLD.allgather((seg["ep_lens"], seg["ep_rets"]))
+                    lengths, returns = map(flatten_lists, zip(*gathered))
+                    recent_lengths.extend(lengths)
+                    recent_returns.extend(returns)
+                    if recent_lengths:
+                        logger.record_tabular("EpLenMean", np.mean(recent_lengths))
+                        logger.record_tabular("EpRewMean", np.mean(recent_returns))
+                    logger.record_tabular("EpThisIter", len(lengths))
+                    n_episodes += len(lengths)
+                    steps_this_update = MPI.COMM_WORLD.allreduce(seg["total_timestep"])
+                    n_steps_done += steps_this_update
+                    self.num_timesteps += steps_this_update
+                    n_updates += 1
+                    logger.record_tabular("EpisodesSoFar", n_episodes)
                     logger.record_tabular("TimestepsSoFar", self.num_timesteps)
-                    logger.record_tabular("TimeElapsed", time.time() - t_start)
+                    logger.record_tabular("TimeElapsed", time.time() - start_time)
                     if self.verbose >= 1 and MPI.COMM_WORLD.Get_rank() == 0:
                         logger.dump_tabular()
         self.refresh_numpy_forward()  # the last update changed the weights
@@ -377,20 +356,8 @@ class PPO1(ActorCriticRLModel):
         return self
 
     def save(self, save_path, cloudpickle=False):
-        data = {
-            "gamma": self.gamma,
-            "timesteps_per_actorbatch": self.timesteps_per_actorbatch,
-            "clip_param": self.clip_param,
-            "entcoeff": self.entcoeff,
-            "optim_epochs": self.optim_epochs,
-            "optim_stepsize": self.optim_stepsize,
-            "optim_batchsize": self.optim_batchsize,
-            "lam": self.lam,
-            "adam_epsilon": self.adam_epsilon,
-            "schedule": self.schedule,
-        }
+        names = ("gamma", "timesteps_per_actorbatch", "clip_param", "entcoeff", "optim_epochs", "optim_stepsize",
+                 "optim_batchsize", "lam", "adam_epsilon", "schedule")
+        data = {name: getattr(self, name) for name in names}
         data.update(self._common_save_data())
-
-        params_to_save = self.get_parameters()
-
-        self._save_to_file(save_path, data=data, params=params_to_save, cloudpickle=cloudpickle)
+        self._save_to_file(save_path, data=data, params=self.get_parameters(), cloudpickle=cloudpickle)

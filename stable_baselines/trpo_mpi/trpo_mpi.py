@@ -80,30 +80,30 @@ class _RolloutRewardGiver(object):
 
 class TRPO(ActorCriticRLModel):
     """
-    Trust Region Policy Optimization (https://arxiv.org/abs/1502.05477)
+    Trust Region Policy Optimization (Schulman et al. 2015, https://arxiv.org/abs/1502.05477): a natural-gradient
+    policy step limited to a KL radius, with a separately fitted value function; MPI workers average everything.
 
-    :param policy: (ActorCriticPolicy or str) The policy model to use (MlpPolicy, CnnPolicy, CnnLstmPolicy, ...)
-    :param env: (Gym environment or str) The environment to learn from (if registered in Gym, can be str)
-    :param gamma: (float) the discount value
-    :param timesteps_per_batch: (int) the number of timesteps to run per batch (horizon)
-    :param max_kl: (float) the Kullback-Leibler loss threshold
-    :param cg_iters: (int) the number of iterations for the conjugate gradient calculation
-    :param lam: (float) GAE factor
-    :param entcoeff: (float) the weight for the entropy loss
-    :param cg_damping: (float) the compute gradient dampening factor
-    :param vf_stepsize: (float) the value function stepsize
-    :param vf_iters: (int) the value function's number iterations for learning
-    :param verbose: (int) the verbosity level: 0 none, 1 training information, 2 tensorflow debug
-    :param tensorboard_log: (str) the log location for tensorboard (if None, no logging)
-    :param _init_setup_model: (bool) Whether or not to build the network at the creation of the instance
-    :param policy_kwargs: (dict) additional arguments to be passed to the policy on creation
-    :param full_tensorboard_log: (bool) enable additional logging when using tensorboard
-        WARNING: this logging can take a lot of space quickly
-    :param seed: (int) Seed for the pseudo-random generators (python, numpy, tensorflow).
-        If None (default), use random seed. Note that if you want completely deterministic
-        results, you must set `n_cpu_tf_sess` to 1.
-    :param n_cpu_tf_sess: (int) The number of threads for TensorFlow operations
-        If None, the number of cpu of the current machine will be used.
+    :param policy: (ActorCriticPolicy or str) policy class, or the registered name of one (MlpPolicy, CnnPolicy, ...)
+    :param env: (Gym environment or str) environment to train on, or a registered environment id
+    :param gamma: (float) discount factor
+    :param timesteps_per_batch: (int) steps each worker collects between two policy updates
+    :param max_kl: (float) trust-region radius: the mean KL divergence between the old and the new policy the
+        step is scaled to (a step is rejected above 1.5 times this value)
+    :param cg_iters: (int) iterations of the conjugate gradient solving for the step direction
+    :param lam: (float) GAE lambda, trading the bias of the advantage estimate against its variance
+    :param entcoeff: (float) weight of the entropy bonus in the surrogate objective
+    :param cg_damping: (float) multiple of the identity added to the Fisher matrix (keeps the solve stable)
+    :param vf_stepsize: (float) Adam step size of the value function
+    :param vf_iters: (int) passes of the value-function fit over each batch
+    :param verbose: (int) 0 prints nothing, 1 the training table and timings, 2 also TensorFlow's messages
+    :param tensorboard_log: (str) directory of the tensorboard runs (None: no tensorboard output)
+    :param _init_setup_model: (bool) build the graph right away (False is used by ``load`` and by GAIL)
+    :param policy_kwargs: (dict) extra keyword arguments for the policy constructor
+    :param full_tensorboard_log: (bool) also write histograms and run metadata to tensorboard
+        (this can take a lot of disk space)
+    :param seed: (int) seed of python, numpy and TensorFlow (None: not seeded). Runs are only reproducible
+        with ``n_cpu_tf_sess=1``.
+    :param n_cpu_tf_sess: (int) threads of the TensorFlow session (None: one per CPU)
     """
 
     # action spaces the model accepts (GAIL restricts this)
@@ -113,24 +113,24 @@ class TRPO(ActorCriticRLModel):
                  entcoeff=0.0, cg_damping=1e-2, vf_stepsize=3e-4, vf_iters=3, verbose=0, tensorboard_log=None,
                  _init_setup_model=True, policy_kwargs=None, full_tensorboard_log=False, seed=None,
                  n_cpu_tf_sess=1):
-        super(TRPO, self).__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=False,
+        super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=False,
                                    _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
                                    seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
 
         self.using_gail = False
+        self.gamma = gamma
         self.timesteps_per_batch = timesteps_per_batch
+        self.max_kl = max_kl
         self.cg_iters = cg_iters
         self.cg_damping = cg_damping
-        self.gamma = gamma
         self.lam = lam
-        self.max_kl = max_kl
-        self.vf_iters = vf_iters
-        self.vf_stepsize = vf_stepsize
         self.entcoeff = entcoeff
+        self.vf_stepsize = vf_stepsize
+        self.vf_iters = vf_iters
         self.tensorboard_log = tensorboard_log
         self.full_tensorboard_log = full_tensorboard_log
 
-        # GAIL Params (used by the GAIL subclass; kept here so that the saved data is the original's)
+        # settings of the GAIL subclass; a plain TRPO saves them too, with these values, as the original did
         self.hidden_size_adversary = 100
         self.adversary_entcoeff = 1e-3
         self.expert_dataset = None
@@ -138,30 +138,12 @@ class TRPO(ActorCriticRLModel):
         self.d_step = 1
         self.d_stepsize = 3e-4
 
-        self.graph = None
-        self.sess = None
-        self.policy_pi = None
-        self.loss_names = None
-        self.assign_old_eq_new = None
-        self.compute_losses = None
-        self.compute_lossandgrad = None
-        self.compute_fvp = None
-        self.compute_vflossandgrad = None
-        self.d_adam = None
-        self.vfadam = None
-        self.get_flat = None
-        self.set_from_flat = None
-        self.timed = None
-        self.allmean = None
-        self.nworkers = None
-        self.rank = None
-        self.reward_giver = None
-        self.step = None
-        self.proba_step = None
-        self.initial_state = None
-        self.params = None
-        self.summary = None
-        self._vf_get_flat = None
+        # filled in by setup_model
+        for attribute in ("graph", "sess", "policy_pi", "loss_names", "assign_old_eq_new", "compute_losses",
+                          "compute_lossandgrad", "compute_fvp", "compute_vflossandgrad", "d_adam", "vfadam",
+                          "get_flat", "set_from_flat", "timed", "allmean", "nworkers", "rank", "reward_giver", "step",
+                          "proba_step", "initial_state", "params", "summary", "_vf_get_flat"):
+            setattr(self, attribute, None)
 
         self._check_spaces()
         if _init_setup_model:
@@ -181,7 +163,7 @@ class TRPO(ActorCriticRLModel):
                              .format(name, self.observation_space, _space_names(SUPPORTED_SPACES)))
 
     def _check_policy_class(self) -> None:
-        super(TRPO, self)._check_policy_class()
+        super()._check_policy_class()
         if issubclass(self.policy, RecurrentActorCriticPolicy):
             raise ValueError("Error: {} does not support recurrent policies (got {}); use a feed-forward policy "
                              "such as MlpPolicy or CnnPolicy".format(type(self).__name__, self.policy.__name__))
@@ -200,13 +182,87 @@ class TRPO(ActorCriticRLModel):
     def _get_pretrain_placeholders(self):
         policy = self.policy_pi
         action_ph = policy.pdtype.sample_placeholder([None])
-        if isinstance(self.action_space, spaces.Discrete):
-            return policy.obs_ph, action_ph, policy.policy
-        return policy.obs_ph, action_ph, policy.deterministic_action
+        output = policy.policy if isinstance(self.action_space, spaces.Discrete) else policy.deterministic_action
+        return policy.obs_ph, action_ph, output
 
     # ------------------------------------------------------------------------------------------
     # graph
     # ------------------------------------------------------------------------------------------
+    def _make_policy(self):
+        return self.policy(self.sess, self.observation_space, self.action_space, self.n_envs, 1, None,
+                           reuse=False, **self.policy_kwargs)
+
+    def _build_objectives(self, behaviour):
+        """
+        Placeholders, surrogate objective, KL and value loss (inside the "loss" scope).
+
+        :param behaviour: (ActorCriticPolicy) the frozen copy of the policy that collected the batch
+        :return: (dict) the tensors by name; "logged" holds the terms reported in ``loss_names`` order
+        """
+        learner = self.policy_pi
+        adv_ph = tf.placeholder(dtype=tf.float32, shape=[None], name="atarg")  # normalised advantages
+        return_ph = tf.placeholder(dtype=tf.float32, shape=[None], name="ret")  # lambda-returns
+        action_ph = learner.pdtype.sample_placeholder([None])
+
+        new_dist, old_dist = learner.proba_distribution, behaviour.proba_distribution
+        kl_old_new, entropy = old_dist.kl(new_dist), new_dist.entropy()
+        mean_kl, mean_entropy = tf.reduce_mean(kl_old_new), tf.reduce_mean(entropy)
+        entropy_bonus = self.entcoeff * mean_entropy
+        value_loss = tf.reduce_mean(tf.square(learner.value_flat - return_ph))
+
+        # importance-weighted advantage: the surrogate whose gradient is the policy gradient at the old weights
+        prob_ratio = tf.exp(new_dist.logp(action_ph) - old_dist.logp(action_ph))
+        surrogate = tf.reduce_mean(prob_ratio * adv_ph)
+        objective = surrogate + entropy_bonus
+        return {"atarg": adv_ph, "ret": return_ph, "action": action_ph, "mean_kl": mean_kl,
+                "mean_entropy": mean_entropy, "entropy_bonus": entropy_bonus, "value_loss": value_loss,
+                "surrogate": surrogate, "objective": objective,
+                "logged": [objective, mean_kl, entropy_bonus, surrogate, mean_entropy]}
+
+    @staticmethod
+    def _fisher_vector_product_graph(mean_kl, var_list):
+        """
+        Hessian of the mean KL times a vector, by differentiating (grad KL . v) a second time.
+
+        :param mean_kl: (tf.Tensor) the mean KL divergence between the old and the new policy
+        :param var_list: ([tf.Variable]) the policy variables
+        :return: (tf.Tensor, tf.Tensor) the placeholder of the flat vector v and the flat product
+        """
+        kl_gradients = tf.gradients(mean_kl, var_list)
+        flat_vector = tf.placeholder(dtype=tf.float32, shape=[None], name="flat_tan")
+        pieces, offset = [], 0
+        for shape in (var.get_shape().as_list() for var in var_list):
+            size = tf_util.intprod(shape)
+            pieces.append(tf.reshape(flat_vector[offset: offset + size], shape))
+            offset += size
+        grad_dot_vector = tf.add_n([tf.reduce_sum(kl_grad * piece)
+                                    for kl_grad, piece in zipsame(kl_gradients, pieces) if kl_grad is not None])
+        return flat_vector, tf_util.flatgrad(grad_dot_vector, var_list)
+
+    @contextmanager
+    def _timed_section(self, label: str) -> Iterator[None]:
+        """Print how long the enclosed block took (rank 0, verbose >= 1 only)."""
+        if self.rank != 0 or self.verbose < 1:
+            yield
+            return
+        print(colorize(label, color='magenta'))
+        started = time.time()
+        yield
+        print(colorize("done in {:.3f} seconds".format((time.time() - started)), color='magenta'))
+
+    def _mean_over_workers(self, values: np.ndarray) -> np.ndarray:
+        """
+        :param values: (np.ndarray) a local array
+        :return: (np.ndarray) its element-wise mean over the MPI workers (a copy with a single worker)
+        """
+        values = np.asarray(values)
+        if self.nworkers == 1:
+            return values.copy()
+        total = np.empty_like(values)
+        MPI.COMM_WORLD.Allreduce(np.ascontiguousarray(values), total, op=MPI.SUM)
+        total /= self.nworkers
+        return total
+
     def setup_model(self):
         with SetVerbosity(self.verbose):
             self._check_policy_class()
@@ -217,150 +273,90 @@ class TRPO(ActorCriticRLModel):
             self._new_graph_and_session()
             with self.graph.as_default():
                 self.reward_giver = self._build_reward_giver()
-
-                # Construct network for new policy
-                self.policy_pi = self.policy(self.sess, self.observation_space, self.action_space, self.n_envs, 1,
-                                             None, reuse=False, **self.policy_kwargs)
-
-                # Network for old policy
+                # "model" is the policy being optimised, "oldpi" the copy that collected the batch
+                self.policy_pi = self._make_policy()
                 with tf.variable_scope("oldpi", reuse=False):
-                    old_policy = self.policy(self.sess, self.observation_space, self.action_space, self.n_envs, 1,
-                                             None, reuse=False, **self.policy_kwargs)
+                    old_policy = self._make_policy()
 
                 with tf.variable_scope("loss", reuse=False):
-                    atarg = tf.placeholder(dtype=tf.float32, shape=[None], name="atarg")  # target advantage
-                    ret = tf.placeholder(dtype=tf.float32, shape=[None], name="ret")  # empirical return
-
-                    observation = self.policy_pi.obs_ph
-                    action = self.policy_pi.pdtype.sample_placeholder([None])
-
-                    kloldnew = old_policy.proba_distribution.kl(self.policy_pi.proba_distribution)
-                    ent = self.policy_pi.proba_distribution.entropy()
-                    meankl = tf.reduce_mean(kloldnew)
-                    meanent = tf.reduce_mean(ent)
-                    entbonus = self.entcoeff * meanent
-
-                    vferr = tf.reduce_mean(tf.square(self.policy_pi.value_flat - ret))
-
-                    # advantage * pnew / pold
-                    ratio = tf.exp(self.policy_pi.proba_distribution.logp(action) -
-                                   old_policy.proba_distribution.logp(action))
-                    surrgain = tf.reduce_mean(ratio * atarg)
-
-                    optimgain = surrgain + entbonus
-                    losses = [optimgain, meankl, entbonus, surrgain, meanent]
+                    terms = self._build_objectives(old_policy)
                     self.loss_names = ["optimgain", "meankl", "entloss", "surrgain", "entropy"]
 
-                    dist = meankl
+                    # the policy step moves the policy head (not the value head), the value fit the other way round
+                    model_vars = tf_util.get_trainable_vars("model")
+                    policy_vars = [var for var in model_vars if "/vf" not in var.name and "/q/" not in var.name]
+                    value_vars = [var for var in model_vars if "/pi" not in var.name and "/logstd" not in var.name]
+                    self.get_flat = tf_util.GetFlat(policy_vars, sess=self.sess)
+                    self.set_from_flat = tf_util.SetFromFlat(policy_vars, sess=self.sess)
+                    self._vf_get_flat = tf_util.GetFlat(value_vars, sess=self.sess)
 
-                    all_var_list = tf_util.get_trainable_vars("model")
-                    var_list = [v for v in all_var_list if "/vf" not in v.name and "/q/" not in v.name]
-                    vf_var_list = [v for v in all_var_list if "/pi" not in v.name and "/logstd" not in v.name]
+                    flat_tangent, fvp = self._fisher_vector_product_graph(terms["mean_kl"], policy_vars)
 
-                    self.get_flat = tf_util.GetFlat(var_list, sess=self.sess)
-                    self.set_from_flat = tf_util.SetFromFlat(var_list, sess=self.sess)
-                    self._vf_get_flat = tf_util.GetFlat(vf_var_list, sess=self.sess)
+                    # tensorboard names kept from the original (which filed the surrogate as "value_function_loss")
+                    tf.summary.scalar('entropy_loss', terms["mean_entropy"])
+                    tf.summary.scalar('policy_gradient_loss', terms["objective"])
+                    tf.summary.scalar('value_function_loss', terms["surrogate"])
+                    tf.summary.scalar('approximate_kullback-leibler', terms["mean_kl"])
+                    tf.summary.scalar('loss', terms["objective"] + terms["mean_kl"] + terms["entropy_bonus"] +
+                                      terms["surrogate"] + terms["mean_entropy"])
 
-                    # Fisher-vector product: the gradient of (grad KL . tangent)
-                    klgrads = tf.gradients(dist, var_list)
-                    flat_tangent = tf.placeholder(dtype=tf.float32, shape=[None], name="flat_tan")
-                    shapes = [var.get_shape().as_list() for var in var_list]
-                    start = 0
-                    tangents = []
-                    for shape in shapes:
-                        var_size = tf_util.intprod(shape)
-                        tangents.append(tf.reshape(flat_tangent[start: start + var_size], shape))
-                        start += var_size
-                    gvp = tf.add_n([tf.reduce_sum(grad * tangent)
-                                    for (grad, tangent) in zipsame(klgrads, tangents) if grad is not None])
-                    fvp = tf_util.flatgrad(gvp, var_list)
+                    copy_ops = [tf.assign(old_var, new_var) for old_var, new_var in
+                                zipsame(tf_util.get_globals_vars("oldpi/model"), tf_util.get_globals_vars("model"))]
+                    self.assign_old_eq_new = tf_util.function([], [], updates=copy_ops)
+                    batch_feeds = [self.policy_pi.obs_ph, old_policy.obs_ph, terms["action"], terms["atarg"]]
+                    self.compute_losses = tf_util.function(batch_feeds, terms["logged"])
+                    self.compute_fvp = tf_util.function([flat_tangent] + batch_feeds, fvp)
+                    self.compute_vflossandgrad = tf_util.function(
+                        [self.policy_pi.obs_ph, old_policy.obs_ph, terms["ret"]],
+                        tf_util.flatgrad(terms["value_loss"], value_vars))
 
-                    tf.summary.scalar('entropy_loss', meanent)
-                    tf.summary.scalar('policy_gradient_loss', optimgain)
-                    tf.summary.scalar('value_function_loss', surrgain)
-                    tf.summary.scalar('approximate_kullback-leibler', meankl)
-                    tf.summary.scalar('loss', optimgain + meankl + entbonus + surrgain + meanent)
-
-                    self.assign_old_eq_new = \
-                        tf_util.function([], [], updates=[tf.assign(oldv, newv) for (oldv, newv) in
-                                                          zipsame(tf_util.get_globals_vars("oldpi/model"),
-                                                                  tf_util.get_globals_vars("model"))])
-                    self.compute_losses = tf_util.function([observation, old_policy.obs_ph, action, atarg], losses)
-                    self.compute_fvp = tf_util.function([flat_tangent, observation, old_policy.obs_ph, action, atarg],
-                                                        fvp)
-                    self.compute_vflossandgrad = tf_util.function([observation, old_policy.obs_ph, ret],
-                                                                  tf_util.flatgrad(vferr, vf_var_list))
-
-                    @contextmanager
-                    def timed(msg: str) -> Iterator[None]:
-                        if self.rank == 0 and self.verbose >= 1:
-                            print(colorize(msg, color='magenta'))
-                            start_time = time.time()
-                            yield
-                            print(colorize("done in {:.3f} seconds".format((time.time() - start_time)),
-                                           color='magenta'))
-                        else:
-                            yield
-
-                    def allmean(arr: np.ndarray) -> np.ndarray:
-                        arr = np.asarray(arr)
-                        if self.nworkers == 1:
-                            return arr.copy()
-                        out = np.empty_like(arr)
-                        MPI.COMM_WORLD.Allreduce(np.ascontiguousarray(arr), out, op=MPI.SUM)
-                        out /= self.nworkers
-                        return out
-
-                    # all the variables of this (new) graph; also those of the reward giver
+                    # initialises every variable of the graph, the discriminator's included
                     self.sess.run(tf.global_variables_initializer())
-
-                    # every rank starts from rank 0's policy
-                    th_init = self.get_flat()
-                    MPI.COMM_WORLD.Bcast(th_init, root=0)
-                    self.set_from_flat(th_init)
+                    # the workers start from the policy of rank 0
+                    initial_weights = self.get_flat()
+                    MPI.COMM_WORLD.Bcast(initial_weights, root=0)
+                    self.set_from_flat(initial_weights)
 
                 with tf.variable_scope("Adam_mpi", reuse=False):
-                    self.vfadam = MpiAdam(vf_var_list, sess=self.sess)
+                    self.vfadam = MpiAdam(value_vars, sess=self.sess)
                     if self.reward_giver is not None:
                         self.d_adam = MpiAdam(self.reward_giver.get_trainable_variables(), sess=self.sess)
                         self.d_adam.sync()
                     self.vfadam.sync()
 
-                input_info_summaries([('discounted_rewards', ret), ('learning_rate', self.vf_stepsize),
-                                      ('advantage', atarg), ('kl_clip_range', self.max_kl)],
-                                     observation, self.observation_space, self.full_tensorboard_log)
+                input_info_summaries([('discounted_rewards', terms["ret"]), ('learning_rate', self.vf_stepsize),
+                                      ('advantage', terms["atarg"]), ('kl_clip_range', self.max_kl)],
+                                     self.policy_pi.obs_ph, self.observation_space, self.full_tensorboard_log)
 
-                self.timed = timed
-                self.allmean = allmean
+                self.timed = self._timed_section
+                self.allmean = self._mean_over_workers
 
                 self.step = self.policy_pi.step
                 self.proba_step = self.policy_pi.proba_step
                 self.initial_state = self.policy_pi.initial_state
-                # predict computes in NumPy when it can (the copy is refreshed after every update, see
-                # traj_segment_generator and learn)
+                # predict runs in NumPy where possible; learn refreshes the weight copy after training
                 self._enable_numpy_forward(self.policy_pi)
 
+                # saved parameters: policy, old policy, then the discriminator (GAIL)
                 self.params = tf_util.get_trainable_vars("model") + tf_util.get_trainable_vars("oldpi")
                 if self.reward_giver is not None:
                     self.params.extend(self.reward_giver.get_trainable_variables())
 
                 self.summary = tf.summary.merge_all()
-
-                self.compute_lossandgrad = \
-                    tf_util.function([observation, old_policy.obs_ph, action, atarg, ret],
-                                     [self.summary, tf_util.flatgrad(optimgain, var_list)] + losses)
+                self.compute_lossandgrad = tf_util.function(
+                    [self.policy_pi.obs_ph, old_policy.obs_ph, terms["action"], terms["atarg"], terms["ret"]],
+                    [self.summary, tf_util.flatgrad(terms["objective"], policy_vars)] + terms["logged"])
 
     # ------------------------------------------------------------------------------------------
     # training
     # ------------------------------------------------------------------------------------------
     def _initialize_dataloader(self) -> None:
         """Initialize the expert dataloader used by GAIL (one discriminator minibatch per ``d_step``)."""
-        batchsize = self.timesteps_per_batch // self.d_step
-        self.expert_dataset.init_dataloader(batchsize)
+        self.expert_dataset.init_dataloader(self.timesteps_per_batch // self.d_step)
 
     def _train_discriminator(self, observation: np.ndarray, action: np.ndarray) -> None:
         """
-        GAIL: one pass of the discriminator over the last policy batch against expert minibatches.
+        GAIL: one pass of the discriminator over the last policy batch, each minibatch against an expert one.
 
         :param observation: (np.ndarray) the observations of the last generator batch
         :param action: (np.ndarray) the actions of the last generator batch
@@ -368,41 +364,146 @@ class TRPO(ActorCriticRLModel):
         logger.log("Optimizing Discriminator...")
         logger.log(fmt_row(13, self.reward_giver.loss_name))
         batch_size = max(self.timesteps_per_batch // self.d_step, 1)
-        d_losses = []  # list of tuples, each of which gives the loss for a minibatch
-        for ob_batch, ac_batch in dataset.iterbatches((observation, action), include_final_partial_batch=False,
-                                                      batch_size=batch_size, shuffle=True):
-            ob_expert, ac_expert = self.expert_dataset.get_next_batch()
-            # update running mean/std for reward_giver
-            if self.reward_giver.normalize:
-                self.reward_giver.obs_rms.update(np.concatenate((ob_batch, ob_expert), 0))
-            # Reshape actions if needed when using discrete actions
-            if isinstance(self.action_space, spaces.Discrete):
-                if len(ac_batch.shape) == 2:
-                    ac_batch = ac_batch[:, 0]
-                if len(ac_expert.shape) == 2:
-                    ac_expert = ac_expert[:, 0]
-            *newlosses, grad = self.reward_giver.lossandgrad(ob_batch, ac_batch, ob_expert, ac_expert,
-                                                             sess=self.sess)
+        discrete = isinstance(self.action_space, spaces.Discrete)
+        batch_losses = []
+        batches = dataset.iterbatches((observation, action), include_final_partial_batch=False, batch_size=batch_size,
+                                      shuffle=True)
+        for policy_obs, policy_actions in batches:
+            expert_obs, expert_actions = self.expert_dataset.get_next_batch()
+            if self.reward_giver.normalize:  # the discriminator normalises with statistics of both sources
+                self.reward_giver.obs_rms.update(np.concatenate((policy_obs, expert_obs), 0))
+            if discrete:  # the classifier takes discrete actions as a flat vector
+                policy_actions, expert_actions = _flat_actions(policy_actions), _flat_actions(expert_actions)
+            *losses, grad = self.reward_giver.lossandgrad(policy_obs, policy_actions, expert_obs, expert_actions,
+                                                          sess=self.sess)
             self.d_adam.update(self.allmean(grad), self.d_stepsize)
-            d_losses.append(newlosses)
-        if len(d_losses) > 0:
-            logger.log(fmt_row(13, np.mean(d_losses, axis=0)))
+            batch_losses.append(losses)
+        if batch_losses:
+            logger.log(fmt_row(13, np.mean(batch_losses, axis=0)))
+
+    def _line_search(self, grad, step_direction, fisher_vector_product, loss_before, inputs, iteration):
+        """
+        Scale the step direction to the KL radius, then halve it until the surrogate improves within the
+        trust region (10 tries; the weights are restored when none is accepted).
+
+        :return: (np.ndarray) the worker-averaged loss terms at the last tried step
+        """
+        curvature = .5 * step_direction.dot(fisher_vector_product(step_direction))
+        # |s^T F s| guards against a slightly negative estimate
+        scale = np.sqrt(abs(curvature) / self.max_kl)
+        full_step = step_direction / scale
+        expected_gain = grad.dot(full_step)
+        start_weights = self.get_flat()
+        new_weights = start_weights
+        fraction = 1.0
+        accepted = False
+        for _ in range(10):
+            new_weights = start_weights + full_step * fraction
+            self.set_from_flat(new_weights)
+            terms = self.allmean(np.array(self.compute_losses(*inputs, sess=self.sess)))
+            gain = terms[0] - loss_before[0]
+            logger.log("Expected: %.3f Actual: %.3f" % (expected_gain, gain))
+            if not np.isfinite(terms).all():
+                logger.log("Got non-finite value of losses -- bad!")
+            elif terms[1] > self.max_kl * 1.5:
+                logger.log("violated KL constraint. shrinking step.")
+            elif gain < 0:
+                logger.log("surrogate didn't improve. shrinking step.")
+            else:
+                logger.log("Stepsize OK!")
+                accepted = True
+                break
+            fraction *= .5
+        if not accepted:
+            logger.log("couldn't compute a good step")
+            self.set_from_flat(start_weights)
+            new_weights = start_weights
+        if self.nworkers > 1 and iteration % 20 == 0:
+            # all ranks must still hold the same weights
+            sums = MPI.COMM_WORLD.allgather((new_weights.sum(), self._vf_get_flat().sum()))
+            if not all(np.allclose(other, sums[0]) for other in sums[1:]):
+                raise RuntimeError("TRPO: the parameters of the MPI ranks diverged: {}".format(sums))
+        return terms
+
+    def _policy_and_value_update(self, seg, g_index, writer, iteration, logged_terms):
+        """
+        One generator update on a fresh segment: natural-gradient policy step, then the value-function fit.
+
+        :param seg: (dict) the segment of traj_segment_generator
+        :param g_index: (int) index of this update among the ``g_step`` of the iteration
+        :param writer: (tf.summary.FileWriter) tensorboard writer, or None
+        :param iteration: (int) number of iterations done so far
+        :param logged_terms: (np.ndarray) the loss terms logged by the previous update of this iteration, or None
+        :return: (np.ndarray) the loss terms logged for this update
+        """
+        add_vtarg_and_adv(seg, self.gamma, self.lam)
+        advantages = seg["adv"]
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        if writer is not None:
+            # tensorboard gets the undiscounted episode rewards
+            total_episode_reward_logger(self.episode_reward, seg["true_rewards"].reshape((self.n_envs, -1)),
+                                        seg["dones"].reshape((self.n_envs, -1)), writer, self.num_timesteps)
+
+        inputs = seg["observations"], seg["observations"], seg["actions"], advantages
+        # the Fisher products use every fifth sample only (cheaper, as in Schulman's thesis, pp. 40-42)
+        fvp_inputs = [column[::5] for column in inputs]
+
+        def fisher_vector_product(vector):
+            return self.allmean(self.compute_fvp(vector, *fvp_inputs, sess=self.sess)) + self.cg_damping * vector
+
+        self.assign_old_eq_new(sess=self.sess)
+        with self.timed("computegrad"):
+            summary_step = self.num_timesteps + (g_index + 1) * (seg["total_timestep"] / self.g_step)
+            options = metadata = None
+            if self.full_tensorboard_log:
+                options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+                metadata = tf.RunMetadata()
+            summary, grad, *loss_before = self.compute_lossandgrad(*inputs, seg["tdlamret"], sess=self.sess,
+                                                                   options=options, run_metadata=metadata)
+            if writer is not None:
+                if self.full_tensorboard_log:
+                    writer.add_run_metadata(metadata, 'step%d' % summary_step)
+                writer.add_summary(summary, summary_step)
+
+        loss_before = self.allmean(np.array(loss_before))
+        grad = self.allmean(grad)
+        if np.allclose(grad, 0):
+            logger.log("Got zero gradient. not updating")
+        else:
+            with self.timed("conjugate_gradient"):
+                step_direction = conjugate_gradient(fisher_vector_product, grad, cg_iters=self.cg_iters,
+                                                    verbose=self.rank == 0 and self.verbose >= 1)
+            if not np.isfinite(step_direction).all():
+                raise RuntimeError("TRPO: the conjugate gradient produced a non-finite step direction")
+            logged_terms = self._line_search(grad, step_direction, fisher_vector_product, loss_before, inputs,
+                                             iteration)
+        if logged_terms is None:
+            logged_terms = loss_before
+        for name, value in zip(self.loss_names, logged_terms):
+            logger.record_tabular(name, value)
+
+        with self.timed("vf"):
+            for _ in range(self.vf_iters):
+                for obs_batch, return_batch in dataset.iterbatches((seg["observations"], seg["tdlamret"]),
+                                                                   include_final_partial_batch=False,
+                                                                   batch_size=128, shuffle=True):
+                    grad = self.allmean(self.compute_vflossandgrad(obs_batch, obs_batch, return_batch,
+                                                                   sess=self.sess))
+                    self.vfadam.update(grad, self.vf_stepsize)
+        return logged_terms
 
     def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="TRPO",
               reset_num_timesteps=True, progress_bar=False):
         """
-        Return a trained model.
+        Train the model.
 
-        :param total_timesteps: (int) The total number of samples to train on
-        :param callback: (Union[callable, [callable], BaseCallback])
-            function called at every steps with state of the algorithm.
-            It takes the local and global variables. If it returns False, training is aborted.
-            When the callback inherits from BaseCallback, you will have access
-            to additional stages of the training (training start/end),
-            please read the documentation for more details.
-        :param log_interval: (int) The number of timesteps before logging.
-        :param tb_log_name: (str) the name of the run for tensorboard log
-        :param reset_num_timesteps: (bool) whether or not to reset the current timestep number (used in logging)
+        :param total_timesteps: (int) number of environment steps to train for, summed over the MPI workers
+        :param callback: (Union[callable, [callable], BaseCallback]) called after every environment step with
+            the local and global variables; returning False stops the training. A BaseCallback also hears of
+            the start and the end of training.
+        :param log_interval: (int) unused, kept for the common signature (TRPO logs after every iteration)
+        :param tb_log_name: (str) name of the tensorboard run
+        :param reset_num_timesteps: (bool) start the timestep count (used in logging) from zero
         :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
         :return: (BaseRLModel) the trained model
         """
@@ -416,189 +517,62 @@ class TRPO(ActorCriticRLModel):
             with self.sess.as_default():
                 callback.on_training_start(locals(), globals())
 
-                rollout_reward_giver = None
+                rollout_reward_giver = _RolloutRewardGiver(self.reward_giver, self.sess) if self.using_gail else None
+                segments = traj_segment_generator(self.policy_pi, self.env, self.timesteps_per_batch,
+                                                  reward_giver=rollout_reward_giver, gail=self.using_gail,
+                                                  callback=callback)
+                n_episodes, n_steps_done, n_iterations = 0, 0, 0
+                start_time = time.time()
+                # the last 40 episodes of all workers
+                recent_lengths, recent_returns = deque(maxlen=40), deque(maxlen=40)
+                recent_true_returns = None
                 if self.using_gail:
-                    rollout_reward_giver = _RolloutRewardGiver(self.reward_giver, self.sess)
-                seg_gen = traj_segment_generator(self.policy_pi, self.env, self.timesteps_per_batch,
-                                                 reward_giver=rollout_reward_giver,
-                                                 gail=self.using_gail, callback=callback)
-
-                episodes_so_far = 0
-                timesteps_so_far = 0
-                iters_so_far = 0
-                t_start = time.time()
-                len_buffer = deque(maxlen=40)  # rolling buffer for episode lengths
-                reward_buffer = deque(maxlen=40)  # rolling buffer for episode rewards
-
-                true_reward_buffer = None
-                if self.using_gail:
-                    true_reward_buffer = deque(maxlen=40)
+                    recent_true_returns = deque(maxlen=40)
                     self._initialize_dataloader()
+                # per-episode columns gathered from the workers (GAIL also reports the environment's own return)
+                episode_keys = ("ep_lens", "ep_rets", "ep_true_rets") if self.using_gail else ("ep_lens", "ep_rets")
 
-                while True:
-                    if timesteps_so_far >= total_timesteps:
-                        break
-
-                    logger.log("********** Iteration %i ************" % iters_so_far)
-
-                    def fisher_vector_product(vec):
-                        return self.allmean(self.compute_fvp(vec, *fvpargs, sess=self.sess)) + self.cg_damping * vec
-
-                    # ------------------ Update G ------------------
+                while n_steps_done < total_timesteps:
+                    logger.log("********** Iteration %i ************" % n_iterations)
                     logger.log("Optimizing Policy...")
-                    # g_step = 1 when not using GAIL
-                    mean_losses = None
-                    vpredbefore = None
-                    tdlamret = None
-                    observation = None
-                    action = None
-                    seg = None
-                    for k in range(self.g_step):
+                    seg, logged_terms = None, None
+                    for g_index in range(self.g_step):  # a single generator update for TRPO
                         with self.timed("sampling"):
-                            seg = seg_gen.__next__()
-
-                        # Stop training early (triggered by the callback)
-                        if not seg.get('continue_training', True):
+                            seg = next(segments)
+                        if not seg.get('continue_training', True):  # the callback asked to stop
                             break
-
-                        add_vtarg_and_adv(seg, self.gamma, self.lam)
-                        observation, action = seg["observations"], seg["actions"]
-                        atarg, tdlamret = seg["adv"], seg["tdlamret"]
-
-                        vpredbefore = seg["vpred"]  # predicted value function before update
-                        # standardized advantage function estimate
-                        atarg = (atarg - atarg.mean()) / (atarg.std() + 1e-8)
-
-                        # true_rew is the reward without discount
-                        if writer is not None:
-                            total_episode_reward_logger(self.episode_reward,
-                                                        seg["true_rewards"].reshape((self.n_envs, -1)),
-                                                        seg["dones"].reshape((self.n_envs, -1)),
-                                                        writer, self.num_timesteps)
-
-                        args = seg["observations"], seg["observations"], seg["actions"], atarg
-                        # Subsampling: see p40-42 of John Schulman thesis
-                        # http://joschu.net/docs/thesis.pdf
-                        fvpargs = [arr[::5] for arr in args]
-
-                        self.assign_old_eq_new(sess=self.sess)
-
-                        with self.timed("computegrad"):
-                            steps = self.num_timesteps + (k + 1) * (seg["total_timestep"] / self.g_step)
-                            run_options = None
-                            run_metadata = None
-                            if self.full_tensorboard_log:
-                                run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-                                run_metadata = tf.RunMetadata()
-                            # run loss backprop with summary, and save the metadata (memory, compute time, ...)
-                            summary, grad, *lossbefore = self.compute_lossandgrad(*args, tdlamret, sess=self.sess,
-                                                                                  options=run_options,
-                                                                                  run_metadata=run_metadata)
-                            if writer is not None:
-                                if self.full_tensorboard_log:
-                                    writer.add_run_metadata(run_metadata, 'step%d' % steps)
-                                writer.add_summary(summary, steps)
-
-                        lossbefore = self.allmean(np.array(lossbefore))
-                        grad = self.allmean(grad)
-                        if np.allclose(grad, 0):
-                            logger.log("Got zero gradient. not updating")
-                        else:
-                            with self.timed("conjugate_gradient"):
-                                stepdir = conjugate_gradient(fisher_vector_product, grad, cg_iters=self.cg_iters,
-                                                             verbose=self.rank == 0 and self.verbose >= 1)
-                            if not np.isfinite(stepdir).all():
-                                raise RuntimeError("TRPO: the conjugate gradient produced a non-finite step direction")
-                            shs = .5 * stepdir.dot(fisher_vector_product(stepdir))
-                            # abs(shs) to avoid taking square root of negative values
-                            lagrange_multiplier = np.sqrt(abs(shs) / self.max_kl)
-                            fullstep = stepdir / lagrange_multiplier
-                            expectedimprove = grad.dot(fullstep)
-                            surrbefore = lossbefore[0]
-                            stepsize = 1.0
-                            thbefore = self.get_flat()
-                            thnew = thbefore
-                            for _ in range(10):
-                                thnew = thbefore + fullstep * stepsize
-                                self.set_from_flat(thnew)
-                                mean_losses = surr, kl_loss, *_ = self.allmean(
-                                    np.array(self.compute_losses(*args, sess=self.sess)))
-                                improve = surr - surrbefore
-                                logger.log("Expected: %.3f Actual: %.3f" % (expectedimprove, improve))
-                                if not np.isfinite(mean_losses).all():
-                                    logger.log("Got non-finite value of losses -- bad!")
-                                elif kl_loss > self.max_kl * 1.5:
-                                    logger.log("violated KL constraint. shrinking step.")
-                                elif improve < 0:
-                                    logger.log("surrogate didn't improve. shrinking step.")
-                                else:
-                                    logger.log("Stepsize OK!")
-                                    break
-                                stepsize *= .5
-                            else:
-                                logger.log("couldn't compute a good step")
-                                self.set_from_flat(thbefore)
-                                thnew = thbefore
-                            if self.nworkers > 1 and iters_so_far % 20 == 0:
-                                # every rank must hold the same parameters
-                                paramsums = MPI.COMM_WORLD.allgather((thnew.sum(), self._vf_get_flat().sum()))
-                                if not all(np.allclose(ps, paramsums[0]) for ps in paramsums[1:]):
-                                    raise RuntimeError("TRPO: the parameters of the MPI ranks diverged: {}"
-                                                       .format(paramsums))
-
-                        if mean_losses is None:
-                            mean_losses = lossbefore
-                        for (loss_name, loss_val) in zip(self.loss_names, mean_losses):
-                            logger.record_tabular(loss_name, loss_val)
-
-                        with self.timed("vf"):
-                            for _ in range(self.vf_iters):
-                                for (mbob, mbret) in dataset.iterbatches((seg["observations"], seg["tdlamret"]),
-                                                                         include_final_partial_batch=False,
-                                                                         batch_size=128, shuffle=True):
-                                    grad = self.allmean(self.compute_vflossandgrad(mbob, mbob, mbret, sess=self.sess))
-                                    self.vfadam.update(grad, self.vf_stepsize)
-
-                    # Stop training early (triggered by the callback)
+                        logged_terms = self._policy_and_value_update(seg, g_index, writer, n_iterations,
+                                                                     logged_terms)
                     if not seg.get('continue_training', True):
                         break
 
                     logger.record_tabular("explained_variance_tdlam_before",
-                                          explained_variance(vpredbefore, tdlamret))
-
+                                          explained_variance(seg["vpred"], seg["tdlamret"]))
                     if self.using_gail:
-                        # ------------------ Update D ------------------
-                        self._train_discriminator(observation, action)
+                        self._train_discriminator(seg["observations"], seg["actions"])
                         rollout_reward_giver.refresh()
-                        # lr: lengths and rewards
-                        lr_local = (seg["ep_lens"], seg["ep_rets"], seg["ep_true_rets"])  # local values
-                        list_lr_pairs = MPI.COMM_WORLD.allgather(lr_local)  # list of tuples
-                        lens, rews, true_rets = map(flatten_lists, zip(*list_lr_pairs))
-                        true_reward_buffer.extend(true_rets)
-                    else:
-                        # lr: lengths and rewards
-                        lr_local = (seg["ep_lens"], seg["ep_rets"])  # local values
-                        list_lr_pairs = MPI.COMM_WORLD.allgather(lr_local)  # list of tuples
-                        lens, rews = map(flatten_lists, zip(*list_lr_pairs))
-                    len_buffer.extend(lens)
-                    reward_buffer.extend(rews)
 
-                    if len(len_buffer) > 0:
-                        logger.record_tabular("EpLenMean", np.mean(len_buffer))
-                        logger.record_tabular("EpRewMean", np.mean(reward_buffer))
-                    if self.using_gail and len(true_reward_buffer) > 0:
-                        logger.record_tabular("EpTrueRewMean", np.mean(true_reward_buffer))
-                    logger.record_tabular("EpThisIter", len(lens))
-                    episodes_so_far += len(lens)
-                    current_it_timesteps = MPI.COMM_WORLD.allreduce(seg["total_timestep"])
-                    timesteps_so_far += current_it_timesteps
-                    self.num_timesteps += current_it_timesteps
-                    iters_so_far += 1
-
-                    logger.record_tabular("EpisodesSoFar", episodes_so_far)
+                    gathered = MPI.COMM_WORLD.allgather(tuple(seg[key] for key in episode_keys))
+                    columns = [flatten_lists(column) for column in zip(*gathered)]
+                    lengths = columns[0]
+                    recent_lengths.extend(lengths)
+                    recent_returns.extend(columns[1])
+                    if self.using_gail:
+                        recent_true_returns.extend(columns[2])
+                    if recent_lengths:
+                        logger.record_tabular("EpLenMean", np.mean(recent_lengths))
+                        logger.record_tabular("EpRewMean", np.mean(recent_returns))
+                    if self.using_gail and recent_true_returns:
+                        logger.record_tabular("EpTrueRewMean", np.mean(recent_true_returns))
+                    logger.record_tabular("EpThisIter", len(lengths))
+                    n_episodes += len(lengths)
+                    steps_this_iteration = MPI.COMM_WORLD.allreduce(seg["total_timestep"])
+                    n_steps_done += steps_this_iteration
+                    self.num_timesteps += steps_this_iteration
+                    n_iterations += 1
+                    logger.record_tabular("EpisodesSoFar", n_episodes)
                     logger.record_tabular("TimestepsSoFar", self.num_timesteps)
-                    logger.record_tabular("TimeElapsed", time.time() - t_start)
-
+                    logger.record_tabular("TimeElapsed", time.time() - start_time)
                     if self.verbose >= 1 and self.rank == 0:
                         logger.dump_tabular()
 
@@ -611,28 +585,15 @@ class TRPO(ActorCriticRLModel):
     # ------------------------------------------------------------------------------------------
     def save(self, save_path, cloudpickle=False):
         if self.using_gail and self.expert_dataset is not None:
-            # Exit processes to pickle the dataset
-            self.expert_dataset.prepare_pickling()
-        data = {
-            "gamma": self.gamma,
-            "timesteps_per_batch": self.timesteps_per_batch,
-            "max_kl": self.max_kl,
-            "cg_iters": self.cg_iters,
-            "lam": self.lam,
-            "entcoeff": self.entcoeff,
-            "cg_damping": self.cg_damping,
-            "vf_stepsize": self.vf_stepsize,
-            "vf_iters": self.vf_iters,
-            "hidden_size_adversary": self.hidden_size_adversary,
-            "adversary_entcoeff": self.adversary_entcoeff,
-            "expert_dataset": self.expert_dataset,
-            "g_step": self.g_step,
-            "d_step": self.d_step,
-            "d_stepsize": self.d_stepsize,
-            "using_gail": self.using_gail,
-        }
+            self.expert_dataset.prepare_pickling()  # stops the loader's worker processes so it can be pickled
+        names = ("gamma", "timesteps_per_batch", "max_kl", "cg_iters", "lam", "entcoeff", "cg_damping", "vf_stepsize",
+                 "vf_iters", "hidden_size_adversary", "adversary_entcoeff", "expert_dataset", "g_step", "d_step",
+                 "d_stepsize", "using_gail")
+        data = {name: getattr(self, name) for name in names}
         data.update(self._common_save_data())
+        self._save_to_file(save_path, data=data, params=self.get_parameters(), cloudpickle=cloudpickle)
 
-        params_to_save = self.get_parameters()
 
-        self._save_to_file(save_path, data=data, params=params_to_save, cloudpickle=cloudpickle)
+def _flat_actions(actions: np.ndarray) -> np.ndarray:
+    """Discrete actions of shape (n, 1) become shape (n,); other shapes are returned as they are."""
+    return actions[:, 0] if len(actions.shape) == 2 else actions
