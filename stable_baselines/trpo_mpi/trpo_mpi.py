@@ -14,8 +14,6 @@ the mean KL divergence below ``1.5 * max_kl``. The value function is trained sep
 import os
 import time
 from collections import deque
-from contextlib import contextmanager
-from typing import Iterator
 
 import numpy as np
 from gymnasium import spaces
@@ -25,7 +23,7 @@ from stable_baselines import logger
 from stable_baselines.common import dataset, tf_util
 from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
 from stable_baselines.common.cg import conjugate_gradient
-from stable_baselines.common.console_util import colorize, fmt_row
+from stable_baselines.common.console_util import fmt_row, timed
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.misc_util import flatten_lists, zipsame
 from stable_baselines.common.mpi_adam import MpiAdam
@@ -239,16 +237,9 @@ class TRPO(ActorCriticRLModel):
                                     for kl_grad, piece in zipsame(kl_gradients, pieces) if kl_grad is not None])
         return flat_vector, tf_util.flatgrad(grad_dot_vector, var_list)
 
-    @contextmanager
-    def _timed_section(self, label: str) -> Iterator[None]:
-        """Print how long the enclosed block took (rank 0, verbose >= 1 only)."""
-        if self.rank != 0 or self.verbose < 1:
-            yield
-            return
-        print(colorize(label, color='magenta'))
-        started = time.time()
-        yield
-        print(colorize("done in {:.3f} seconds".format((time.time() - started)), color='magenta'))
+    def _timed_section(self, label: str):
+        """Print how long the enclosed block took (rank 0, verbose >= 1 only): a context manager."""
+        return timed(label, verbose=self.rank == 0 and self.verbose >= 1)
 
     def _mean_over_workers(self, values: np.ndarray) -> np.ndarray:
         """
