@@ -1,4 +1,5 @@
-"""Tests of the restricted unpickler (stable_baselines.common.safe_pickle): legacy pickles load, code never runs."""
+"""Tests of data-only unpickling (stable_baselines.common.safe_pickle / safe_loading): legacy pickles load, code never
+runs."""
 import base64
 import io
 import os
@@ -14,7 +15,8 @@ from gymnasium import spaces
 
 from stable_baselines.common import safe_pickle
 from stable_baselines.gail import ExpertDataset
-from stable_baselines.common.safe_pickle import (LazyZooPolicy, LinearFunction, MissingClass, SafeUnpicklingError,
+from stable_baselines.common.safe_loading.bytecode import ArithmeticFunction
+from stable_baselines.common.safe_pickle import (InvalidModelFileError, LinearFunction, SafeUnpicklingError,
                                                  UnresolvedFunction, safe_load, safe_loads)
 
 LEGACY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models")
@@ -85,10 +87,15 @@ def craft(obj, protocol=2):
 CP = "cloudpickle.cloudpickle"
 
 
+# Python 3.6 wordcode: return progress * <cell 0>  /  return <cell 0>
+LINEAR_CODE = bytes([0x7c, 0, 0x88, 0, 0x14, 0, 0x53, 0])
+CONSTANT_CODE = bytes([0x88, 0, 0x53, 0])
+
+
 def old_cloudpickle_closure(qualname, closure_values, module="utils.utils", state_style=True,
-                            freevars=("initial_value",)):
+                            freevars=("initial_value",), code=LINEAR_CODE):
     """The layout cloudpickle 0.5 - 1.x wrote under Python 3.5 - 3.7 (_fill_function / _make_skel_func)."""
-    code = R(R(G(CP, "_builtin_type"), "CodeType"), 1, 0, 1, 2, 19, b"\x88\x00S\x00", (None,), (), ("_",),
+    code = R(R(G(CP, "_builtin_type"), "CodeType"), 1, 0, 1, 2, 19, code, (None,), (), ("progress",),
              "/home/someone/zoo/utils/utils.py", "func", 12, b"\x00\x01", tuple(freevars), ())
     skel = R(G(CP, "_make_skel_func"), code, len(closure_values), module)
     if state_style:
@@ -172,46 +179,67 @@ def test_gymnasium_spaces_and_numpy_round_trip():
     box.seed(3)
     value = {"box": box, "discrete": spaces.Discrete(4, start=1), "array": np.arange(6).reshape(2, 3),
              "fortran": np.asfortranarray(np.ones((2, 3))), "scalar": np.float32(1.5), "int": np.int64(7),
-             "objects": np.array([1, "a", None], dtype=object), "ordered": OrderedDict([("b", 1), ("a", 2)]),
-             "rng": np.random.RandomState(0), "gen": np.random.default_rng(1), "set": {1, 2}, "bytes": b"\x00x",
-             "complex": 1 + 2j, "nested": [(1, 2.0), {"x": None}]}
+             "ordered": OrderedDict([("b", 1), ("a", 2)]), "set": {1, 2}, "bytes": b"\x00x",
+             "complex": 1 + 2j, "nested": [(1, 2.0), {"x": None}], "text": np.array(["ab", "c"])}
     for protocol in (2, 4, 5):
         loaded = safe_loads(cloudpickle.dumps(value, protocol=protocol))
-        assert loaded["box"] == box and loaded["box"].sample().tolist() == \
-            pickle.loads(pickle.dumps(box)).sample().tolist()
+        assert loaded["box"] == box  # (its random generator is not read from the file)
         assert loaded["discrete"] == spaces.Discrete(4, start=1)
         np.testing.assert_array_equal(loaded["array"], value["array"])
         assert loaded["fortran"].flags.f_contiguous
         assert loaded["scalar"] == np.float32(1.5) and loaded["scalar"].dtype == np.float32
-        assert loaded["objects"].tolist() == [1, "a", None]
         assert list(loaded["ordered"].keys()) == ["b", "a"] and isinstance(loaded["ordered"], OrderedDict)
-        assert loaded["rng"].randint(1000) == np.random.RandomState(0).randint(1000)
-        assert loaded["gen"].integers(1000) == np.random.default_rng(1).integers(1000)
         assert loaded["set"] == {1, 2} and loaded["bytes"] == b"\x00x" and loaded["complex"] == 1 + 2j
-        assert loaded["nested"] == [(1, 2.0), {"x": None}]
+        assert loaded["nested"] == [(1, 2.0), {"x": None}] and loaded["text"].tolist() == ["ab", "c"]
+        # kinds a model file never holds on their own: object arrays (their items are pickles), random generators
+        for name, refused in (("objects", np.array([1, "a", None], dtype=object)),
+                              ("rng", np.random.RandomState(0)), ("gen", np.random.default_rng(1))):
+            with pytest.raises(InvalidModelFileError) as excinfo:
+                safe_loads(cloudpickle.dumps({name: refused}, protocol=protocol))
+            assert repr(name) in str(excinfo.value)
 
 
 # ----------------------------------------------------------------------------------------------
 # pickled functions
 # ----------------------------------------------------------------------------------------------
-def test_old_cloudpickle_linear_schedule_closure_rebuilt():
+def test_old_cloudpickle_closures_rebuilt_by_the_bytecode_evaluator():
     payload = {"learning_rate": old_cloudpickle_closure("linear_schedule.<locals>.func", [7.3e-4]),
-               "cliprange": old_cloudpickle_closure("constfn.<locals>.func", [0.2], freevars=("val",)),
-               "other": old_cloudpickle_closure("linear_schedule.<locals>.func", [0.5], freevars=("x",))}
+               "cliprange": old_cloudpickle_closure("constfn.<locals>.func", [0.2], freevars=("val",),
+                                                    code=CONSTANT_CODE),
+               "other": old_cloudpickle_closure("make.<locals>.scale", [0.5], freevars=("x",))}
     loaded = safe_loads(craft(payload, protocol=4))
-    assert isinstance(loaded["learning_rate"], LinearFunction)
+    for key in payload:
+        assert isinstance(loaded[key], ArithmeticFunction), (key, loaded[key])
     assert loaded["learning_rate"](1.0) == pytest.approx(7.3e-4)
     assert loaded["learning_rate"](0.5) == pytest.approx(3.65e-4)
     assert loaded["cliprange"](1.0) == pytest.approx(0.2) and loaded["cliprange"](0.3) == pytest.approx(0.2)
-    # same name, different closure variable: not the zoo's function, so not guessed
-    assert isinstance(loaded["other"], UnresolvedFunction)
-    # the rebuilt schedules pickle with plain pickle (unlike the closures)
+    # the names do not matter, the bytecode does
+    assert loaded["other"](0.5) == pytest.approx(0.25)
+    # the rebuilt functions pickle with plain pickle (unlike the closures)
     assert pickle.loads(pickle.dumps(loaded["learning_rate"]))(0.5) == pytest.approx(3.65e-4)
-    # the oldest layout (positional _fill_function arguments) stores no qualified name: a placeholder that keeps
-    # the closure values
+    # the oldest layout (positional _fill_function arguments)
     loaded = safe_loads(craft({"lr": old_cloudpickle_closure("unused", [1e-3], state_style=False)}, protocol=4))
+    assert loaded["lr"](0.5) == pytest.approx(5e-4)
+    # bytecode outside the subset (LOAD_ATTR): a placeholder that keeps the closure values
+    loaded = safe_loads(craft({"lr": old_cloudpickle_closure("f", [1e-3], code=bytes([0x88, 0, 0x6a, 0, 0x53, 0]))},
+                              protocol=4))
     assert isinstance(loaded["lr"], UnresolvedFunction) and loaded["lr"].closure_values == [1e-3]
     assert loaded["lr"].module == "utils.utils"
+
+
+def test_files_saved_by_earlier_versions_of_this_library():
+    """They name our LinearFunction / UnresolvedFunction classes and the zoo policy classes of safe_pickle."""
+    payload = {"lr": N(G("stable_baselines.common.safe_pickle", "LinearFunction"), {"initial_value": 0.5}),
+               "clip": N(G("stable_baselines.common.safe_pickle", "UnresolvedFunction"),
+                         {"key": "clip", "qualname": "f", "module": "m", "closure_values": [1.0]}),
+               "policy": G("stable_baselines.common.safe_pickle", "CustomMlpPolicy")}
+    loaded = safe_loads(craft(payload))
+    assert loaded["lr"] == LinearFunction(0.5) and loaded["lr"](0.5) == 0.25
+    assert isinstance(loaded["clip"], UnresolvedFunction) and loaded["clip"].closure_values == [1.0]
+    assert loaded["policy"].__name__ == "CustomMlpPolicy"
+    with pytest.raises(InvalidModelFileError):  # fields are checked
+        safe_loads(craft({"lr": N(G("stable_baselines.common.safe_pickle", "LinearFunction"),
+                                  {"initial_value": "1e-3"})}))
 
 
 def constfn(val):
@@ -233,6 +261,9 @@ def test_modern_cloudpickle_closures_rebuilt():
     loaded = safe_loads(blob)
     assert loaded["lr"](1.0) == pytest.approx(0.01) and loaded["lr"](0.25) == pytest.approx(0.0025)
     assert loaded["clip"](0.0) == pytest.approx(0.1)
+    loaded = safe_loads(cloudpickle.dumps({"lr": lambda f: max(f * 2.5e-4, 1e-5)}))
+    assert isinstance(loaded["lr"], ArithmeticFunction)
+    assert loaded["lr"](1.0) == 2.5e-4 and loaded["lr"](0.0) == 1e-5
 
 
 def test_other_functions_become_placeholders_that_raise_when_called(tmp_path):
@@ -251,8 +282,9 @@ def test_other_functions_become_placeholders_that_raise_when_called(tmp_path):
     message = str(excinfo.value)
     assert "learning_rate" in message and "my_schedule" in message and "custom_objects" in message
     assert not sentinel.exists()
-    # lambdas too, and the old layout with an unknown function name
-    loaded = safe_loads(craft({"f": old_cloudpickle_closure("make.<locals>.func", [1.0, 2.0])}, protocol=4))
+    # the old layout with code outside the subset
+    loaded = safe_loads(craft({"f": old_cloudpickle_closure("make.<locals>.func", [1.0, 2.0], freevars=("a", "b"),
+                                                            code=bytes([0x88, 0, 0x6a, 0, 0x53, 0]))}, protocol=4))
     assert isinstance(loaded["f"], UnresolvedFunction) and loaded["f"].closure_values == [1.0, 2.0]
     # custom_objects replaces it
     loaded = safe_loads(cloudpickle.dumps({"learning_rate": my_schedule}), custom_objects={"learning_rate": 0.5})
@@ -323,12 +355,11 @@ def _cloudpickle_wrapper(var):
 def test_hostile_pickles_are_refused_and_nothing_runs(tmp_path):
     sentinel = tmp_path / "pwned"
     for name, blob in _hostile_payloads(sentinel).items():
-        with pytest.raises(pickle.UnpicklingError) as excinfo:
+        with pytest.raises(SafeUnpicklingError) as excinfo:
             safe_loads(blob)
         assert not sentinel.exists(), name
-        if name != "CloudpickleWrapper setstate":
-            assert isinstance(excinfo.value, SafeUnpicklingError), (name, excinfo.value)
-            assert "custom_objects" in str(excinfo.value), name
+        assert isinstance(excinfo.value, (pickle.UnpicklingError, RuntimeError, ValueError)), name
+        assert "custom_objects" in str(excinfo.value), name
     assert not sentinel.exists()
     # the payloads are live: the standard unpickler runs them
     pickle.loads(_hostile_payloads(sentinel)["builtins.eval"])
@@ -372,30 +403,34 @@ class Plain(object):
     """A plain class of an imported module."""
 
 
-def test_imported_module_classes_by_reference_only(tmp_path):
+def test_classes_of_imported_modules_are_never_read(tmp_path):
     sentinel = str(tmp_path / "deleted")
     module = __name__
-    # by reference: fine
-    assert safe_loads(craft({"cls": G(module, "Plain")}))["cls"] is Plain
-    # instances of classes that are not stable_baselines ones are not built (their methods could act on the state)
-    with pytest.raises(SafeUnpicklingError):
-        safe_loads(craft(N(G(module, "DelWrites"), {"target": sentinel})))
+    # a class by reference, as a value: refused (never imported, never used)
+    with pytest.raises(SafeUnpicklingError, match="Plain"):
+        safe_loads(craft({"cls": G(module, "Plain")}))
+    # a function by reference (a schedule of the user's module, say): an inert placeholder, raising only when called
+    placeholder = safe_loads(craft({"learning_rate": G(module, "constfn")}))["learning_rate"]
+    assert isinstance(placeholder, UnresolvedFunction) and placeholder is not constfn
+    with pytest.raises(RuntimeError, match="custom_objects={'learning_rate': value}"):
+        placeholder(1.0)
+    # instances are never built, whatever their class
+    for cls in (G(module, "DelWrites"), G(module, "Plain"), G("tempfile", "_TemporaryFileCloser"),
+                G("stable_baselines.bench.monitor", "Monitor"), G("stable_baselines.common.tf_util", "GetFlat")):
+        with pytest.raises(SafeUnpicklingError):
+            safe_loads(craft(N(cls, {"target": sentinel, "name": sentinel, "delete": True})))
     import gc
     gc.collect()
     assert not os.path.exists(sentinel)
-    # functions of imported modules are refused
-    with pytest.raises(SafeUnpicklingError) as excinfo:
-        safe_loads(craft({"f": G(module, "legacy")}))
-    assert "only classes" in str(excinfo.value)
-    # stdlib classes too (tempfile, subprocess ...)
-    with pytest.raises(SafeUnpicklingError):
-        safe_loads(craft(N(G("tempfile", "_TemporaryFileCloser"), {"name": sentinel, "delete": True})))
+    # as a policy class: only a subclass of our BasePolicy defined in this process
+    with pytest.raises(SafeUnpicklingError, match="define or import it before loading"):
+        safe_loads(craft({"policy": G(module, "Plain")}))
 
 
-def test_corrupt_pickles_give_unpickling_errors():
+def test_corrupt_pickles_give_clear_errors():
     good = pickle.dumps({"a": np.arange(100)}, protocol=4)
     for blob in (good[: len(good) // 2], b"\x80\x04garbage", b""):
-        with pytest.raises(pickle.UnpicklingError):
+        with pytest.raises(InvalidModelFileError, match="is not a valid pickle"):
             safe_loads(blob)
     with pytest.raises(TypeError):
         safe_loads("not bytes")
@@ -414,28 +449,15 @@ def test_zoo_policy_mapping():
     assert isinstance(mlp, type) and issubclass(mlp, FeedForwardPolicy) and mlp.__name__ == "CustomMlpPolicy"
     assert safe_pickle.CustomMlpPolicy is mlp  # pickles by reference
     for name, module in (("policy", "stable_baselines.deepq.policies"), ("sac", "stable_baselines.sac.policies")):
-        value = loaded[name]
-        try:
-            base = __import__(module, fromlist=["FeedForwardPolicy"]).FeedForwardPolicy
-        except ImportError:
-            assert isinstance(value, LazyZooPolicy), value
-            with pytest.raises(ImportError) as excinfo:
-                value()
-            assert module in str(excinfo.value)
-            with pytest.raises(ImportError):
-                value.resolve()
-        else:
-            assert issubclass(value, base)
+        base = __import__(module, fromlist=["FeedForwardPolicy"]).FeedForwardPolicy
+        assert issubclass(loaded[name], base)
 
 
-def test_missing_stable_baselines_classes_are_placeholders():
-    loaded = safe_loads(craft({"policy": G("stable_baselines.not_an_algo.policies", "MlpPolicy"),
-                               "noise": N(G("stable_baselines.not_an_algo.noise", "Noise"), {"_mu": 1.0})}))
-    assert isinstance(loaded["policy"], MissingClass)
-    assert "stable_baselines.not_an_algo.policies.MlpPolicy" in repr(loaded["policy"])
-    with pytest.raises(ImportError):
-        loaded["policy"]()
-    assert loaded["noise"].state == {"_mu": 1.0}
+def test_unknown_stable_baselines_names_are_refused():
+    with pytest.raises(SafeUnpicklingError, match="stable_baselines.not_an_algo.policies.MlpPolicy"):
+        safe_loads(craft({"policy": G("stable_baselines.not_an_algo.policies", "MlpPolicy")}))
+    with pytest.raises(SafeUnpicklingError, match="noise"):
+        safe_loads(craft({"noise": N(G("stable_baselines.not_an_algo.noise", "Noise"), {"_mu": 1.0})}))
 
 
 def test_ddpg_noise_and_memory_mapping():
@@ -443,17 +465,16 @@ def test_ddpg_noise_and_memory_mapping():
                                           {"_mu": np.zeros(1), "_sigma": np.ones(1) * 0.1}),
                                "memory_policy": G("stable_baselines.ddpg.memory", "Memory"),
                                "memory": N(G("stable_baselines.ddpg.memory", "Memory"), {"limit": 10})}))
-    try:
-        from stable_baselines.common.noise import NormalActionNoise
-    except ImportError:
-        assert isinstance(loaded["noise"], safe_pickle.PlaceholderObject)
-        assert "stable_baselines.common.noise.NormalActionNoise" in repr(loaded["noise"])
-        assert loaded["noise"].state["_sigma"][0] == pytest.approx(0.1)
-    else:
-        assert isinstance(loaded["noise"], NormalActionNoise)
-        assert loaded["noise"]._sigma[0] == pytest.approx(0.1)  # pylint: disable=protected-access
+    from stable_baselines.common.noise import NormalActionNoise
+    assert isinstance(loaded["noise"], NormalActionNoise)
+    assert loaded["noise"]._sigma[0] == pytest.approx(0.1)  # pylint: disable=protected-access
     assert loaded["memory_policy"] is safe_pickle.LegacyReplayMemory
-    assert "replay buffer" in repr(loaded["memory"]) and loaded["memory"].state == {"limit": 10}
+    assert isinstance(loaded["memory"], safe_pickle.LegacyReplayMemory) and "not restored" in repr(loaded["memory"])
+    # fields are validated: a noise object with a callable or a non-finite sigma is refused
+    for state in ({"_mu": np.zeros(1), "_sigma": G("os", "system")}, {"_mu": np.zeros(1), "_sigma": np.array([np.nan])},
+                  {"_mu": np.zeros(1), "_sigma": np.ones(1), "__call__": G("os", "system")}):
+        with pytest.raises(InvalidModelFileError):
+            safe_loads(craft({"noise": N(G("stable_baselines.common.noise", "NormalActionNoise"), state)}))
 
 
 def test_tensorflow_activation_by_reference():
@@ -467,7 +488,7 @@ def test_base64_helper_and_key_shortcut():
     text = base64.b64encode(pickle.dumps([1, 2])).decode()
     assert safe_pickle.safe_loads_base64(text, key="x") == [1, 2]
     assert safe_pickle.safe_loads_base64("!!!", key="x", custom_objects={"x": 5}) == 5
-    with pytest.raises(pickle.UnpicklingError):
+    with pytest.raises(InvalidModelFileError, match="base64"):
         safe_pickle.safe_loads_base64("@@@@", key="x")
 
 
@@ -498,3 +519,42 @@ def test_expert_dataset_of_a_gail_file_loads_but_foreign_finalizers_do_not():
 class _DatasetWithFinalizer(ExpertDataset):
     def __del__(self):  # a finalizer we do not know: never built from a file
         pass
+
+
+# ----------------------------------------------------------------------------------------------
+# functions pickled by cloudpickle under Python 3.6 - 3.13 (tests/data/pickled_functions), through the whole loader
+# ----------------------------------------------------------------------------------------------
+FUNCTION_FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pickled_functions")
+
+
+def _function_fixtures():
+    import glob
+    return sorted(os.path.basename(path)[:-4] for path in glob.glob(os.path.join(FUNCTION_FIXTURES, "*.pkl")))
+
+
+@pytest.mark.parametrize("stem", _function_fixtures())
+def test_functions_pickled_by_every_python_load_without_running(stem):
+    import gzip
+    import json
+    with gzip.open(os.path.join(FUNCTION_FIXTURES, stem + ".json.gz"), "rt") as file_handler:
+        facts = json.load(file_handler)
+    with open(os.path.join(FUNCTION_FIXTURES, stem + ".pkl"), "rb") as file_handler:
+        loaded = safe_load(file_handler)
+    assert set(loaded) == set(facts["functions"])
+    for key, fact in facts["functions"].items():
+        function = loaded[key]
+        if fact["kind"] != "subset":
+            assert isinstance(function, UnresolvedFunction), (stem, key, function)
+            with pytest.raises(RuntimeError, match=repr(key)):
+                function(0.5)
+            continue
+        assert isinstance(function, ArithmeticFunction), (stem, key, function)
+        for argument, sample in zip(facts["sample_inputs"], fact["samples"]):
+            if "value" not in sample or not isinstance(sample["value"], (int, float)):
+                continue
+            result = function(argument)
+            if sample["value"] != sample["value"]:  # NaN
+                assert result != result, (stem, key, argument)
+            else:
+                assert result == sample["value"] and type(result) is type(sample["value"]), (stem, key, argument,
+                                                                                             result, sample)

@@ -192,7 +192,8 @@ def test_policy_kwargs_with_tf_nn_functions_save_by_reference(tmp_path):
 
 
 def test_load_takes_a_policy_class_stored_by_value_from_its_arguments(tmp_path):
-    """A policy class defined in a script is stored by value; load(policy=...) supplies it (the manual's advice)."""
+    """A policy class defined in a script is stored by value: never rebuilt; the class of that name defined in the
+    process, or load(policy=...), supplies it (the manual's advice)."""
     from stable_baselines.common.policies import FeedForwardPolicy
     from stable_baselines.common.safe_pickle import SafeUnpicklingError
 
@@ -203,7 +204,11 @@ def test_load_takes_a_policy_class_stored_by_value_from_its_arguments(tmp_path):
 
     model = A2C(ScriptPolicy, "CartPole-v1", n_steps=5, seed=0)
     model.save(str(tmp_path / "model"))
-    with pytest.raises(SafeUnpicklingError, match="'policy'"):
+    # the class is defined in this process: it stands for the one in the file (which is never rebuilt)
+    assert A2C.load(str(tmp_path / "model")).policy is ScriptPolicy
+    # not defined (here: renamed): refused, with the way out
+    ScriptPolicy.__name__ = ScriptPolicy.__qualname__ = "RenamedPolicy"
+    with pytest.raises(SafeUnpicklingError, match="'policy'.*ScriptPolicy.*define or import"):
         A2C.load(str(tmp_path / "model"))
     loaded = A2C.load(str(tmp_path / "model"), policy=ScriptPolicy)
     assert loaded.policy is ScriptPolicy
@@ -212,3 +217,26 @@ def test_load_takes_a_policy_class_stored_by_value_from_its_arguments(tmp_path):
     # policy_kwargs given to load must still equal the stored ones
     with pytest.raises(ValueError, match="policy kwargs"):
         A2C.load(str(tmp_path / "model"), policy=ScriptPolicy, policy_kwargs=dict(net_arch=[4]))
+
+
+def test_lambda_schedules_load_back_and_training_continues(tmp_path):
+    """Schedules given as lambdas are stored by value (cloudpickle); loading rebuilds them without running them."""
+    from stable_baselines.common.safe_loading.bytecode import ArithmeticFunction
+    model = PPO2("MlpPolicy", "CartPole-v1", n_steps=32, nminibatches=2, seed=0,
+                 learning_rate=lambda f: f * 3e-4, cliprange=lambda f: max(0.1, f * 0.2),
+                 cliprange_vf=lambda f: 0.5 if f > 0.5 else 0.25, policy_kwargs=dict(net_arch=[8]))
+    model.learn(64)
+    for use_cloudpickle in (False, True):
+        path = str(tmp_path / ("model" + str(use_cloudpickle)))
+        model.save(path, cloudpickle=use_cloudpickle)
+        loaded = PPO2.load(path, env=model.get_env())
+        for name in ("learning_rate", "cliprange", "cliprange_vf"):
+            rebuilt, original = getattr(loaded, name), getattr(model, name)
+            assert isinstance(rebuilt, ArithmeticFunction), (name, rebuilt)
+            for progress in (1.0, 0.7, 0.5, 0.3, 0.0):
+                assert rebuilt(progress) == original(progress), (name, progress)
+        loaded.learn(64)
+        # and it saves and loads again
+        loaded.save(path + "_again", cloudpickle=use_cloudpickle)
+        again = PPO2.load(path + "_again")
+        assert again.cliprange(0.25) == model.cliprange(0.25)

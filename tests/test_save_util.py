@@ -14,7 +14,7 @@ import pytest
 from gymnasium import spaces
 
 from stable_baselines.common import save_util
-from stable_baselines.common.safe_pickle import LegacyReplayMemory, LinearFunction, MissingClass, SafeUnpicklingError
+from stable_baselines.common.safe_pickle import LegacyReplayMemory, LinearFunction, SafeUnpicklingError
 from stable_baselines.common.save_util import (InvalidModelFileError, ModelFileNotFoundError, bytes_to_params,
                                               data_to_json, is_json_serializable, json_to_data, load_from_pkl,
                                               load_from_zip, load_model_file, params_to_bytes, save_to_pkl,
@@ -84,13 +84,9 @@ def test_legacy_files_load(filename, list_name, obs_shape, action_kind, action_i
         np.testing.assert_allclose(action_space.low, -2.0)
     assert isinstance(data["gamma"], float) and 0.9 < data["gamma"] < 1
     assert isinstance(data["verbose"], int)
-    # policy: a class, or (algorithm not available yet) a clear placeholder
-    policy = data["policy"]
-    assert isinstance(policy, type) or isinstance(policy, MissingClass), policy
-    if isinstance(policy, MissingClass):
-        with pytest.raises(ImportError) as excinfo:
-            policy()
-        assert "not available" in str(excinfo.value)
+    # policy: one of our policy classes (the zoo's own classes map to ours)
+    from stable_baselines.common.policies import BasePolicy
+    assert isinstance(data["policy"], type) and issubclass(data["policy"], BasePolicy), data["policy"]
     # parameters: count and shapes as the README lists them
     if list_name is None:  # ppo2 MountainCar: the CartPole list with 2 observations and 3 actions
         expected = [(name, shape) for name, shape in readme_parameter_lists()["a2c/CartPole-v1.pkl"]]
@@ -342,7 +338,7 @@ def test_truncated_files(tmp_path, source):
             file_handler.write(content[:size])
         with pytest.raises(InvalidModelFileError) as excinfo:
             load_quietly(path)
-        assert "is not a valid Stable Baselines model file" in str(excinfo.value)
+        assert "is not a valid" in str(excinfo.value)  # ... model file / pickle: the reason follows
         assert "cut" in str(excinfo.value)
 
 
@@ -387,7 +383,7 @@ def test_missing_and_bad_members(tmp_path):
     path = str(tmp_path / "bad_json.zip")
     _zip_with(path, {"data": "{not json", "parameters": params_to_bytes(params),
                      "parameter_list": json.dumps(list(params))})
-    with pytest.raises(InvalidModelFileError, match="'data' member is not valid JSON"):
+    with pytest.raises(InvalidModelFileError, match="'data' member .* is not valid JSON"):
         load_model_file(path)
     path = str(tmp_path / "other.zip")
     _zip_with(path, {"README.txt": "hello"})

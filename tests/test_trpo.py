@@ -230,7 +230,9 @@ def test_training_matches_the_original_libraries_training():
     """
     The original 2.10 TRPO (its own code, run once under tf.compat.v1; see original_2_10/README.md) on
     CartPole-v1, seed 0, timesteps_per_batch=256: its parameters before and after learn(1024). Same seed here: the same
-    parameters, bit for bit (the env's first episode starts from the seeded state, as gym's env.seed gave).
+    initial parameters bit for bit, and the same trained ones (bit for bit on the machine that made the file; CPUs with
+    other vector units round TensorFlow's sums differently, and TRPO's conjugate gradient amplifies it: 8e-5 seen,
+    against parameter changes above 1e-2).
     """
     model = TRPO("MlpPolicy", make_env("CartPole-v1"), timesteps_per_batch=256, seed=0, n_cpu_tf_sess=1)
-    assert_trains_like_the_original(model, 1024, "trpo_CartPole-v1_seed0_1024.npz")
+    assert_trains_like_the_original(model, 1024, "trpo_CartPole-v1_seed0_1024.npz", atol=5e-4)

@@ -71,6 +71,9 @@ class A2C(ActorCriticRLModel):
         (None: as many as the machine has cores)
     """
 
+    _saved_settings = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "alpha",
+                       "momentum", "epsilon", "lr_schedule")
+
     def __init__(self, policy, env, gamma=0.99, n_steps=5, vf_coef=0.25, ent_coef=0.01, max_grad_norm=0.5,
                  learning_rate=7e-4, alpha=0.99, momentum=0.0, epsilon=1e-5, lr_schedule='constant',
                  verbose=0, tensorboard_log=None, _init_setup_model=True, policy_kwargs=None,
@@ -318,11 +321,8 @@ class A2C(ActorCriticRLModel):
         return self
 
     def save(self, save_path, cloudpickle=False):
-        saved_names = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "alpha",
-                       "momentum", "epsilon", "lr_schedule")
-        data = {name: getattr(self, name) for name in saved_names}
-        data.update(self._common_save_data())
-        self._save_to_file(save_path, data=data, params=self.get_parameters(), cloudpickle=cloudpickle)
+        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
+                           cloudpickle=cloudpickle)
 
 
 class A2CRunner(AbstractEnvRunner):

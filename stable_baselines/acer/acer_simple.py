@@ -169,6 +169,10 @@ class ACER(ActorCriticRLModel):
     :param n_cpu_tf_sess: (int) number of threads TensorFlow may use (None: one per CPU)
     """
 
+    _saved_settings = ("gamma", "n_steps", "q_coef", "ent_coef", "max_grad_norm", "learning_rate",
+                       "lr_schedule", "rprop_alpha", "rprop_epsilon", "buffer_size", "replay_ratio",
+                       "replay_start", "correction_term", "trust_region", "alpha", "delta")
+
     def __init__(self, policy, env, gamma=0.99, n_steps=20, num_procs=None, q_coef=0.5, ent_coef=0.01,
                  max_grad_norm=10, learning_rate=7e-4, lr_schedule='linear', rprop_alpha=0.99, rprop_epsilon=1e-5,
                  buffer_size=5000, replay_ratio=4, replay_start=1000, correction_term=10.0, trust_region=True,
@@ -590,29 +594,8 @@ class ACER(ActorCriticRLModel):
         return self
 
     def save(self, save_path, cloudpickle=False):
-        data = {
-            "gamma": self.gamma,
-            "n_steps": self.n_steps,
-            "q_coef": self.q_coef,
-            "ent_coef": self.ent_coef,
-            "max_grad_norm": self.max_grad_norm,
-            "learning_rate": self.learning_rate,
-            "lr_schedule": self.lr_schedule,
-            "rprop_alpha": self.rprop_alpha,
-            "rprop_epsilon": self.rprop_epsilon,
-            "buffer_size": self.buffer_size,
-            "replay_ratio": self.replay_ratio,
-            "replay_start": self.replay_start,
-            "correction_term": self.correction_term,
-            "trust_region": self.trust_region,
-            "alpha": self.alpha,
-            "delta": self.delta,
-        }
-        data.update(self._common_save_data())
-
-        params_to_save = self.get_parameters()
-
-        self._save_to_file(save_path, data=data, params=params_to_save, cloudpickle=cloudpickle)
+        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
+                           cloudpickle=cloudpickle)
 
 
 class _Runner(AbstractEnvRunner):

@@ -68,6 +68,12 @@ class ACKTR(ActorCriticRLModel):
     :param n_cpu_tf_sess: (int) number of threads TensorFlow may use (None: one per CPU)
     """
 
+    _saved_settings = ("gamma", "gae_lambda", "n_steps", "vf_coef", "ent_coef", "vf_fisher_coef",
+                       "max_grad_norm", "learning_rate", "kfac_clip", "lr_schedule", "kfac_update",
+                       "async_eigen_decomp")
+    # ACKTR files of library versions before 2.8 hold the unused setting "lam"
+    _legacy_settings = ("lam",)
+
     def __init__(self, policy, env, gamma=0.99, nprocs=None, n_steps=20, ent_coef=0.01, vf_coef=0.25,
                  vf_fisher_coef=1.0, learning_rate=0.25, max_grad_norm=0.5, kfac_clip=0.001, lr_schedule='linear',
                  verbose=0, tensorboard_log=None, _init_setup_model=True, async_eigen_decomp=False, kfac_update=1,
@@ -342,25 +348,8 @@ class ACKTR(ActorCriticRLModel):
         return self
 
     def save(self, save_path, cloudpickle=False):
-        data = {
-            "gamma": self.gamma,
-            "gae_lambda": self.gae_lambda,
-            "n_steps": self.n_steps,
-            "vf_coef": self.vf_coef,
-            "ent_coef": self.ent_coef,
-            "vf_fisher_coef": self.vf_fisher_coef,
-            "max_grad_norm": self.max_grad_norm,
-            "learning_rate": self.learning_rate,
-            "kfac_clip": self.kfac_clip,
-            "lr_schedule": self.lr_schedule,
-            "kfac_update": self.kfac_update,
-            "async_eigen_decomp": self.async_eigen_decomp,
-        }
-        data.update(self._common_save_data())
-
-        params_to_save = self.get_parameters()
-
-        self._save_to_file(save_path, data=data, params=params_to_save, cloudpickle=cloudpickle)
+        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
+                           cloudpickle=cloudpickle)
 
 
 class ACKTRRunner(AbstractEnvRunner):

@@ -17,6 +17,8 @@ from gymnasium import spaces
 
 from stable_baselines import logger
 from stable_baselines.common import save_util
+from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind, check_settings
+from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
 from stable_baselines.common.gym_compat import (as_gymnasium_env, convert_space, gymnasium, make_env, reset_env,
                                                  seed_on_next_reset, spaces_match, step_env)
@@ -63,6 +65,13 @@ class BaseRLModel(ABC):
     :param n_cpu_tf_sess: (int) The number of threads for TensorFlow operations
         If None, the number of cpu of the current machine will be used.
     """
+
+    # the settings a model file holds for this algorithm (saved in this order, before COMMON_SETTINGS); names of
+    # older versions' files that are read and dropped; kinds of the settings that the defaults do not tell
+    # (see stable_baselines.common.persistence)
+    _saved_settings: Tuple[str, ...] = ()
+    _legacy_settings: Tuple[str, ...] = ()
+    _setting_kinds: Dict[str, SettingKind] = {}
 
     def __init__(self, policy, env, verbose=0, *, requires_vec_env, policy_base,
                  policy_kwargs=None, seed=None, n_cpu_tf_sess=None):
@@ -439,8 +448,16 @@ class BaseRLModel(ABC):
         elif isinstance(load_path_or_dict, list):
             params = self._params_from_list(load_path_or_dict)
         else:
-            # Assume a filepath or file-like.
-            _, params = self._load_from_file(load_path_or_dict)
+            # a path, a file object, or the parameters of a file being loaded: read each array only after its
+            # shape was compared with the model's variable of that name
+            source = load_path_or_dict
+            if not isinstance(source, save_util.ModelParameters):
+                _, source = save_util.read_model_file(load_path_or_dict, load_data=False)
+            expected = {name: tuple(placeholder.shape.as_list())
+                        for name, (placeholder, _) in self._param_load_ops.items()}
+            params = source.read(expected)
+            if params is None:
+                raise InvalidModelFileError("The model file {!r} holds no parameters".format(load_path_or_dict))
             if isinstance(params, list):
                 params = self._params_from_list(params)
         params = dict(params)
@@ -705,6 +722,9 @@ class BaseRLModel(ABC):
         """
         Load the model from file
 
+        Loading never runs code from the file: its entries must be the settings this algorithm saves, each of
+        the expected kind (see :mod:`stable_baselines.common.persistence` and the manual's page on saving).
+
         :param load_path: (str or file-like) the saved parameter location
         :param env: (Gym Environment) the new environment to run the loaded model on
             (can be None if you only need prediction from a trained model)
@@ -719,47 +739,69 @@ class BaseRLModel(ABC):
             stores by value, which the safe loader does not run), except ``policy_kwargs``, which must equal the
             stored ones
         """
+        return cls._load_checked(load_path, env, custom_objects, kwargs)
+
+    @classmethod
+    def _load_checked(cls, load_path, env, custom_objects: Optional[dict], kwargs: Dict[str, Any],
+                      extra_settings: Optional[Dict[str, SettingKind]] = None) -> "BaseRLModel":
+        """
+        :meth:`load`, accepting ``extra_settings`` (names and kinds) besides the algorithm's own settings
+        (HER's entries in a HER file read by the wrapped model); those are checked and not set.
+        """
         if custom_objects is not None and not isinstance(custom_objects, dict):
             raise ValueError("custom_objects argument must be a dict or None, got {!r}".format(
                 type(custom_objects).__name__))
         replacements = {key: value for key, value in kwargs.items() if key != "policy_kwargs"}
         replacements.update(custom_objects or {})
-        data, params = cls._load_from_file(load_path, custom_objects=replacements or None)
-
+        data, params = save_util.read_model_file(load_path, custom_objects=replacements or None)
+        what = "the model file {!r}".format(load_path) if isinstance(load_path, (str, os.PathLike)) else \
+            "the model file"
+        if data is None:
+            raise InvalidModelFileError("{} has no 'data' member: it holds parameters only (load them into a model "
+                                        "with model.load_parameters(path))".format(what))
         if "policy_kwargs" in kwargs and kwargs["policy_kwargs"] != data.get("policy_kwargs", {}):
             raise ValueError("The specified policy kwargs do not equal the stored policy kwargs. "
                              "Stored kwargs: {}, specified kwargs: {}".format(data.get("policy_kwargs"),
                                                                               kwargs["policy_kwargs"]))
         if "policy" not in data:
-            raise ValueError("The model file {!r} has no 'policy' entry: it is not a Stable Baselines model file"
-                             .format(load_path))
-        data.setdefault("policy_kwargs", {})
-        if data["policy_kwargs"] is None:
-            data["policy_kwargs"] = {}
+            raise InvalidModelFileError("{} has no 'policy' entry: it is not a Stable Baselines model file"
+                                        .format(what))
+        settings = check_settings(cls, data, what, trusted=replacements, extra=extra_settings)
+        for key in ("observation_space", "action_space"):
+            if settings.get(key) is not None:
+                settings[key] = convert_space(settings[key])
+        if settings.get("policy_kwargs") is None:
+            settings["policy_kwargs"] = {}
 
-        model = cls(policy=data["policy"], env=None, _init_setup_model=False)  # pytype: disable=not-instantiable
-        model.__dict__.update(data)
+        model = cls(policy=settings["policy"], env=None, _init_setup_model=False)  # pytype: disable=not-instantiable
+        for name, value in settings.items():
+            setattr(model, name, value)
         model.__dict__.update(kwargs)
         model.set_env(env)
         model.setup_model()
         model.load_parameters(params)
         return model
 
+    def _setting_to_save(self, name: str) -> Any:
+        """
+        :param name: (str) one of the algorithm's saved settings
+        :return: (Any) the value to save for it (algorithms whose attribute differs from the setting override this)
+        """
+        return getattr(self, name)
+
+    def _settings_to_save(self) -> Dict[str, Any]:
+        """
+        :return: (dict) the algorithm's settings (:attr:`_saved_settings`), then the entries every model saves
+        """
+        data = {name: self._setting_to_save(name) for name in self._saved_settings}
+        data.update(self._common_save_data())
+        return data
+
     def _common_save_data(self) -> Dict[str, Any]:
         """
         :return: (dict) the entries every model saves after its own hyper-parameters
         """
-        return {
-            "verbose": self.verbose,
-            "policy": self.policy,
-            "observation_space": self.observation_space,
-            "action_space": self.action_space,
-            "n_envs": self.n_envs,
-            "n_cpu_tf_sess": self.n_cpu_tf_sess,
-            "seed": self.seed,
-            "_vectorize_action": self._vectorize_action,
-            "policy_kwargs": self.policy_kwargs,
-        }
+        return {name: getattr(self, name) for name in COMMON_SETTINGS}
 
     @staticmethod
     def _save_to_file(save_path, data=None, params=None, cloudpickle=False) -> None:
@@ -786,12 +828,10 @@ class BaseRLModel(ABC):
         :param custom_objects: (dict) Dictionary of objects to replace upon loading.
         :return: (dict, OrderedDict or list) Class parameters and model parameters
         """
-        data, params = save_util.load_model_file(load_path, custom_objects=custom_objects)
+        data, params = save_util.load_model_file(load_path, custom_objects=custom_objects, load_data=load_data)
         for key in ("observation_space", "action_space"):
-            if data.get(key) is not None:
+            if data is not None and data.get(key) is not None:
                 data[key] = convert_space(data[key])
-        if not load_data:
-            data = None
         return data, params
 
     @staticmethod

@@ -11,40 +11,39 @@ Two formats exist (see "On saving and loading" in the manual):
 - the older cloudpickle file (stable-baselines <= 2.7.0): ``cloudpickle.dump((data, params))``.
 
 Both are written exactly as the original library wrote them, so files interchange. Reading never runs code
-from a file: every pickle goes through :mod:`stable_baselines.common.safe_pickle`. Saving to a path is atomic
+from a file: every pickle goes through :mod:`stable_baselines.common.safe_loading`, and every size is bounded
+(:mod:`stable_baselines.common.safe_loading.limits`). Saving to a path is atomic
 (temporary file in the same directory, fsync, rename), so a crash never destroys the previous file.
 """
 import base64
+import binascii
 import contextlib
 import io
 import json
 import os
-import pickle
 import sys
 import tempfile
 import warnings
 import zipfile
-import zlib
 from collections import OrderedDict
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import cloudpickle
 import numpy as np
 
-from stable_baselines.common.safe_pickle import SafeUnpicklingError, safe_load, safe_loads_base64
+from stable_baselines.common.safe_loading import limits, load_pickle
+from stable_baselines.common.safe_loading.archive import ZIP_MAGIC, ParameterArchive, ZipModel, parse_json, \
+    read_parameter_archive, read_whole
+from stable_baselines.common.safe_loading.errors import InvalidModelFileError, SafeUnpicklingError
 
-__all__ = ["InvalidModelFileError", "ModelFileNotFoundError", "is_json_serializable", "data_to_json",
-           "json_to_data", "params_to_bytes", "bytes_to_params", "save_to_zip", "load_from_zip", "save_to_pkl",
-           "load_from_pkl", "load_model_file", "PICKLE_PROTOCOL"]
+__all__ = ["InvalidModelFileError", "SafeUnpicklingError", "ModelFileNotFoundError", "is_json_serializable",
+           "data_to_json", "json_to_data", "params_to_bytes", "bytes_to_params", "save_to_zip", "load_from_zip",
+           "save_to_pkl", "load_from_pkl", "load_model_file", "read_model_file", "ModelParameters",
+           "PICKLE_PROTOCOL"]
 
 # protocol 4 is readable by every Python 3.4+ (the original library ran on 3.5 - 3.7)
 PICKLE_PROTOCOL = 4
-_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 PathOrFile = Union[str, "os.PathLike[str]", io.IOBase, Any]
-
-
-class InvalidModelFileError(ValueError):
-    """A file is not a valid Stable Baselines model file (truncated, corrupt, or of another kind)."""
 
 
 class ModelFileNotFoundError(FileNotFoundError, ValueError):
@@ -161,8 +160,8 @@ def json_to_data(json_string: Union[str, bytes], custom_objects: Optional[Dict[s
     """
     Turn JSON serialization of class-parameters back into dictionary.
 
-    Entries stored with ``:serialized:`` are unpickled with the restricted unpickler
-    (:func:`stable_baselines.common.safe_pickle.safe_loads`): nothing from the file is executed.
+    Entries stored with ``:serialized:`` are read by :mod:`stable_baselines.common.safe_loading`, which builds
+    only the kinds of values a model file legitimately holds and never runs code from the file.
 
     :param json_string: (str) JSON serialization of the class-parameters that should be loaded.
     :param custom_objects: (dict) Dictionary of objects to replace upon loading. If a variable is present in
@@ -170,29 +169,44 @@ def json_to_data(json_string: Union[str, bytes], custom_objects: Optional[Dict[s
         Similar to custom_objects in `keras.models.load_model`. Useful when you have an object in file that can
         not be deserialized.
     :return: (dict) Loaded class parameters.
+    :raises InvalidModelFileError: the text is not a JSON object of entries, or an entry cannot be loaded
     """
-    if custom_objects is not None and not isinstance(custom_objects, dict):
-        raise ValueError("custom_objects argument must be a dict or None, got {!r}".format(
-            type(custom_objects).__name__))
-    custom_objects = custom_objects or {}
-    if isinstance(json_string, (bytes, bytearray)):
-        json_string = json_string.decode("utf-8")
-    json_dict = json.loads(json_string)
+    return _entries_from_json(parse_json(json_string, "the model data"), "the model data", custom_objects)
+
+
+def _entries_from_json(json_dict: Any, what: str, custom_objects: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    custom_objects = _checked_custom_objects(custom_objects)
     if not isinstance(json_dict, dict):
-        raise ValueError("The model data must be a JSON object (dict), got a {}".format(type(json_dict).__name__))
+        raise InvalidModelFileError("{} must be a JSON object (dict), got a {}".format(what, type(json_dict).__name__))
+    budget = limits.Budget()  # shared by the file's pickles
     return_data = {}
     for data_key, data_item in json_dict.items():
         if data_key in custom_objects:
             return_data[data_key] = custom_objects[data_key]
         elif isinstance(data_item, dict) and ":serialized:" in data_item:
-            serialization = data_item[":serialized:"]
-            if not isinstance(serialization, str):
-                raise ValueError("The ':serialized:' value of entry {!r} must be a base64 string, got {!r}".format(
-                    data_key, type(serialization).__name__))
-            return_data[data_key] = safe_loads_base64(serialization, key=data_key)
+            return_data[data_key] = _serialized_entry(data_key, data_item[":serialized:"], what, budget)
         else:
             return_data[data_key] = data_item
     return return_data
+
+
+def _serialized_entry(key: str, text: Any, what: str, budget: limits.Budget) -> Any:
+    if not isinstance(text, str):
+        raise InvalidModelFileError("The ':serialized:' value of entry {!r} of {} must be a base64 string, got "
+                                    "a {}".format(key, what, type(text).__name__))
+    try:
+        raw = base64.b64decode(text.encode("ascii"), validate=True)
+    except (binascii.Error, ValueError, UnicodeEncodeError) as err:
+        raise InvalidModelFileError("The ':serialized:' value of entry {!r} of {} is not valid base64 ({})".format(
+            key, what, err)) from err
+    return load_pickle(raw, what, key=key, budget=budget)
+
+
+def _checked_custom_objects(custom_objects: Any) -> Dict[str, Any]:
+    if custom_objects is not None and not isinstance(custom_objects, dict):
+        raise ValueError("custom_objects argument must be a dict or None, got {!r}".format(
+            type(custom_objects).__name__))
+    return custom_objects or {}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -232,30 +246,11 @@ def bytes_to_params(serialized_params: bytes, param_list: List[str]) -> "Ordered
     :param param_list: (list) List of strings, representing the order of parameters in which they should be
         returned
     :return: (OrderedDict) Dictionary mapping variable name to numpy array of the parameters.
+    :raises InvalidModelFileError: the bytes are not a numpy archive of numeric arrays holding these names, or are
+        too large
     """
-    if not isinstance(param_list, (list, tuple)) or not all(isinstance(name, str) for name in param_list):
-        raise ValueError("parameter_list must be a list of variable names (strings), got {!r}".format(param_list))
-    try:
-        npz = np.load(io.BytesIO(serialized_params), allow_pickle=False)
-    except Exception as err:  # pylint: disable=broad-except
-        raise ValueError("The parameters are not a valid numpy .npz archive: {}: {}".format(
-            type(err).__name__, err)) from err
-    if not hasattr(npz, "files"):
-        raise ValueError("The parameters are a single numpy array, not a numpy .npz archive")
-    return_dictionary = OrderedDict()
-    with npz:
-        available = set(npz.files)
-        missing = [name for name in param_list if name not in available]
-        if missing:
-            raise ValueError("The parameters archive lacks {} variable(s) listed in parameter_list: {} (it has: "
-                             "{})".format(len(missing), missing[:5], sorted(available)[:10]))
-        for variable_name in param_list:
-            try:
-                return_dictionary[variable_name] = npz[variable_name]
-            except Exception as err:  # pylint: disable=broad-except
-                raise ValueError("Could not read parameter {!r}: {}: {}".format(
-                    variable_name, type(err).__name__, err)) from err
-    return return_dictionary
+    return ParameterArchive(bytes(serialized_params), list(param_list) if isinstance(param_list, tuple) else
+                            param_list, "the given bytes").read()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -411,54 +406,41 @@ def _invalid(what: str, reason: str) -> InvalidModelFileError:
     return InvalidModelFileError("{} is not a valid Stable Baselines model file: {}".format(what, reason))
 
 
-def _read_zip(file_obj: Any, what: str, custom_objects: Optional[Dict[str, Any]],
-              load_data: bool) -> Tuple[Optional[Dict[str, Any]], Optional["OrderedDict[str, np.ndarray]"]]:
-    try:
-        archive = zipfile.ZipFile(file_obj, "r")
-    except zipfile.BadZipFile as err:
-        raise _invalid(what, "not a readable zip archive ({})".format(err)) from err
-    except (EOFError, OSError, ValueError) as err:
-        raise _invalid(what, "cannot read the zip archive ({}: {})".format(type(err).__name__, err)) from err
-    with archive:
-        namelist = archive.namelist()
+class ModelParameters(object):
+    """
+    The parameters of a model file, read when the model knows the shapes of its variables (so that an array of
+    another size is refused before it is allocated).
 
-        def read_member(name: str) -> bytes:
-            try:
-                return archive.read(name)
-            except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError) as err:
-                raise _invalid(what, "the archive member {!r} is corrupt or truncated ({}: {})".format(
-                    name, type(err).__name__, err)) from err
+    :param archive: (ParameterArchive) the ``parameters`` member of a zip file
+    :param values: (list or dict) the arrays an old ``.pkl`` file held (already read, within its size)
+    """
 
-        if "data" not in namelist and "parameters" not in namelist:
-            raise _invalid(what, "the zip archive has neither a 'data' nor a 'parameters' member (members: "
-                                 "{})".format(namelist[:10]))
-        data = None
-        params = None
-        if "data" in namelist and load_data:
-            raw = read_member("data")
-            try:
-                data = json_to_data(raw.decode("utf-8"), custom_objects=custom_objects)
-            except (UnicodeDecodeError, json.JSONDecodeError) as err:
-                raise _invalid(what, "the 'data' member is not valid JSON ({})".format(err)) from err
-            except SafeUnpicklingError:
-                raise
-            except pickle.UnpicklingError as err:
-                raise _invalid(what, "an entry of the 'data' member cannot be read ({})".format(err)) from err
-        if "parameters" in namelist:
-            if "parameter_list" not in namelist:
-                raise _invalid(what, "the archive has a 'parameters' member but no 'parameter_list' member (the "
-                                     "order of the parameters)")
-            raw_list = read_member("parameter_list")
-            try:
-                parameter_list = json.loads(raw_list.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as err:
-                raise _invalid(what, "the 'parameter_list' member is not valid JSON ({})".format(err)) from err
-            serialized_params = read_member("parameters")
-            try:
-                params = bytes_to_params(serialized_params, parameter_list)
-            except ValueError as err:
-                raise _invalid(what, str(err)) from err
-    return data, params
+    def __init__(self, archive: Optional[ParameterArchive] = None, values: Any = None):
+        self.archive = archive
+        self.values = values
+
+    def read(self, expected: Optional[Dict[str, tuple]] = None) -> Any:
+        """
+        :param expected: (dict) variable name -> shape of the model's variables (None: not known)
+        :return: (OrderedDict or list) variable name -> array (an unnamed list for most old ``.pkl`` files), or
+            None when the file holds no parameters
+        """
+        if self.archive is not None:
+            return self.archive.read(expected)
+        return self.values
+
+
+def _read_zip(content: bytes, what: str, custom_objects: Optional[Dict[str, Any]],
+              load_data: bool) -> Tuple[Optional[Dict[str, Any]], ModelParameters]:
+    model = ZipModel(content, what)
+    if not model.has("data") and not model.has("parameters"):
+        raise model.invalid("the zip archive has neither a 'data' nor a 'parameters' member (members: {})".format(
+            model.member_names()[:10]))
+    data = None
+    if model.has("data") and load_data:
+        data = _entries_from_json(model.read_json("data", limits.MAX_DATA_BYTES), "the 'data' member of {}".format(
+            what), custom_objects)
+    return data, ModelParameters(archive=read_parameter_archive(model))
 
 
 def load_from_zip(load_path_or_file: PathOrFile, custom_objects: Optional[Dict[str, Any]] = None,
@@ -477,11 +459,8 @@ def load_from_zip(load_path_or_file: PathOrFile, custom_objects: Optional[Dict[s
     :raises InvalidModelFileError: the file is not a valid (zip) model file
     :raises SafeUnpicklingError: an entry refers to something that may not be loaded
     """
-    if _is_path(load_path_or_file):
-        path = _resolve_load_path(load_path_or_file, (".zip",))
-        with open(path, "rb") as file_handler:
-            return _read_zip(file_handler, repr(path), custom_objects, load_data)
-    return _read_zip(load_path_or_file, _name_of(load_path_or_file), custom_objects, load_data)
+    data, params = read_model_file(load_path_or_file, custom_objects, load_data, formats=("zip",))
+    return data, params.read()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -509,22 +488,32 @@ def save_to_pkl(save_path_or_file: PathOrFile, data: Optional[Dict[str, Any]] = 
     return None
 
 
-def _read_pkl(file_obj: Any, what: str, custom_objects: Optional[Dict[str, Any]]) -> Tuple[Any, Any]:
-    try:
-        value = safe_load(file_obj, custom_objects=custom_objects)
-    except SafeUnpicklingError:
-        raise
-    except pickle.UnpicklingError as err:
-        raise _invalid(what, "the pickle cannot be read ({})".format(err)) from err
+def _read_pkl(content: bytes, what: str, custom_objects: Optional[Dict[str, Any]]) -> Tuple[Any, ModelParameters]:
+    value = load_pickle(content, what, custom_objects=_checked_custom_objects(custom_objects))
     if not (isinstance(value, tuple) and len(value) == 2):
         raise _invalid(what, "expected a pickled tuple (data, params), got a {}".format(type(value).__name__))
     data, params = value
     if data is not None and not isinstance(data, dict):
         raise _invalid(what, "the class parameters (data) should be a dict, got a {}".format(type(data).__name__))
-    if params is not None and not isinstance(params, (list, tuple, dict)):
-        raise _invalid(what, "the parameters should be a list or a dict of arrays, got a {}".format(
-            type(params).__name__))
-    return data, params
+    if params is not None:
+        params = _numeric_arrays(params, what)
+    return data, ModelParameters(values=params)
+
+
+def _numeric_arrays(params: Any, what: str) -> Any:
+    """The parameters of an old pickle file: a list or dict of numeric arrays (scalars become 0-d arrays)."""
+    def as_array(value: Any) -> np.ndarray:
+        if isinstance(value, np.generic):
+            value = np.asarray(value)
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "biufc":
+            raise _invalid(what, "the parameters should be numeric arrays, found a {}".format(type(value).__name__))
+        return value
+    if isinstance(params, dict):
+        return type(params)((name, as_array(value)) for name, value in params.items())
+    if isinstance(params, (list, tuple)):
+        return [as_array(value) for value in params]
+    raise _invalid(what, "the parameters should be a list or a dict of arrays, got a {}".format(
+        type(params).__name__))
 
 
 def load_from_pkl(load_path_or_file: PathOrFile, custom_objects: Optional[Dict[str, Any]] = None) -> \
@@ -542,50 +531,58 @@ def load_from_pkl(load_path_or_file: PathOrFile, custom_objects: Optional[Dict[s
     :raises InvalidModelFileError: the file is not a valid model file
     :raises SafeUnpicklingError: the file refers to something that may not be loaded
     """
-    if _is_path(load_path_or_file):
-        path = _resolve_load_path(load_path_or_file, (".pkl",))
-        with open(path, "rb") as file_handler:
-            return _read_pkl(file_handler, repr(path), custom_objects)
-    return _read_pkl(load_path_or_file, _name_of(load_path_or_file), custom_objects)
+    data, params = read_model_file(load_path_or_file, custom_objects, True, formats=("pkl",))
+    return data, params.read()
 
 
 # ----------------------------------------------------------------------------------------------
 # either format
 # ----------------------------------------------------------------------------------------------
-def _peek(file_obj: Any, size: int) -> Tuple[bytes, Any]:
-    """Read the first bytes of a file object; returns them and a file object positioned at the start."""
-    try:
-        seekable = file_obj.seekable()
-    except (AttributeError, ValueError, OSError):
-        seekable = False
-    if seekable:
-        position = file_obj.tell()
-        head = file_obj.read(size)
-        file_obj.seek(position)
-        return head, file_obj
-    content = file_obj.read()
-    return content[:size], io.BytesIO(content)
+def read_model_file(path_or_file: PathOrFile, custom_objects: Optional[Dict[str, Any]] = None,
+                    load_data: bool = True, formats: Tuple[str, ...] = ("zip", "pkl")) -> \
+        Tuple[Optional[Dict[str, Any]], ModelParameters]:
+    """
+    Read a model file of either format, detected from its content, leaving the parameters to be read once the
+    model knows its variables (:meth:`ModelParameters.read`).
 
-
-def _load_any(file_obj: Any, what: str, custom_objects: Optional[Dict[str, Any]], load_data: bool) -> \
-        Tuple[Optional[Dict[str, Any]], Any]:
-    if not hasattr(file_obj, "read"):
-        raise TypeError("Expected a path or a binary file object opened for reading, got {!r}".format(
-            type(file_obj).__name__))
-    head, file_obj = _peek(file_obj, 4)
-    if isinstance(head, str):
-        raise TypeError("The file object {} is opened in text mode; open it in binary mode ('rb')".format(what))
-    if not head:
+    :param path_or_file: (str or file-like) the file; for a path that does not exist, the path with the format's
+        extension added ('.zip', then '.pkl') is tried (as the original library did)
+    :param custom_objects: (dict) values replacing the class parameters of the same keys, which are not read
+    :param load_data: (bool) whether to read the class parameters (False returns None for them; a zip file then
+        needs no ``data`` member)
+    :param formats: (tuple) the formats accepted: 'zip', 'pkl'
+    :return: (dict, ModelParameters) class parameters and parameters
+    :raises ModelFileNotFoundError: no such file
+    :raises InvalidModelFileError: the file is not a valid model file or holds something a model file may not
+    """
+    custom_objects = _checked_custom_objects(custom_objects)
+    if _is_path(path_or_file):
+        path = _resolve_load_path(path_or_file, tuple("." + name for name in formats))
+        what = repr(path)
+        size = os.path.getsize(path)
+        limits.check_size(size, limits.MAX_FILE_BYTES, "the model file {}".format(what))
+        with open(path, "rb") as file_handler:
+            content = file_handler.read(size)
+    else:
+        if not hasattr(path_or_file, "read"):
+            raise TypeError("Expected a path or a binary file object opened for reading, got {!r}".format(
+                type(path_or_file).__name__))
+        what = _name_of(path_or_file)
+        content = read_whole(path_or_file, what)
+    if not content:
         raise _invalid(what, "the file is empty")
-    if head in _ZIP_MAGIC:
-        return _read_zip(file_obj, what, custom_objects, load_data)
-    if head[:1] == b"\x80":
-        warnings.warn("It appears you are loading from a file with old format. Older cloudpickle format has been "
-                      "replaced with zip-archived models. Consider saving the model with new format.",
-                      DeprecationWarning)
-        data, params = _read_pkl(file_obj, what, custom_objects)
+    if content[:4] in ZIP_MAGIC and "zip" in formats:
+        return _read_zip(content, what, custom_objects, load_data)
+    if content[:1] == b"\x80" and "pkl" in formats:
+        if formats != ("pkl",):
+            warnings.warn("It appears you are loading from a file with old format. Older cloudpickle format has been "
+                          "replaced with zip-archived models. Consider saving the model with new format.",
+                          DeprecationWarning)
+        data, params = _read_pkl(content, what, custom_objects)
         return (data if load_data else None), params
-    raise _invalid(what, "it is neither a zip archive nor a pickle (it starts with {!r})".format(head))
+    expected = "neither a zip archive nor a pickle" if len(formats) == 2 else \
+        "not {}".format({"zip": "a zip archive", "pkl": "a pickle"}[formats[0]])
+    raise _invalid(what, "it is {} (it starts with {!r})".format(expected, content[:4]))
 
 
 def load_model_file(path_or_file: PathOrFile, custom_objects: Optional[Dict[str, Any]] = None,
@@ -601,14 +598,8 @@ def load_model_file(path_or_file: PathOrFile, custom_objects: Optional[Dict[str,
     :return: (dict, OrderedDict or list) class parameters and parameters (an OrderedDict name -> array for zip
         files; for old pickle files whatever they hold: usually an unnamed list of arrays)
     :raises ModelFileNotFoundError: no such file
-    :raises InvalidModelFileError: the file is not a valid model file (truncated, corrupt, another kind of file)
-    :raises SafeUnpicklingError: the file refers to something that may not be loaded
+    :raises InvalidModelFileError: the file is not a valid model file (truncated, corrupt, too large, another
+        kind of file) or holds something a model file may not hold (:class:`SafeUnpicklingError`)
     """
-    if custom_objects is not None and not isinstance(custom_objects, dict):
-        raise ValueError("custom_objects argument must be a dict or None, got {!r}".format(
-            type(custom_objects).__name__))
-    if _is_path(path_or_file):
-        path = _resolve_load_path(path_or_file, (".zip", ".pkl"))
-        with open(path, "rb") as file_handler:
-            return _load_any(file_handler, repr(path), custom_objects, load_data)
-    return _load_any(path_or_file, _name_of(path_or_file), custom_objects, load_data)
+    data, params = read_model_file(path_or_file, custom_objects, load_data)
+    return data, params.read()

@@ -23,6 +23,8 @@ from stable_baselines.common.gym_compat import as_gymnasium_env, reset_env, step
 from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.mpi_running_mean_std import RunningMeanStd
+from stable_baselines.common.persistence import SettingKind
+from stable_baselines.common.safe_loading.saved_objects import LegacyReplayMemory
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import VecEnv
 from stable_baselines.ddpg.policies import DDPGPolicy
@@ -207,6 +209,16 @@ class DDPG(OffPolicyRLModel):
     :param n_cpu_tf_sess: (int) The number of threads for TensorFlow operations
         If None, the number of cpu of the current machine will be used.
     """
+
+    _saved_settings = ("observation_space", "action_space", "nb_eval_steps", "param_noise_adaption_interval",
+                       "nb_train_steps", "nb_rollout_steps", "verbose", "param_noise", "action_noise",
+                       "gamma", "tau", "normalize_returns", "enable_popart", "normalize_observations",
+                       "batch_size", "observation_range", "return_range", "critic_l2_reg", "actor_lr",
+                       "critic_lr", "clip_norm", "reward_scale", "memory_limit", "buffer_size",
+                       "random_exploration", "render", "render_eval")
+    # files of library versions before 2.6 name the removed replay memory class (ignored)
+    _setting_kinds = {"memory_policy": SettingKind("the replay memory class of library versions before 2.6",
+                                                   lambda value: value is None or value is LegacyReplayMemory)}
 
     def __init__(self, policy, env, gamma=0.99, memory_policy=None, eval_env=None, nb_train_steps=50,
                  nb_rollout_steps=100, nb_eval_steps=100, param_noise=None, action_noise=None,
@@ -1226,40 +1238,8 @@ class DDPG(OffPolicyRLModel):
         return selected
 
     def save(self, save_path, cloudpickle=False):
-        data = {
-            "observation_space": self.observation_space,
-            "action_space": self.action_space,
-            "nb_eval_steps": self.nb_eval_steps,
-            "param_noise_adaption_interval": self.param_noise_adaption_interval,
-            "nb_train_steps": self.nb_train_steps,
-            "nb_rollout_steps": self.nb_rollout_steps,
-            "verbose": self.verbose,
-            "param_noise": self.param_noise,
-            "action_noise": self.action_noise,
-            "gamma": self.gamma,
-            "tau": self.tau,
-            "normalize_returns": self.normalize_returns,
-            "enable_popart": self.enable_popart,
-            "normalize_observations": self.normalize_observations,
-            "batch_size": self.batch_size,
-            "observation_range": self.observation_range,
-            "return_range": self.return_range,
-            "critic_l2_reg": self.critic_l2_reg,
-            "actor_lr": self.actor_lr,
-            "critic_lr": self.critic_lr,
-            "clip_norm": self.clip_norm,
-            "reward_scale": self.reward_scale,
-            "memory_limit": self.memory_limit,
-            "buffer_size": self.buffer_size,
-            "random_exploration": self.random_exploration,
-            "render": self.render,
-            "render_eval": self.render_eval,
-        }
-        data.update(self._common_save_data())
-
-        params_to_save = self.get_parameters()
-
-        self._save_to_file(save_path, data=data, params=params_to_save, cloudpickle=cloudpickle)
+        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
+                           cloudpickle=cloudpickle)
 
     @classmethod
     def load(cls, load_path, env=None, custom_objects=None, **kwargs):

@@ -66,6 +66,14 @@ class DQN(OffPolicyRLModel):
         If None, the number of cpu of the current machine will be used.
     """
 
+    _saved_settings = ("double_q", "param_noise", "learning_starts", "train_freq", "prioritized_replay",
+                       "prioritized_replay_eps", "batch_size", "target_network_update_freq",
+                       "prioritized_replay_alpha", "prioritized_replay_beta0",
+                       "prioritized_replay_beta_iters", "exploration_final_eps", "exploration_fraction",
+                       "exploration_initial_eps", "learning_rate", "gamma", "buffer_size")
+    # DQN files of library versions before 2.4 also hold these (unused) settings
+    _legacy_settings = ("checkpoint_freq", "checkpoint_path", "print_freq")
+
     def __init__(self, policy, env, gamma=0.99, learning_rate=5e-4, buffer_size=50000, exploration_fraction=0.1,
                  exploration_final_eps=0.02, exploration_initial_eps=1.0, train_freq=1, batch_size=32, double_q=True,
                  learning_starts=1000, target_network_update_freq=500, prioritized_replay=False,
@@ -496,34 +504,5 @@ class DQN(OffPolicyRLModel):
         return self.params
 
     def save(self, save_path: Any, cloudpickle: bool = False) -> None:
-        """
-        Save the current parameters to file
-
-        :param save_path: (str or file-like) The save location
-        :param cloudpickle: (bool) Use older cloudpickle format instead of zip-archives.
-        """
-        # params
-        data = {
-            "double_q": self.double_q,
-            "param_noise": self.param_noise,
-            "learning_starts": self.learning_starts,
-            "train_freq": self.train_freq,
-            "prioritized_replay": self.prioritized_replay,
-            "prioritized_replay_eps": self.prioritized_replay_eps,
-            "batch_size": self.batch_size,
-            "target_network_update_freq": self.target_network_update_freq,
-            "prioritized_replay_alpha": self.prioritized_replay_alpha,
-            "prioritized_replay_beta0": self.prioritized_replay_beta0,
-            "prioritized_replay_beta_iters": self.prioritized_replay_beta_iters,
-            "exploration_final_eps": self.exploration_final_eps,
-            "exploration_fraction": self.exploration_fraction,
-            "exploration_initial_eps": self.exploration_initial_eps,
-            "learning_rate": self.learning_rate,
-            "gamma": self.gamma,
-            "buffer_size": self.buffer_size,
-        }
-        data.update(self._common_save_data())
-
-        params_to_save = self.get_parameters()
-
-        self._save_to_file(save_path, data=data, params=params_to_save, cloudpickle=cloudpickle)
+        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
+                           cloudpickle=cloudpickle)

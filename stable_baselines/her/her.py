@@ -7,8 +7,11 @@ from typing import Any, Optional
 
 import numpy as np
 
+from stable_baselines.common import save_util
 from stable_baselines.common.base_class import BaseRLModel, OffPolicyRLModel, _UnvecWrapper, check_spaces_match
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, make_env
+from stable_baselines.common.persistence import NONE, NUMBER, SIZED_SPACE, SettingKind
+from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.vec_env import VecEnv
 from stable_baselines.her.replay_buffer import (GoalSelectionStrategy, HERReplayWrapperFactory,
                                                 to_goal_selection_strategy)
@@ -18,7 +21,16 @@ from stable_baselines.her.utils import GoalObservationLayout, HERGoalEnvWrapper
 _DELEGATED = ("graph", "sess", "params", "_param_load_ops", "episode_reward", "ep_info_buf", "policy_kwargs",
               "num_timesteps", "n_cpu_tf_sess", "seed", "_vec_normalize_env")
 # the entries HER adds to the wrapped model's file
-_HER_KEYS = ("n_sampled_goal", "goal_selection_strategy", "model_class", "her_obs_space", "her_action_space")
+# the entries HER adds to the wrapped model's file, and their kinds
+_HER_SETTINGS = {
+    "n_sampled_goal": NUMBER,
+    "goal_selection_strategy": SettingKind("a goal selection strategy",
+                                           lambda value: isinstance(value, (GoalSelectionStrategy, str, int))),
+    "model_class": SettingKind("an off-policy model class", lambda value: isinstance(value, type) and
+                               issubclass(value, OffPolicyRLModel)),
+    "her_obs_space": SIZED_SPACE | NONE,
+    "her_action_space": SIZED_SPACE | NONE,
+}
 
 
 class HER(BaseRLModel):
@@ -327,19 +339,24 @@ class HER(BaseRLModel):
             goal_selection_strategy change HER's settings, the others the wrapped model's)
         """
         start = load_path.tell() if hasattr(load_path, "seek") and hasattr(load_path, "tell") else None
-        data, _ = cls._load_from_file(load_path, custom_objects=custom_objects)
+        data, _ = save_util.read_model_file(load_path, custom_objects=custom_objects)
+        if data is None:
+            raise InvalidModelFileError("The file {!r} has no 'data' member: it is not a HER model file".format(
+                load_path))
         missing = [key for key in ("model_class", "n_sampled_goal", "goal_selection_strategy") if key not in data]
         if missing:
-            raise ValueError("The file {!r} is not a HER model file (it has no {} entry); load it with its model "
-                             "class (e.g. DQN.load)".format(load_path, ", ".join(repr(key) for key in missing)))
+            raise InvalidModelFileError("The file {!r} is not a HER model file (it has no {} entry); load it with its "
+                                        "model class (e.g. DQN.load)".format(load_path, ", ".join(repr(key) for key
+                                                                                                in missing)))
+        for key, kind in _HER_SETTINGS.items():
+            if key in data and not (custom_objects and key in custom_objects) and not kind.test(data[key]):
+                raise InvalidModelFileError("Entry {!r} of the HER model file {!r} must be {}, got a {}".format(
+                    key, load_path, kind.description, type(data[key]).__name__))
         if "policy_kwargs" in kwargs and kwargs["policy_kwargs"] != data.get("policy_kwargs", {}):
             raise ValueError("The specified policy kwargs do not equal the stored policy kwargs. "
                              "Stored kwargs: {}, specified kwargs: {}".format(data.get("policy_kwargs"),
                                                                               kwargs["policy_kwargs"]))
         model_class = data["model_class"]
-        if not (isinstance(model_class, type) and issubclass(model_class, OffPolicyRLModel)):
-            raise ValueError("The HER file {!r} names model_class {!r}, which is not an off-policy model class"
-                             .format(load_path, model_class))
         n_sampled_goal = kwargs.pop("n_sampled_goal", data["n_sampled_goal"])
         goal_selection_strategy = kwargs.pop("goal_selection_strategy", data["goal_selection_strategy"])
         if isinstance(goal_selection_strategy, int) and not isinstance(goal_selection_strategy, GoalSelectionStrategy):
@@ -354,10 +371,9 @@ class HER(BaseRLModel):
             model._set_env_checked(env)  # pylint: disable=protected-access
         if start is not None:
             load_path.seek(start)
-        model.model = model_class.load(load_path, env=model.env, custom_objects=custom_objects, **kwargs)
-        for key in _HER_KEYS:
-            # the wrapped model's load copied HER's entries onto it: they belong to HER
-            model.model.__dict__.pop(key, None)
+        # the wrapped model reads its own settings from the same file; HER's entries are checked, not set on it
+        model.model = model_class._load_checked(load_path, model.env, custom_objects,  # pylint: disable=protected-access
+                                                kwargs, extra_settings=_HER_SETTINGS)
         return model
 
     def _set_env_checked(self, env: Any) -> None:

@@ -58,6 +58,9 @@ class PPO1(ActorCriticRLModel):
     :param n_cpu_tf_sess: (int) threads of the TensorFlow session (None: one per CPU)
     """
 
+    _saved_settings = ("gamma", "timesteps_per_actorbatch", "clip_param", "entcoeff", "optim_epochs",
+                       "optim_stepsize", "optim_batchsize", "lam", "adam_epsilon", "schedule")
+
     def __init__(self, policy, env, gamma=0.99, timesteps_per_actorbatch=256, clip_param=0.2, entcoeff=0.01,
                  optim_epochs=4, optim_stepsize=1e-3, optim_batchsize=64, lam=0.95, adam_epsilon=1e-5,
                  schedule='linear', verbose=0, tensorboard_log=None, _init_setup_model=True,
@@ -356,8 +359,5 @@ class PPO1(ActorCriticRLModel):
         return self
 
     def save(self, save_path, cloudpickle=False):
-        names = ("gamma", "timesteps_per_actorbatch", "clip_param", "entcoeff", "optim_epochs", "optim_stepsize",
-                 "optim_batchsize", "lam", "adam_epsilon", "schedule")
-        data = {name: getattr(self, name) for name in names}
-        data.update(self._common_save_data())
-        self._save_to_file(save_path, data=data, params=self.get_parameters(), cloudpickle=cloudpickle)
+        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
+                           cloudpickle=cloudpickle)

@@ -56,6 +56,9 @@ class PPO2(ActorCriticRLModel):
         (None: as many as the machine has cores)
     """
 
+    _saved_settings = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "lam",
+                       "nminibatches", "noptepochs", "cliprange", "cliprange_vf")
+
     def __init__(self, policy, env, gamma=0.99, n_steps=128, ent_coef=0.01, learning_rate=2.5e-4, vf_coef=0.5,
                  max_grad_norm=0.5, lam=0.95, nminibatches=4, noptepochs=4, cliprange=0.2, cliprange_vf=None,
                  verbose=0, tensorboard_log=None, _init_setup_model=True, policy_kwargs=None,
@@ -437,11 +440,8 @@ class PPO2(ActorCriticRLModel):
             return self
 
     def save(self, save_path, cloudpickle=False):
-        saved_names = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "lam",
-                       "nminibatches", "noptepochs", "cliprange", "cliprange_vf")
-        data = {name: getattr(self, name) for name in saved_names}
-        data.update(self._common_save_data())
-        self._save_to_file(save_path, data=data, params=self.get_parameters(), cloudpickle=cloudpickle)
+        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
+                           cloudpickle=cloudpickle)
 
 
 class Runner(AbstractEnvRunner):

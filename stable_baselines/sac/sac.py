@@ -86,6 +86,10 @@ class SAC(OffPolicyRLModel):
         If None, the number of cpu of the current machine will be used.
     """
 
+    _saved_settings = ("learning_rate", "buffer_size", "learning_starts", "train_freq", "batch_size", "tau",
+                       "ent_coef", "target_entropy", "gamma", "action_noise", "random_exploration",
+                       "target_update_interval", "gradient_steps")
+
     def __init__(self, policy, env, gamma=0.99, learning_rate=3e-4, buffer_size=50000,
                  learning_starts=100, train_freq=1, batch_size=64,
                  tau=0.005, ent_coef='auto', target_update_interval=1,
@@ -494,30 +498,13 @@ class SAC(OffPolicyRLModel):
         return self.params + self.target_params
 
     def save(self, save_path, cloudpickle: bool = False) -> None:
-        ent_coef = self._ent_coef_spec
-        if not isinstance(ent_coef, str):
-            ent_coef = float(ent_coef)
-        target_entropy = self.target_entropy
-        if not isinstance(target_entropy, str):
-            target_entropy = float(target_entropy)
-        data = {
-            "learning_rate": self.learning_rate,
-            "buffer_size": self.buffer_size,
-            "learning_starts": self.learning_starts,
-            "train_freq": self.train_freq,
-            "batch_size": self.batch_size,
-            "tau": self.tau,
-            "ent_coef": ent_coef,
-            "target_entropy": target_entropy,
-            # The replay buffer is not saved (it may hold many transitions)
-            "gamma": self.gamma,
-            "action_noise": self.action_noise,
-            "random_exploration": self.random_exploration,
-            "target_update_interval": self.target_update_interval,
-            "gradient_steps": self.gradient_steps,
-        }
-        data.update(self._common_save_data())
+        # the replay buffer is not saved (it may hold many transitions)
+        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
+                           cloudpickle=cloudpickle)
 
-        params_to_save = self.get_parameters()
-
-        self._save_to_file(save_path, data=data, params=params_to_save, cloudpickle=cloudpickle)
+    def _setting_to_save(self, name: str) -> Any:
+        # ent_coef becomes a tensor when it is learned: save what was asked for ('auto...' or the number)
+        value = self._ent_coef_spec if name == "ent_coef" else getattr(self, name)
+        if name in ("ent_coef", "target_entropy") and not isinstance(value, str):
+            value = float(value)
+        return value

@@ -55,6 +55,10 @@ class TD3(OffPolicyRLModel):
         If None, the number of cpu of the current machine will be used.
     """
 
+    _saved_settings = ("learning_rate", "buffer_size", "learning_starts", "train_freq", "gradient_steps",
+                       "batch_size", "tau", "policy_delay", "target_noise_clip", "target_policy_noise",
+                       "gamma", "action_noise", "random_exploration")
+
     def __init__(self, policy, env, gamma=0.99, learning_rate=3e-4, buffer_size=50000,
                  learning_starts=100, train_freq=100, gradient_steps=100, batch_size=128,
                  tau=0.005, policy_delay=2, action_noise=None,
@@ -356,27 +360,5 @@ class TD3(OffPolicyRLModel):
                 self.target_params)
 
     def save(self, save_path, cloudpickle=False):
-        data = {
-            "learning_rate": self.learning_rate,
-            "buffer_size": self.buffer_size,
-            "learning_starts": self.learning_starts,
-            "train_freq": self.train_freq,
-            "gradient_steps": self.gradient_steps,
-            "batch_size": self.batch_size,
-            "tau": self.tau,
-            # Should we also store the replay buffer?
-            # this may lead to high memory usage
-            # with all transition inside
-            # "replay_buffer": self.replay_buffer
-            "policy_delay": self.policy_delay,
-            "target_noise_clip": self.target_noise_clip,
-            "target_policy_noise": self.target_policy_noise,
-            "gamma": self.gamma,
-            "action_noise": self.action_noise,
-            "random_exploration": self.random_exploration,
-        }
-        data.update(self._common_save_data())
-
-        params_to_save = self.get_parameters()
-
-        self._save_to_file(save_path, data=data, params=params_to_save, cloudpickle=cloudpickle)
+        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
+                           cloudpickle=cloudpickle)

@@ -27,6 +27,7 @@ from stable_baselines.common.console_util import fmt_row, timed
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.misc_util import flatten_lists, zipsame
 from stable_baselines.common.mpi_adam import MpiAdam
+from stable_baselines.common.persistence import EXPERT_DATASET, NONE
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.runners import add_vtarg_and_adv, traj_segment_generator
 from stable_baselines.common.summaries import input_info_summaries
@@ -106,6 +107,13 @@ class TRPO(ActorCriticRLModel):
 
     # action spaces the model accepts (GAIL restricts this)
     _supported_action_spaces = SUPPORTED_SPACES
+
+    _saved_settings = ("gamma", "timesteps_per_batch", "max_kl", "cg_iters", "lam", "entcoeff", "cg_damping",
+                       "vf_stepsize", "vf_iters", "hidden_size_adversary", "adversary_entcoeff", "expert_dataset",
+                       "g_step", "d_step", "d_stepsize", "using_gail")
+    # TRPO files of library versions before 2.5 also hold these (unused) settings
+    _legacy_settings = ("checkpoint_dir", "pretrained_weight", "reward_giver", "save_per_iter", "task_name")
+    _setting_kinds = {"expert_dataset": EXPERT_DATASET | NONE}
 
     def __init__(self, policy, env, gamma=0.99, timesteps_per_batch=1024, max_kl=0.01, cg_iters=10, lam=0.98,
                  entcoeff=0.0, cg_damping=1e-2, vf_stepsize=3e-4, vf_iters=3, verbose=0, tensorboard_log=None,
@@ -577,12 +585,8 @@ class TRPO(ActorCriticRLModel):
     def save(self, save_path, cloudpickle=False):
         if self.using_gail and self.expert_dataset is not None:
             self.expert_dataset.prepare_pickling()  # stops the loader's worker processes so it can be pickled
-        names = ("gamma", "timesteps_per_batch", "max_kl", "cg_iters", "lam", "entcoeff", "cg_damping", "vf_stepsize",
-                 "vf_iters", "hidden_size_adversary", "adversary_entcoeff", "expert_dataset", "g_step", "d_step",
-                 "d_stepsize", "using_gail")
-        data = {name: getattr(self, name) for name in names}
-        data.update(self._common_save_data())
-        self._save_to_file(save_path, data=data, params=self.get_parameters(), cloudpickle=cloudpickle)
+        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
+                           cloudpickle=cloudpickle)
 
 
 def _flat_actions(actions: np.ndarray) -> np.ndarray:

@@ -9,30 +9,30 @@ import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.running_mean_std import RunningMeanStd
+from stable_baselines.common.safe_loading.saved_objects import SavedVecNormalize
 from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 
 
 class VecNormalize(VecEnvWrapper):
     """
-    A moving average, normalizing wrapper for vectorized environment.
+    Normalizes the observations and rewards of a vectorized environment with running statistics.
 
-    It is pickleable which will save moving averages and configuration parameters.
-    The wrapped environment `venv` is not saved, and must be restored manually with
-    `set_venv` after being unpickled.
+    An observation becomes ``clip((obs - mean) / sqrt(var + epsilon), -clip_obs, clip_obs)`` with the running mean
+    and variance of the observations seen so far. A reward is divided by the running standard deviation of the
+    discounted return (``ret = ret * gamma + reward``, set back to 0 when an episode ends) and clipped to
+    ``clip_reward``. The ``terminal_observation`` entries of the infos stay as the environment gave them.
 
-    Observations are normalized as ``clip((obs - mean) / sqrt(var + epsilon), -clip_obs, clip_obs)``.
-    Rewards are divided by the standard deviation of the discounted return
-    (``ret = ret * gamma + reward``, reset to 0 at the end of each episode) and clipped to ``clip_reward``.
-    The ``terminal_observation`` entries of the infos are left unnormalized.
+    :meth:`save` / :meth:`load` store the statistics and settings (never the wrapped environment); a pickled object
+    gets its environment back through :meth:`set_venv`.
 
     :param venv: (VecEnv) the vectorized environment to wrap
-    :param training: (bool) Whether to update or not the moving average
-    :param norm_obs: (bool) Whether to normalize observation or not (default: True)
-    :param norm_reward: (bool) Whether to normalize rewards or not (default: True)
-    :param clip_obs: (float) Max absolute value for observation
-    :param clip_reward: (float) Max value absolute for discounted reward
-    :param gamma: (float) discount factor
-    :param epsilon: (float) To avoid division by zero
+    :param training: (bool) whether the statistics are updated with what the environment returns
+    :param norm_obs: (bool) whether observations are normalized (default: True)
+    :param norm_reward: (bool) whether rewards are normalized (default: True)
+    :param clip_obs: (float) bound of the normalized observations' absolute values
+    :param clip_reward: (float) bound of the normalized rewards' absolute values
+    :param gamma: (float) discount factor of the return whose spread scales the rewards
+    :param epsilon: (float) added to the variances before the square root, so that nothing is divided by zero
     """
 
     def __init__(self, venv: VecEnv, training: bool = True, norm_obs: bool = True, norm_reward: bool = True,
@@ -41,13 +41,11 @@ class VecNormalize(VecEnvWrapper):
         if norm_obs and not isinstance(self.observation_space, spaces.Box):
             raise TypeError("VecNormalize(norm_obs=True) only supports Box observation spaces, got {} "
                             "(use norm_obs=False to normalize only the rewards)".format(self.observation_space))
-        obs_shape = self.observation_space.shape if self.observation_space.shape is not None else ()
-        self.obs_rms = RunningMeanStd(shape=obs_shape)
+        self.obs_rms = RunningMeanStd(shape=_shape_of(self.observation_space))
         self.ret_rms = RunningMeanStd(shape=())
         self.clip_obs = clip_obs
         self.clip_reward = clip_reward
-        # Returns: discounted rewards
-        self.ret = np.zeros(self.num_envs)
+        self.ret = np.zeros(self.num_envs)  # the discounted return of each environment's current episode
         self.gamma = gamma
         self.epsilon = epsilon
         self.training = training
@@ -58,91 +56,79 @@ class VecNormalize(VecEnvWrapper):
 
     def __getstate__(self):
         """
-        Gets state for pickling.
-
-        Excludes self.venv, as in general VecEnv's may not be pickleable (and the spaces, which come back
-        with set_venv)."""
-        state = self.__dict__.copy()
-        # these attributes are not pickleable or are restored by set_venv
-        for key in ('venv', 'class_attributes', 'ret', 'observation_space', 'action_space'):
-            state.pop(key, None)
+        :return: (dict) the statistics and settings; the wrapped environment (and what comes from it: spaces,
+            running returns) is left out
+        """
+        state = dict(self.__dict__)
+        for name in ('venv', 'class_attributes', 'ret', 'observation_space', 'action_space'):
+            state.pop(name, None)
         return state
 
     def __setstate__(self, state):
         """
-        Restores pickled state.
+        Restore the statistics and settings of a pickled object (unknown attributes are refused); call
+        :meth:`set_venv` before using it.
 
-        User must call set_venv() after unpickling before using.
-
-        :param state: (dict)"""
+        :param state: (dict)
+        """
+        unknown = sorted(name for name in state if name not in _PICKLED_ATTRIBUTES)
+        if unknown:
+            raise ValueError("A pickled VecNormalize holds unexpected attributes: {}".format(", ".join(unknown)))
         self.__dict__.update(state)
-        if 'venv' in state:
-            raise ValueError("A pickled VecNormalize must not contain its VecEnv")
         self.venv = None
 
     def set_venv(self, venv: VecEnv) -> None:
         """
-        Sets the vector environment to wrap to venv.
-
-        Also sets attributes derived from this such as `num_env`.
+        Give an unpickled VecNormalize its environment (and what comes from it: number of environments, spaces).
 
         :param venv: (VecEnv)
         """
         if self.__dict__.get('venv') is not None:
-            raise ValueError("Trying to set venv of already initialized VecNormalize wrapper.")
+            raise ValueError("set_venv: this VecNormalize is already initialized with an environment (set_venv is for "
+                             "unpickled ones)")
         VecEnvWrapper.__init__(self, venv)
-        obs_shape = tuple(self.observation_space.shape) if self.observation_space.shape is not None else ()
-        if self.norm_obs and tuple(np.shape(self.obs_rms.mean)) != obs_shape:
-            raise ValueError("The VecNormalize statistics are for observations of shape {} but the environment's "
-                             "observation space has shape {}".format(tuple(np.shape(self.obs_rms.mean)), obs_shape))
+        self.check_statistics_shape()
         self.ret = np.zeros(self.num_envs)
 
     def step_wait(self):
         """
-        Apply sequence of actions to sequence of environments
-        actions -> (observations, rewards, news)
+        Step the environments, update the statistics (when training) and normalize.
 
-        where 'news' is a boolean vector indicating whether each element is new.
+        :return: ([float], [float], [bool], dict) observations, rewards, dones, infos
         """
         obs, rews, news, infos = self.venv.step_wait()
-        self.old_obs = obs
-        self.old_rews = rews
-
+        self.old_obs, self.old_rews = obs, rews
         if self.training and self.norm_obs:
             self.obs_rms.update(obs)
-        obs = self.normalize_obs(obs)
-
         if self.training:
             self._update_reward(rews)
-        rews = self.normalize_reward(rews)
-
+        normalized = self.normalize_obs(obs), self.normalize_reward(rews)
         self.ret[np.asarray(news, dtype=bool)] = 0
-        return obs, rews, news, infos
+        return normalized[0], normalized[1], news, infos
 
     def _update_reward(self, reward: np.ndarray) -> None:
-        """Update reward normalization statistics."""
-        self.ret = self.ret * self.gamma + reward
+        """Add ``reward`` to the running discounted returns and their statistics."""
+        self.ret = self.gamma * self.ret + reward
         self.ret_rms.update(self.ret)
 
     def normalize_obs(self, obs: np.ndarray) -> np.ndarray:
         """
-        Normalize observations using this VecNormalize's observations statistics.
-        Calling this method does not update statistics.
+        :param obs: (np.ndarray) observations as the environment gives them
+        :return: (np.ndarray) the normalized observations (the statistics are not updated)
         """
-        if self.norm_obs:
-            obs = np.clip((obs - self.obs_rms.mean) / np.sqrt(self.obs_rms.var + self.epsilon),
-                          -self.clip_obs, self.clip_obs)
-        return obs
+        if not self.norm_obs:
+            return obs
+        scaled = (obs - self.obs_rms.mean) / np.sqrt(self.obs_rms.var + self.epsilon)
+        return np.clip(scaled, -self.clip_obs, self.clip_obs)
 
     def normalize_reward(self, reward: np.ndarray) -> np.ndarray:
         """
-        Normalize rewards using this VecNormalize's rewards statistics.
-        Calling this method does not update statistics.
+        :param reward: (np.ndarray) rewards as the environment gives them
+        :return: (np.ndarray) the normalized rewards (the statistics are not updated)
         """
-        if self.norm_reward:
-            reward = np.clip(reward / np.sqrt(self.ret_rms.var + self.epsilon),
-                             -self.clip_reward, self.clip_reward)
-        return reward
+        if not self.norm_reward:
+            return reward
+        return np.clip(reward / np.sqrt(self.ret_rms.var + self.epsilon), -self.clip_reward, self.clip_reward)
 
     def unnormalize_obs(self, obs: np.ndarray) -> np.ndarray:
         """
@@ -168,8 +154,7 @@ class VecNormalize(VecEnvWrapper):
 
     def get_original_obs(self) -> np.ndarray:
         """
-        Returns an unnormalized version of the observations from the most recent
-        step or reset.
+        :return: (np.ndarray) a copy of the last observations (of ``step`` or ``reset``) before normalization
         """
         if self.old_obs is None:
             raise RuntimeError("get_original_obs(): no observation yet, call reset() first")
@@ -177,7 +162,7 @@ class VecNormalize(VecEnvWrapper):
 
     def get_original_reward(self) -> np.ndarray:
         """
-        Returns an unnormalized version of the rewards from the most recent step.
+        :return: (np.ndarray) a copy of the last rewards (of ``step``) before normalization
         """
         if self.old_rews is None:
             raise RuntimeError("get_original_reward(): no reward yet, call step() first")
@@ -185,7 +170,9 @@ class VecNormalize(VecEnvWrapper):
 
     def reset(self):
         """
-        Reset all environments
+        Reset every environment (and the running returns).
+
+        :return: (np.ndarray) the normalized first observations
         """
         obs = self.venv.reset()
         self.old_obs = obs
@@ -197,21 +184,19 @@ class VecNormalize(VecEnvWrapper):
     @staticmethod
     def load(load_path: str, venv: VecEnv) -> 'VecNormalize':
         """
-        Loads a saved VecNormalize object.
+        Read the statistics and settings saved by :meth:`save` (or by the original library) and wrap ``venv`` with
+        them. The file is read by :mod:`stable_baselines.common.safe_loading`: nothing from it is executed, and
+        its fields are checked before a new VecNormalize is built.
 
-        The file is read with the library's restricted unpickler: it never runs code from the file.
-
-        :param load_path: the path to load from.
-        :param venv: the VecEnv to wrap.
+        :param load_path: (str) the file
+        :param venv: (VecEnv) the environment to wrap
         :return: (VecNormalize)
         """
-        from stable_baselines.common.safe_pickle import safe_load  # pylint: disable=import-outside-toplevel
-        with open(load_path, "rb") as file_handler:
-            vec_normalize = safe_load(file_handler)
-        if not isinstance(vec_normalize, VecNormalize):
-            raise TypeError("{} does not hold a VecNormalize object (found {})"
-                            .format(load_path, type(vec_normalize).__name__))
-        vec_normalize.set_venv(venv)
+        saved = _read_statistics_file(load_path, SavedVecNormalize, "VecNormalize")
+        vec_normalize = VecNormalize(venv, **saved.settings)
+        vec_normalize.obs_rms = saved.obs_rms
+        vec_normalize.ret_rms = saved.ret_rms
+        vec_normalize.check_statistics_shape()
         return vec_normalize
 
     def save(self, save_path: str) -> None:
@@ -225,47 +210,72 @@ class VecNormalize(VecEnvWrapper):
 
     def save_running_average(self, path: str) -> None:
         """
-        Save ``obs_rms.pkl`` and ``ret_rms.pkl`` in a folder.
+        Write the statistics as ``obs_rms.pkl`` and ``ret_rms.pkl`` into a folder.
 
-        :param path: (str) path to log dir
+        :param path: (str) the folder
 
         .. deprecated:: 2.9.0
-            This function will be removed in a future version
+            use :meth:`save`
         """
         warnings.warn("Usage of `save_running_average` is deprecated. Please "
                       "use `save` or pickle instead.", DeprecationWarning)
-        for rms, name in zip([self.obs_rms, self.ret_rms], ['obs_rms', 'ret_rms']):
-            _atomic_pickle_dump(rms, os.path.join(path, "{}.pkl".format(name)))
+        _atomic_pickle_dump(self.obs_rms, os.path.join(path, "obs_rms.pkl"))
+        _atomic_pickle_dump(self.ret_rms, os.path.join(path, "ret_rms.pkl"))
 
     def load_running_average(self, path: str) -> None:
         """
         Load ``obs_rms.pkl`` and ``ret_rms.pkl`` from a folder (as written by the original library or
         :meth:`save_running_average`). A missing ``ret_rms.pkl`` is tolerated (with a warning).
 
-        :param path: (str) path to log dir
+        :param path: (str) the folder
 
         .. deprecated:: 2.9.0
-            This function will be removed in a future version
+            use :meth:`load`
         """
-        from stable_baselines.common.safe_pickle import safe_load  # pylint: disable=import-outside-toplevel
         warnings.warn("Usage of `load_running_average` is deprecated. Please "
                       "use `load` or pickle instead.", DeprecationWarning)
-        for name in ['obs_rms', 'ret_rms']:
-            file_path = os.path.join(path, "{}.pkl".format(name))
+        for name in ('obs_rms', 'ret_rms'):
+            file_path = os.path.join(path, name + ".pkl")
             if name == 'ret_rms' and not os.path.exists(file_path):
                 warnings.warn("{} not found: keeping the current reward statistics".format(file_path))
                 continue
-            with open(file_path, 'rb') as file_handler:
-                rms = safe_load(file_handler)
-            if not all(hasattr(rms, attr) for attr in ('mean', 'var', 'count')):
-                raise TypeError("{} does not hold running statistics (expected an object with mean, var and count, "
-                                "got {})".format(file_path, type(rms).__name__))
+            rms = _read_statistics_file(file_path, RunningMeanStd, "running statistics (RunningMeanStd)")
             if name == 'obs_rms' and self.__dict__.get('venv') is not None and self.norm_obs:
                 expected = tuple(self.observation_space.shape)
                 if tuple(np.shape(rms.mean)) != expected:
                     raise ValueError("{} holds statistics of shape {} but the observation space has shape {}"
                                      .format(file_path, tuple(np.shape(rms.mean)), expected))
             setattr(self, name, rms)
+
+    def check_statistics_shape(self) -> None:
+        """Raise a clear error when the observation statistics do not fit the wrapped environment."""
+        obs_shape = _shape_of(self.observation_space)
+        if self.norm_obs and tuple(np.shape(self.obs_rms.mean)) != obs_shape:
+            raise ValueError("The VecNormalize statistics are for observations of shape {} but the environment's "
+                             "observation space has shape {}".format(tuple(np.shape(self.obs_rms.mean)), obs_shape))
+
+
+def _shape_of(space: Any) -> tuple:
+    return tuple(space.shape) if space.shape is not None else ()
+
+
+# what VecNormalize pickles (``__getstate__``) and the original library's extra attributes
+_PICKLED_ATTRIBUTES = ("obs_rms", "ret_rms", "clip_obs", "clip_reward", "gamma", "epsilon", "training", "norm_obs",
+                       "norm_reward", "old_obs", "old_rews", "old_reward", "num_envs", "observation_space",
+                       "action_space", "render_mode")
+
+
+def _read_statistics_file(path: str, expected: type, what: str) -> Any:
+    """Read a pickled VecNormalize or RunningMeanStd file without running code from it."""
+    from stable_baselines.common.safe_loading import limits, load_pickle  # pylint: disable=import-outside-toplevel
+    from stable_baselines.common.safe_loading.archive import read_whole  # pylint: disable=import-outside-toplevel
+    from stable_baselines.common.safe_loading.errors import InvalidModelFileError  # pylint: disable=import-outside-toplevel
+    limits.check_size(os.path.getsize(path), limits.MAX_PICKLE_BYTES, repr(path))
+    with open(path, "rb") as file_handler:
+        value = load_pickle(read_whole(file_handler, repr(path), limits.MAX_PICKLE_BYTES), repr(path))
+    if not isinstance(value, expected):
+        raise InvalidModelFileError("{!r} does not hold {} (found a {})".format(path, what, type(value).__name__))
+    return value
 
 
 def _atomic_pickle_dump(obj: Any, path: str) -> None:

@@ -17,6 +17,8 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
+from stable_baselines.common.safe_loading.archive import read_npz_file
+
 # keys every dataset must hold ("rewards" is recorded by generate_expert_traj but not needed to clone)
 REQUIRED_KEYS = ("obs", "actions", "episode_returns", "episode_starts")
 EXPERT_KEYS = ("actions", "episode_returns", "rewards", "obs", "episode_starts")
@@ -340,16 +342,9 @@ class ExpertDataset(object):
                 expert_path += ".npz"
             if not os.path.isfile(expert_path):
                 raise FileNotFoundError("ExpertDataset: expert dataset file not found: {!r}".format(expert_path))
-            try:
-                with np.load(expert_path, allow_pickle=False) as archive:
-                    traj_data = _as_dict(archive)
-            except ValueError as error:
-                if "allow_pickle" not in str(error):
-                    raise
-                # never unpickle data from a file: it could run code
-                raise ValueError("ExpertDataset: {!r} holds pickled (object) arrays, which are not loaded for "
-                                 "safety; store numeric arrays and image paths as string arrays, or load the "
-                                 "file yourself and pass traj_data=".format(expert_path)) from error
+            # numeric and text arrays only, within bounds: object arrays are pickles, which are never loaded
+            # (store image paths as a string array, or load the file yourself and pass traj_data=)
+            traj_data = read_npz_file(expert_path, "the expert dataset {!r}".format(expert_path))
         else:
             traj_data = _as_dict(traj_data)
 
@@ -422,15 +417,34 @@ class ExpertDataset(object):
         self.train_fraction = train_fraction
 
         self.dataloader = None
-        self.train_loader = DataLoader(train_indices, self.observations, self.actions, self.batch_size,
-                                       shuffle=self.randomize, start_process=False,
-                                       sequential=sequential_preprocessing)
-        self.val_loader = DataLoader(val_indices, self.observations, self.actions, self.batch_size,
-                                     shuffle=self.randomize, start_process=False,
-                                     sequential=sequential_preprocessing)
+        self.train_loader = None
+        self.val_loader = None
+        self.restore_split(train_indices, val_indices)
 
         if self.verbose >= 1:
             self.log_info()
+
+    def restore_split(self, train_indices: np.ndarray, val_indices: np.ndarray) -> None:
+        """
+        Use the given split of the transitions into a training and a validation set (for behavior cloning),
+        e.g. the split of a dataset saved in a model file.
+
+        :param train_indices: (np.ndarray) indices of the training transitions
+        :param val_indices: (np.ndarray) indices of the validation transitions
+        """
+        n_samples = len(self.observations)
+        for name, indices in (("train_indices", train_indices), ("val_indices", val_indices)):
+            indices = np.asarray(indices)
+            if indices.ndim != 1 or len(indices) == 0 or indices.dtype.kind not in "iu" or \
+                    indices.min() < 0 or indices.max() >= n_samples:
+                raise ValueError("ExpertDataset.restore_split: {} must be a non-empty list of transition indices "
+                                 "in [0, {}), got {!r}".format(name, n_samples, indices))
+        self.train_loader = DataLoader(np.asarray(train_indices, dtype=np.int64), self.observations, self.actions,
+                                       self.batch_size, shuffle=self.randomize, start_process=False,
+                                       sequential=self.sequential_preprocessing)
+        self.val_loader = DataLoader(np.asarray(val_indices, dtype=np.int64), self.observations, self.actions,
+                                     self.batch_size, shuffle=self.randomize, start_process=False,
+                                     sequential=self.sequential_preprocessing)
 
     @staticmethod
     def _is_image_paths(observations: np.ndarray) -> bool:

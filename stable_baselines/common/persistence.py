@@ -1,0 +1,258 @@
+"""
+Which entries of a model file may set what on a model, and of what kind.
+
+A model saves the settings its class declares (:attr:`BaseRLModel._saved_settings` plus :data:`COMMON_SETTINGS`).
+Loading accepts exactly those names, the class's constructor arguments (older versions saved some of them) and
+the names it declares as legacy (:attr:`BaseRLModel._legacy_settings`, read and dropped); each value must be of
+the kind the class declares (:attr:`BaseRLModel._setting_kinds`), or of the kind :data:`COMMON_KINDS` gives, or
+of the kind of its constructor default. An unknown name, a name of a method or property, or a value of the wrong
+kind is refused with an :class:`InvalidModelFileError` naming the entry.
+"""
+import inspect
+from typing import Any, Callable, Dict, Iterable, Optional, Tuple
+
+import numpy as np
+from gymnasium import spaces
+
+from stable_baselines.common.safe_loading import limits
+from stable_baselines.common.safe_loading.errors import InvalidModelFileError
+
+# saved by every model after its own settings, in this order
+COMMON_SETTINGS = ("verbose", "policy", "observation_space", "action_space", "n_envs", "n_cpu_tf_sess", "seed",
+                   "_vectorize_action", "policy_kwargs")
+# constructor arguments that are never taken from a file (environments, where to write logs)
+_NOT_FROM_FILES = ("self", "policy", "env", "eval_env", "tensorboard_log", "full_tensorboard_log",
+                   "_init_setup_model", "replay_buffer", "args", "kwargs")
+
+
+class SettingKind(object):
+    """
+    What a setting may hold.
+
+    :param description: (str) the kind, for messages ("a number", ...)
+    :param test: (callable) value -> bool
+    """
+
+    def __init__(self, description: str, test: Callable[[Any], bool]):
+        self.description = description
+        self.test = test
+
+    def __or__(self, other: "SettingKind") -> "SettingKind":
+        return SettingKind("{} or {}".format(self.description, other.description),
+                           lambda value: self.test(value) or other.test(value))
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)) \
+        and not np.isnan(float(value))
+
+
+def _is_plain(value: Any, depth: int = 0) -> bool:
+    if value is None or isinstance(value, (bool, str, np.bool_)) or _is_number(value):
+        return True
+    if depth > 20:
+        return False
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "biufcUS"
+    if isinstance(value, (list, tuple)):
+        return all(_is_plain(item, depth + 1) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(key, (str, int)) and _is_plain(item, depth + 1) for key, item in value.items())
+    return False
+
+
+def _is_function(value: Any) -> bool:
+    """A function a converter rebuilt (TensorFlow activation, schedule, placeholder); never a class."""
+    return callable(value) and not isinstance(value, type)
+
+
+def _space_size(space: Any) -> float:
+    """The number of input or output units a space asks a network for (inf for an unknown kind)."""
+    if isinstance(space, spaces.Box):
+        return float(np.prod(space.shape, dtype=np.float64))
+    if isinstance(space, spaces.Discrete):
+        return float(space.n)
+    if isinstance(space, spaces.MultiDiscrete):
+        return float(np.sum(space.nvec, dtype=np.float64))
+    if isinstance(space, spaces.MultiBinary):
+        return float(np.prod(space.shape, dtype=np.float64))
+    if isinstance(space, (spaces.Tuple, spaces.Dict)):
+        children = space.spaces.values() if isinstance(space, spaces.Dict) else space.spaces
+        return float(sum(_space_size(child) for child in children))
+    return float("inf")
+
+
+def _is_sized_space(value: Any) -> bool:
+    return isinstance(value, spaces.Space) and _space_size(value) <= limits.MAX_SPACE_ELEMENTS
+
+
+def _widths_in_bounds(value: Any, depth: int = 0) -> bool:
+    """Every number in a layer description is a width of at most MAX_LAYER_WIDTH."""
+    if isinstance(value, dict):
+        return depth < 20 and all(_widths_in_bounds(item, depth + 1) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return depth < 20 and all(_widths_in_bounds(item, depth + 1) for item in value)
+    return not _is_number(value) or value <= limits.MAX_LAYER_WIDTH
+
+
+def _is_policy_kwargs(value: Any, depth: int = 0) -> bool:
+    if depth == 0:
+        return value is None or isinstance(value, dict) and _is_policy_kwargs(value, 1) and \
+            all(_widths_in_bounds(value.get(name)) for name in ("layers", "net_arch", "n_lstm"))
+    if isinstance(value, dict) and depth < 20:
+        return all(isinstance(key, str) and _is_policy_kwargs(item, depth + 1) for key, item in value.items())
+    if isinstance(value, (list, tuple)) and depth < 20:
+        return all(_is_policy_kwargs(item, depth + 1) for item in value)
+    return _is_plain(value) or _is_function(value)
+
+
+def _is_policy_class(value: Any) -> bool:
+    from stable_baselines.common.policies import BasePolicy  # pylint: disable=import-outside-toplevel
+    return isinstance(value, type) and issubclass(value, BasePolicy)
+
+
+def _is_noise(value: Any) -> bool:
+    from stable_baselines.common.noise import ActionNoise  # pylint: disable=import-outside-toplevel
+    return isinstance(value, ActionNoise)
+
+
+def _is_param_noise(value: Any) -> bool:
+    from stable_baselines.common.noise import AdaptiveParamNoiseSpec  # pylint: disable=import-outside-toplevel
+    return isinstance(value, AdaptiveParamNoiseSpec)
+
+
+def _is_expert_dataset(value: Any) -> bool:
+    # the dataset class lives with GAIL; common/ does not import algorithms
+    return any(klass.__name__ == "ExpertDataset" and klass.__module__.startswith("stable_baselines.")
+               for klass in type(value).__mro__)
+
+
+NONE = SettingKind("None", lambda value: value is None)
+NUMBER = SettingKind("a number", _is_number)
+BOOL = SettingKind("True or False", lambda value: isinstance(value, (bool, np.bool_)))
+TEXT = SettingKind("a string", lambda value: isinstance(value, str))
+PLAIN = SettingKind("plain data (numbers, strings, lists, dicts)", _is_plain)
+FUNCTION = SettingKind("a function", _is_function)
+SPACE = SettingKind("a gymnasium space", lambda value: isinstance(value, spaces.Space))
+SIZED_SPACE = SettingKind("a gymnasium space of at most {} elements (safe_loading.limits.MAX_SPACE_ELEMENTS)".format(
+    limits.MAX_SPACE_ELEMENTS), _is_sized_space)
+POLICY = SettingKind("a policy class", _is_policy_class)
+POLICY_KWARGS = SettingKind("a dict of policy arguments (plain data and functions; layers at most {} wide: "
+                            "safe_loading.limits.MAX_LAYER_WIDTH)".format(limits.MAX_LAYER_WIDTH), _is_policy_kwargs)
+ACTION_NOISE = SettingKind("an action noise object", _is_noise)
+PARAM_NOISE = SettingKind("an AdaptiveParamNoiseSpec", _is_param_noise)
+EXPERT_DATASET = SettingKind("an ExpertDataset", _is_expert_dataset)
+
+def count(largest: int) -> SettingKind:
+    """
+    :param largest: (int) the largest value accepted
+    :return: (SettingKind) a whole number from 0 to ``largest`` (settings that size threads or graphs)
+    """
+    return SettingKind("a whole number from 0 to {}".format(largest),
+                       lambda value: _is_number(value) and float(value).is_integer() and 0 <= value <= largest)
+
+
+# kinds of the settings shared by several algorithms
+COMMON_KINDS = {
+    "verbose": NUMBER, "policy": POLICY, "observation_space": SIZED_SPACE | NONE, "action_space": SIZED_SPACE | NONE,
+    "n_envs": count(1 << 20) | NONE, "n_cpu_tf_sess": count(1024) | NONE, "n_steps": count(1 << 20),
+    "seed": NUMBER | NONE, "_vectorize_action": BOOL,
+    "policy_kwargs": POLICY_KWARGS, "learning_rate": NUMBER | FUNCTION, "cliprange": NUMBER | FUNCTION,
+    "cliprange_vf": NUMBER | FUNCTION | NONE, "action_noise": ACTION_NOISE | NONE,
+    "param_noise": PARAM_NOISE | BOOL | NONE, "ent_coef": NUMBER | TEXT, "target_entropy": NUMBER | TEXT,
+}
+
+
+def _default_kind(default: Any) -> SettingKind:
+    if isinstance(default, bool):
+        return BOOL
+    if isinstance(default, (int, float)):
+        return NUMBER
+    if isinstance(default, str):
+        return TEXT
+    return PLAIN
+
+
+def _class_declarations(model_class: type, name: str) -> Iterable[Any]:
+    for klass in reversed(model_class.__mro__):
+        if name in vars(klass):
+            yield vars(klass)[name]
+
+
+def settings_schema(model_class: type) -> Tuple[Dict[str, SettingKind], Tuple[str, ...]]:
+    """
+    :param model_class: (type) a model class
+    :return: (dict, tuple) the names a file may set -> their kind, and the legacy names that are read and dropped
+    """
+    saved = list(COMMON_SETTINGS)
+    legacy = []
+    declared = dict(COMMON_KINDS)
+    for names in _class_declarations(model_class, "_saved_settings"):
+        saved.extend(names)
+    for names in _class_declarations(model_class, "_legacy_settings"):
+        legacy.extend(names)
+    for kinds in _class_declarations(model_class, "_setting_kinds"):
+        declared.update(kinds)
+    defaults = {}
+    for parameter in inspect.signature(model_class.__init__).parameters.values():
+        if parameter.name not in _NOT_FROM_FILES and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD,
+                                                                        parameter.KEYWORD_ONLY):
+            defaults[parameter.name] = parameter.default
+    schema = {}
+    for name in list(saved) + list(defaults) + list(legacy):
+        if name in declared:
+            schema[name] = declared[name]
+        elif name in defaults and defaults[name] is not inspect.Parameter.empty:
+            schema[name] = _default_kind(defaults[name])
+        else:
+            schema[name] = PLAIN
+    return schema, tuple(name for name in legacy if name not in saved and name not in defaults)
+
+
+def _is_code_attribute(model_class: type, name: str) -> bool:
+    """Whether the class defines ``name`` as a method, property or other descriptor (never set from a file)."""
+    for klass in model_class.__mro__:
+        if name in vars(klass):
+            attribute = vars(klass)[name]
+            return callable(attribute) or hasattr(attribute, "__get__") or hasattr(attribute, "__set__")
+    return False
+
+
+def check_settings(model_class: type, data: Dict[str, Any], what: str, trusted: Iterable[str] = (),
+                   extra: Optional[Dict[str, SettingKind]] = None) -> Dict[str, Any]:
+    """
+    Validate the class parameters read from a model file.
+
+    :param model_class: (type) the model class loading the file
+    :param data: (dict) the class parameters read from the file
+    :param what: (str) the file, for messages
+    :param trusted: (iterable) names whose values the user supplied (``custom_objects``, keyword arguments): not
+        checked
+    :param extra: (dict) further names the caller accepts here, and their kinds (e.g. HER's entries when the
+        wrapped model reads a HER file)
+    :return: (dict) the settings to set on the model (legacy names and ``extra`` names removed)
+    :raises InvalidModelFileError: an unknown name, a name of a method or property, or a value of the wrong kind
+    """
+    schema, legacy = settings_schema(model_class)
+    extra = extra or {}
+    trusted = set(trusted)
+    settings = {}
+    for name, value in data.items():
+        kind = schema.get(name, extra.get(name))
+        if kind is None and name in trusted and not name.startswith("_"):
+            continue  # an entry unknown to this version that the user chose to supply: dropped
+        if kind is None or name.startswith("__") or _is_code_attribute(model_class, name):
+            raise InvalidModelFileError(
+                "Entry {!r} of {} is not a setting a {} model file holds (its settings are: {}); the file was not "
+                "written by Stable Baselines for this algorithm, or it was modified. If you trust the file, "
+                "custom_objects={{{!r}: None}} drops the entry".format(
+                    name, what, model_class.__name__, ", ".join(sorted(schema)), name))
+        if name not in trusted and not kind.test(value):
+            raise InvalidModelFileError("Entry {!r} of {} must be {}, got a {}{}".format(
+                name, what, kind.description, type(value).__name__,
+                " ({!r})".format(value) if isinstance(value, (str, int, float)) and len(repr(value)) < 80 else ""))
+        if name not in legacy and name not in extra:
+            settings[name] = value
+    return settings

@@ -1,0 +1,227 @@
+"""
+Classes and functions a model file may name by reference.
+
+- policy classes: ours, looked up in a fixed list of our policy modules; a user's own policy class when a class of
+  that module and name, subclassing our ``BasePolicy``, is already defined in this process; the rl-baselines-zoo's
+  ``utils.CustomDQNPolicy`` / ``CustomSACPolicy`` / ``CustomMlpPolicy`` (which exist nowhere) as subclasses of ours
+  with the zoo's keyword arguments fixed;
+- model classes (HER's ``model_class``): our off-policy algorithms;
+- enums of ours (HER's goal selection strategy), by value or by name;
+- TensorFlow activation functions, by name (``relu``, ``tanh``, ...), whatever module the file names.
+
+The modules below are imported by their fixed names when a file refers to them (they are this library's);
+no module is ever imported because a file names it.
+"""
+import copy
+import enum
+import importlib
+from typing import Any, Dict, Optional
+
+from stable_baselines.common.safe_loading.converters import CALL_RESOLVERS, CALLS, REFERENCE_RESOLVERS, \
+    REFERENCES, Converter, dotted_name
+from stable_baselines.common.safe_loading.records import Call, Ref
+
+# public module -> class names a file may name there
+_POLICY_MODULES = {
+    "stable_baselines.common.policies": ("MlpPolicy", "CnnPolicy", "MlpLstmPolicy", "MlpLnLstmPolicy",
+                                         "CnnLstmPolicy", "CnnLnLstmPolicy", "FeedForwardPolicy", "LstmPolicy"),
+    "stable_baselines.deepq.policies": ("MlpPolicy", "CnnPolicy", "LnMlpPolicy", "LnCnnPolicy", "FeedForwardPolicy"),
+    "stable_baselines.sac.policies": ("MlpPolicy", "CnnPolicy", "LnMlpPolicy", "LnCnnPolicy", "FeedForwardPolicy"),
+    "stable_baselines.td3.policies": ("MlpPolicy", "CnnPolicy", "LnMlpPolicy", "LnCnnPolicy", "FeedForwardPolicy"),
+    "stable_baselines.ddpg.policies": ("MlpPolicy", "CnnPolicy", "LnMlpPolicy", "LnCnnPolicy", "FeedForwardPolicy"),
+}
+_MODEL_CLASSES = {
+    "stable_baselines.deepq.dqn.DQN": ("stable_baselines.deepq.dqn", "DQN"),
+    "stable_baselines.sac.sac.SAC": ("stable_baselines.sac.sac", "SAC"),
+    "stable_baselines.td3.td3.TD3": ("stable_baselines.td3.td3", "TD3"),
+    "stable_baselines.ddpg.ddpg.DDPG": ("stable_baselines.ddpg.ddpg", "DDPG"),
+}
+_ENUMS = {
+    "stable_baselines.her.replay_buffer.GoalSelectionStrategy": ("stable_baselines.her.replay_buffer",
+                                                                 "GoalSelectionStrategy"),
+}
+ACTIVATIONS = ("relu", "relu6", "elu", "selu", "tanh", "sigmoid", "softplus", "softsign", "leaky_relu", "swish",
+               "silu", "gelu", "crelu", "identity")
+
+# the rl-baselines-zoo's policy classes: name -> (module of our base class, base class name, fixed keyword arguments)
+ZOO_POLICIES = {
+    "CustomDQNPolicy": ("stable_baselines.deepq.policies", "FeedForwardPolicy",
+                        {"layers": [64], "layer_norm": True, "feature_extraction": "mlp"}),
+    "CustomSACPolicy": ("stable_baselines.sac.policies", "FeedForwardPolicy",
+                        {"layers": [256, 256], "feature_extraction": "mlp"}),
+    "CustomMlpPolicy": ("stable_baselines.common.policies", "FeedForwardPolicy",
+                        {"layers": [16], "feature_extraction": "mlp"}),
+}
+# modules where a file names them: the zoo's own, and ours (files saved by earlier versions of this library)
+_ZOO_MODULES = ("utils", "utils.utils", "stable_baselines.common.safe_pickle",
+                "stable_baselines.common.safe_loading.classes")
+_ZOO_CLASSES: Dict[str, type] = {}
+
+
+def zoo_policy_class(name: str) -> type:
+    """
+    The class standing for one of the rl-baselines-zoo's policy classes (see :data:`ZOO_POLICIES`): a subclass of
+    our policy with the zoo's keyword arguments fixed, made once.
+
+    :param name: (str) 'CustomDQNPolicy', 'CustomSACPolicy' or 'CustomMlpPolicy'
+    :return: (type) the policy class
+    """
+    if name not in ZOO_POLICIES:
+        raise KeyError("Unknown zoo policy {!r}; expected one of {}".format(name, sorted(ZOO_POLICIES)))
+    if name not in _ZOO_CLASSES:
+        module_name, base_name, fixed_kwargs = ZOO_POLICIES[name]
+        base = getattr(importlib.import_module(module_name), base_name)
+
+        def __init__(self, *args, **kwargs):
+            kwargs.update(copy.deepcopy(fixed_kwargs))
+            base.__init__(self, *args, **kwargs)
+
+        doc = "rl-baselines-zoo's ``{}``: {}.{} with {} fixed.".format(
+            name, module_name, base_name, ", ".join("{}={!r}".format(k, v) for k, v in fixed_kwargs.items()))
+        _ZOO_CLASSES[name] = type(base)(name, (base,), {"__init__": __init__, "__module__": __name__,
+                                                         "__qualname__": name, "__doc__": doc})
+    return _ZOO_CLASSES[name]
+
+
+def __getattr__(name: str) -> Any:
+    # the zoo policy classes pickle by reference to this module
+    if name in ZOO_POLICIES:
+        return zoo_policy_class(name)
+    raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))
+
+
+def _import_attribute(converter: Converter, module: str, name: str) -> Any:
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as err:
+        raise converter.invalid("it names {}.{}, which this installation does not provide ({}: {})".format(
+            module, name, type(err).__name__, err)) from err
+
+
+def _policy_base() -> type:
+    from stable_baselines.common.policies import BasePolicy  # pylint: disable=import-outside-toplevel
+    return BasePolicy
+
+
+def _defined_subclass(converter: Converter, module: str, qualname: str) -> Optional[type]:
+    """A subclass of our ``BasePolicy`` already defined in this process with this module and qualified name."""
+    if "policy classes" not in converter.cache:  # listed once per pickle
+        found, pending = {}, [_policy_base()]
+        while pending:
+            for sub in pending.pop().__subclasses__():
+                if (sub.__module__, sub.__qualname__) not in found:
+                    found[(sub.__module__, sub.__qualname__)] = sub
+                    pending.append(sub)
+        converter.cache["policy classes"] = found
+    return converter.cache["policy classes"].get((module, qualname))
+
+
+def policy_class(converter: Converter, module: str, qualname: str, how: str = "by reference") -> Any:
+    """
+    :param converter: (Converter)
+    :param module: (str) the module a file names
+    :param qualname: (str) the class name a file names
+    :param how: (str) how the file stores it, for the message
+    :return: (type) the policy class, or NotImplemented when none is known under that name
+    """
+    if qualname in _POLICY_MODULES.get(module, ()):
+        value = _import_attribute(converter, module, qualname)
+        if isinstance(value, type) and issubclass(value, _policy_base()):
+            return value
+    if module in _ZOO_MODULES and qualname in ZOO_POLICIES:
+        return zoo_policy_class(qualname)
+    found = _defined_subclass(converter, module, qualname)
+    if found is not None:
+        return found
+    if converter.key != "policy" and (module.split(".")[0] == "stable_baselines" or module in _ZOO_MODULES):
+        return NotImplemented
+    raise converter.refuse("the policy class {}.{} ({})".format(module, qualname, how),
+                           "no policy class of that name is defined in this process: define or import it before "
+                           "loading")
+
+
+def _reference(converter: Converter, ref: Ref) -> Any:
+    name = dotted_name(ref)
+    if name in _MODEL_CLASSES:
+        return _import_attribute(converter, *_MODEL_CLASSES[name])
+    if name in _ENUMS:
+        return _import_attribute(converter, *_ENUMS[name])
+    top, short = ref.module.split(".")[0], ref.name.split(".")[-1]
+    if top in ("tensorflow", "keras", "tf_keras") and short in ACTIVATIONS:
+        return tf_activation(short)
+    if top == "stable_baselines" or ref.module in _ZOO_MODULES or converter.key == "policy" or \
+            _defined_subclass(converter, ref.module, ref.name) is not None:
+        return policy_class(converter, ref.module, ref.name)
+    return NotImplemented
+
+
+def tf_activation(name: str) -> Any:
+    """
+    :param name: (str) one of :data:`ACTIVATIONS`
+    :return: (callable) the TensorFlow function of that name
+    """
+    from stable_baselines.common.tf_compat import tf  # pylint: disable=import-outside-toplevel
+    for namespace in (tf.nn, tf.math, tf):
+        value = getattr(namespace, name, None)
+        if callable(value):
+            return value
+    raise KeyError(name)
+
+
+def _enum_member(converter: Converter, call: Call) -> Any:
+    """``EnumClass(value)`` (pickle) or ``getattr(EnumClass, name)`` (pickle of Python >= 3.12)."""
+    if isinstance(call.func, Ref) and dotted_name(call.func) in _ENUMS:
+        cls, by_name, arg = converter.reference(call.func), False, call.args[0] if len(call.args) == 1 else None
+    elif isinstance(call.func, Ref) and dotted_name(call.func) == "builtins.getattr" and len(call.args) == 2 and \
+            isinstance(call.args[0], Ref) and dotted_name(call.args[0]) in _ENUMS:
+        cls, by_name, arg = converter.reference(call.args[0]), True, call.args[1]
+    else:
+        return NotImplemented
+    if not (isinstance(cls, type) and issubclass(cls, enum.Enum)):
+        raise converter.invalid("{} is not an enumeration".format(call.target))
+    members = cls.__members__
+    if by_name:
+        if isinstance(arg, str) and arg in members:
+            return members[arg]
+    else:
+        for member in members.values():
+            if type(arg) in (int, str) and member.value == arg:
+                return member
+    raise converter.invalid("{!r} is not a member of {}".format(arg, cls.__name__))
+
+
+def _class_by_value(converter: Converter, call: Call) -> type:
+    """
+    A class cloudpickle stored by value (a policy class defined in a script or notebook): never rebuilt from the
+    file; the one policy class of that module and name already defined in this process stands for it.
+    """
+    args = call.args
+    name = args[1] if len(args) > 1 and isinstance(args[1], str) else "?"
+    type_kwargs = args[3] if len(args) > 3 and isinstance(args[3], dict) else {}
+    module = type_kwargs.get("__module__") if isinstance(type_kwargs.get("__module__"), str) else "?"
+    _defined_subclass(converter, module, name)  # fills the cache
+    found = [cls for (cls_module, _), cls in converter.cache["policy classes"].items()
+             if cls_module == module and cls.__name__ == name]
+    if len(set(found)) == 1:
+        return found[0]
+    raise converter.refuse("the class {}.{}, stored by value".format(module, name),
+                           "classes are never built from a file; define or import that policy class before loading, "
+                           "or pass it as policy=... / custom_objects" if not found else
+                           "several policy classes of that name are defined in this process")
+
+
+def _getattr_call(converter: Converter, call: Call) -> Any:
+    result = _enum_member(converter, call)
+    if result is NotImplemented:
+        raise converter.refuse("a call to builtins.getattr", "attributes are never looked up for a file")
+    return result
+
+
+REFERENCE_RESOLVERS.append(_reference)
+CALL_RESOLVERS.append(_enum_member)
+CALLS["builtins.getattr"] = _getattr_call
+CALLS["cloudpickle._make_skeleton_class"] = _class_by_value
+for _module, _names in _POLICY_MODULES.items():
+    for _name in _names:
+        REFERENCES["{}.{}".format(_module, _name)] = lambda converter, ref: policy_class(converter, ref.module,
+                                                                                         ref.name)

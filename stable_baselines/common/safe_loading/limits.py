@@ -1,0 +1,86 @@
+"""
+Upper bounds applied while reading a model file, checked before anything of that size is allocated.
+
+They are module attributes so that a user with an unusually large (trusted) model can raise them, e.g.
+``stable_baselines.common.safe_loading.limits.MAX_PARAMETER_BYTES = 8 << 30``.
+"""
+from stable_baselines.common.safe_loading.errors import InvalidModelFileError
+
+#: largest model file (zip or old pickle format) read from disk or a file object
+MAX_FILE_BYTES = 2 << 30
+#: largest decompressed ``data`` member (JSON) of a zip model file
+MAX_DATA_BYTES = 256 << 20
+#: largest decompressed ``parameter_list`` member
+MAX_PARAMETER_LIST_BYTES = 16 << 20
+#: largest total of the parameter arrays (the ``parameters`` member, or the arrays of an old pickle file)
+MAX_PARAMETER_BYTES = 1 << 30
+#: largest total of the arrays of an expert dataset file (``ExpertDataset(expert_path=...)``)
+MAX_DATASET_BYTES = 1 << 30
+#: largest pickle (a ``:serialized:`` entry, an old ``.pkl`` model, a VecNormalize or statistics file)
+MAX_PICKLE_BYTES = 1 << 30
+#: most instructions in one pickle (legitimate ones hold thousands; each costs about a microsecond to read)
+MAX_PICKLE_INSTRUCTIONS = 10_000_000
+#: deepest nesting of lists / dicts in an unpickled value (JSON text is limited by the interpreter's recursion limit)
+MAX_NESTING = 100
+#: most items (list items and object entries) of one JSON member
+MAX_JSON_ITEMS = 2_000_000
+#: most objects in one unpickled value (shared references count once)
+MAX_OBJECTS = 1_000_000
+#: most members of a zip archive (the model file, the ``parameters`` archive)
+MAX_ZIP_MEMBERS = 100_000
+#: most functions stored by value in one model file (each is interpreted by the bytecode evaluator)
+MAX_FUNCTIONS = 100
+#: largest number of elements of one array
+MAX_ARRAY_ELEMENTS = 1 << 31
+#: largest space a model file may describe (elements of a Box; values of a Discrete; their sum for the composite
+#: spaces): the networks built for it are allocated before the file's parameters are read
+MAX_SPACE_ELEMENTS = 1 << 22
+#: widest layer (``layers``, ``net_arch``, ``n_lstm`` of ``policy_kwargs``) a model file may describe
+MAX_LAYER_WIDTH = 1 << 13
+#: largest integer (in bits) accepted in an unpickled value (random-generator states hold 128-bit ones)
+MAX_INT_BITS = 4096
+
+
+def check_size(size: int, limit: int, what: str) -> None:
+    """
+    Refuse ``size`` bytes of ``what`` when it exceeds ``limit``.
+
+    :param size: (int) the size found (declared or measured)
+    :param limit: (int) the largest size accepted
+    :param what: (str) what is measured, for the message (e.g. "the 'data' member")
+    :raises InvalidModelFileError: when it is too large
+    """
+    if size > limit:
+        raise InvalidModelFileError("{} is {} bytes, more than the {} bytes a model file may hold "
+                                    "(stable_baselines.common.safe_loading.limits)".format(what, size, limit))
+
+
+class Budget(object):
+    """
+    What one model file may still cost while it is converted (its pickles share it): objects and functions.
+    """
+
+    def __init__(self) -> None:
+        self.objects = limits_objects()
+        self.functions = MAX_FUNCTIONS
+
+    def spend_object(self, what: str) -> None:
+        """
+        :param what: (str) the file or entry, for the message
+        """
+        self.objects -= 1
+        if self.objects < 0:
+            raise InvalidModelFileError("{} holds more than {} objects".format(what, MAX_OBJECTS))
+
+    def spend_function(self, what: str) -> None:
+        """
+        :param what: (str) the file or entry, for the message
+        """
+        self.functions -= 1
+        if self.functions < 0:
+            raise InvalidModelFileError("{} stores more than {} functions".format(what, MAX_FUNCTIONS))
+
+
+def limits_objects() -> int:
+    """:return: (int) the current :data:`MAX_OBJECTS` (read when a budget starts, so that changes apply)"""
+    return MAX_OBJECTS

@@ -1,0 +1,303 @@
+"""
+Objects of ours that model and statistics files legitimately hold, each rebuilt through its public constructor from
+validated fields: action and parameter noise, running mean/variance statistics, schedules, VecNormalize settings,
+the GAIL expert dataset, and the replay memory of old DDPG files (dropped).
+"""
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from stable_baselines.common.safe_loading.converters import INSTANCES, REFERENCES, Converter
+from stable_baselines.common.safe_loading.records import Call, Ref
+
+
+def real(converter: Converter, value: Any, what: str, minimum: Optional[float] = None,
+         positive: bool = False) -> float:
+    """
+    :param converter: (Converter)
+    :param value: (Any) a converted value
+    :param what: (str) its name, for messages
+    :param minimum: (float) the smallest value accepted
+    :param positive: (bool) whether 0 is refused
+    :return: (float) a finite number
+    """
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) or \
+            not np.isfinite(float(value)) or (minimum is not None and value < minimum) or \
+            (positive and value <= 0):
+        raise converter.invalid("{} must be a finite number{}, got {!r}".format(
+            what, " > 0" if positive else " >= {}".format(minimum) if minimum is not None else "", value))
+    return float(value)
+
+
+def finite_array(converter: Converter, value: Any, what: str, shape: Optional[tuple] = None) -> np.ndarray:
+    """
+    :param converter: (Converter)
+    :param value: (Any) a converted value (array or number)
+    :param what: (str) its name, for messages
+    :param shape: (tuple) the shape it must have, if known
+    :return: (np.ndarray) a float64 array of finite numbers
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (np.ndarray, np.generic, int, float)):
+        raise converter.invalid("{} must be numbers, got a {}".format(what, type(value).__name__))
+    array = np.asarray(value)
+    if array.dtype.kind not in "biuf" or not np.isfinite(array.astype(np.float64)).all():
+        raise converter.invalid("{} must be finite numbers".format(what))
+    if shape is not None and array.shape != shape:
+        raise converter.invalid("{} has shape {}, expected {}".format(what, array.shape, shape))
+    return array.astype(np.float64)
+
+
+def _build(converter: Converter, what: str, constructor: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return constructor(*args, **kwargs)
+    except (ValueError, TypeError) as err:
+        raise converter.invalid("a {} with invalid fields: {}".format(what, err)) from err
+
+
+# --- noise -------------------------------------------------------------------------------------------
+def _noise_module() -> Any:
+    from stable_baselines.common import noise  # pylint: disable=import-outside-toplevel
+    return noise
+
+
+def _normal_noise(converter: Converter, call: Call) -> Any:
+    fields = converter.attributes(call, ("_mu", "_sigma"), "NormalActionNoise")
+    mean = finite_array(converter, fields.get("_mu"), "the noise mean")
+    sigma = finite_array(converter, fields.get("_sigma"), "the noise sigma")
+    return _build(converter, "NormalActionNoise", _noise_module().NormalActionNoise, mean, sigma)
+
+
+def _ou_noise(converter: Converter, call: Call) -> Any:
+    fields = converter.attributes(call, ("_theta", "_mu", "_sigma", "_dt", "initial_noise", "noise_prev"),
+                                  "OrnsteinUhlenbeckActionNoise")
+    mean = finite_array(converter, fields.get("_mu"), "the noise mean")
+    initial = fields.get("initial_noise")
+    noise = _build(converter, "OrnsteinUhlenbeckActionNoise", _noise_module().OrnsteinUhlenbeckActionNoise, mean,
+                   finite_array(converter, fields.get("_sigma"), "the noise sigma"),
+                   theta=real(converter, fields.get("_theta", .15), "theta"),
+                   dt=real(converter, fields.get("_dt", 1e-2), "dt", positive=True),
+                   initial_noise=None if initial is None else finite_array(converter, initial, "initial_noise",
+                                                                           mean.shape))
+    if fields.get("noise_prev") is not None:
+        noise.noise_prev = finite_array(converter, fields["noise_prev"], "the previous noise", mean.shape)
+    return noise
+
+
+def _param_noise(converter: Converter, call: Call) -> Any:
+    names = ("initial_stddev", "desired_action_stddev", "adoption_coefficient")
+    fields = converter.attributes(call, names + ("current_stddev",), "AdaptiveParamNoiseSpec")
+    spec = _build(converter, "AdaptiveParamNoiseSpec", _noise_module().AdaptiveParamNoiseSpec,
+                  **{name: real(converter, fields[name], name, positive=True) for name in names if name in fields})
+    if "current_stddev" in fields:
+        spec.current_stddev = real(converter, fields["current_stddev"], "current_stddev", positive=True)
+    return spec
+
+
+# --- statistics and settings -------------------------------------------------------------------------
+def _running_mean_std(converter: Converter, call: Call) -> Any:
+    from stable_baselines.common.running_mean_std import RunningMeanStd  # pylint: disable=import-outside-toplevel
+    fields = converter.attributes(call, ("mean", "var", "count"), "RunningMeanStd")
+    mean = finite_array(converter, fields.get("mean"), "the running mean")
+    var = finite_array(converter, fields.get("var"), "the running variance", mean.shape)
+    if (var < 0).any():
+        raise converter.invalid("a running variance below 0")
+    rms = RunningMeanStd(shape=mean.shape)
+    rms.mean, rms.var = mean, var
+    rms.count = real(converter, fields.get("count"), "the running count", positive=True)
+    return rms
+
+
+class SavedVecNormalize(object):
+    """
+    The validated content of a pickled ``VecNormalize`` (statistics and settings, never the wrapped environment);
+    ``VecNormalize.load`` builds the wrapper from it around the given environment.
+
+    :param settings: (dict) constructor arguments (training, norm_obs, norm_reward, clip_obs, clip_reward, gamma,
+        epsilon)
+    :param obs_rms: (RunningMeanStd) observation statistics
+    :param ret_rms: (RunningMeanStd) return statistics
+    """
+
+    def __init__(self, settings: Dict[str, Any], obs_rms: Any, ret_rms: Any):
+        self.settings = settings
+        self.obs_rms = obs_rms
+        self.ret_rms = ret_rms
+
+
+_VEC_NORMALIZE_FLAGS = ("training", "norm_obs", "norm_reward")
+_VEC_NORMALIZE_NUMBERS = ("clip_obs", "clip_reward", "gamma", "epsilon")
+# attributes the original library (or ours) pickled that are restored from the environment instead
+_VEC_NORMALIZE_IGNORED = ("ret", "old_obs", "old_rews", "old_reward", "num_envs", "observation_space",
+                          "action_space", "class_attributes", "venv")
+
+
+def _vec_normalize(converter: Converter, call: Call) -> SavedVecNormalize:
+    from stable_baselines.common.running_mean_std import RunningMeanStd  # pylint: disable=import-outside-toplevel
+    fields = converter.attributes(call, ("obs_rms", "ret_rms") + _VEC_NORMALIZE_FLAGS + _VEC_NORMALIZE_NUMBERS,
+                                  "VecNormalize", _VEC_NORMALIZE_IGNORED)
+    settings = {}
+    for name in _VEC_NORMALIZE_FLAGS:
+        if name in fields:
+            if not isinstance(fields[name], (bool, np.bool_)):
+                raise converter.invalid("VecNormalize {} must be True or False, got {!r}".format(name, fields[name]))
+            settings[name] = bool(fields[name])
+    for name in _VEC_NORMALIZE_NUMBERS:
+        if name in fields:
+            settings[name] = real(converter, fields[name], "VecNormalize " + name, minimum=0.0)
+    for name in ("obs_rms", "ret_rms"):
+        if not isinstance(fields.get(name), RunningMeanStd):
+            raise converter.invalid("VecNormalize {} must be running statistics, got a {}".format(
+                name, type(fields.get(name)).__name__))
+    return SavedVecNormalize(settings, fields["obs_rms"], fields["ret_rms"])
+
+
+# --- schedules --------------------------------------------------------------------------------------
+def _schedules_module() -> Any:
+    from stable_baselines.common import schedules  # pylint: disable=import-outside-toplevel
+    return schedules
+
+
+def _constant_function(converter: Converter, call: Call) -> Any:
+    value = converter.attributes(call, ("val",), "constant schedule").get("val")
+    return _schedules_module().ConstantFunction(real(converter, value, "a constant schedule's value"))
+
+
+def _constant_schedule(converter: Converter, call: Call) -> Any:
+    value = converter.attributes(call, ("_value",), "ConstantSchedule").get("_value")
+    return _schedules_module().ConstantSchedule(real(converter, value, "a constant schedule's value"))
+
+
+def _linear_schedule(converter: Converter, call: Call) -> Any:
+    fields = converter.attributes(call, ("schedule_timesteps", "final_p", "initial_p"), "LinearSchedule")
+    return _build(converter, "LinearSchedule", _schedules_module().LinearSchedule,
+                  real(converter, fields.get("schedule_timesteps"), "schedule_timesteps", positive=True),
+                  real(converter, fields.get("final_p"), "final_p"),
+                  real(converter, fields.get("initial_p", 1.0), "initial_p"))
+
+
+def _piecewise_schedule(converter: Converter, call: Call) -> Any:
+    schedules = _schedules_module()
+    fields = converter.attributes(call, ("_endpoints", "_outside_value", "_interpolation"), "PiecewiseSchedule")
+    points = fields.get("_endpoints")
+    if not isinstance(points, (list, tuple)) or not all(isinstance(point, (list, tuple)) and len(point) == 2
+                                                         for point in points):
+        raise converter.invalid("a PiecewiseSchedule whose endpoints are not (step, value) pairs")
+    if fields.get("_interpolation", schedules.linear_interpolation) is not schedules.linear_interpolation:
+        raise converter.invalid("a PiecewiseSchedule with an interpolation other than linear_interpolation")
+    outside = fields.get("_outside_value")
+    return _build(converter, "PiecewiseSchedule", schedules.PiecewiseSchedule,
+                  [(real(converter, step, "a schedule step"), real(converter, value, "a schedule value"))
+                   for step, value in points],
+                  outside_value=None if outside is None else real(converter, outside, "outside_value"))
+
+
+def _schedule_function(_: Converter, ref: Ref) -> Any:
+    return getattr(_schedules_module(), ref.name)
+
+
+# --- the GAIL expert dataset ---------------------------------------------------------------------------
+_DATASET_FIELDS = ("observations", "actions", "returns", "avg_ret", "std_ret", "verbose", "num_traj",
+                   "num_transition", "randomize", "batch_size", "sequential_preprocessing", "train_fraction",
+                   "train_loader", "val_loader", "dataloader")
+_LOADER_FIELDS = ("indices", "observations", "actions", "batch_size", "n_workers", "infinite_loop",
+                  "max_queue_len", "shuffle", "backend", "sequential", "partial_minibatch", "load_images",
+                  "n_minibatches", "start_idx", "queue", "process", "_stop_event", "_finished", "_epoch",
+                  "_batch_idx", "_rng", "start_process", "pipeline")
+
+
+def _loader_indices(converter: Converter, node: Any, n_samples: int) -> Optional[np.ndarray]:
+    """The sample indices of a pickled DataLoader (nothing else of it is read)."""
+    if not isinstance(node, Call) or not isinstance(node.func, Ref) or node.func.name != "DataLoader":
+        return None
+    raw = {}
+    for state in node.states:
+        if isinstance(state, dict):
+            raw.update(state)
+    unknown = [name for name in raw if name not in _LOADER_FIELDS]
+    if unknown:
+        raise converter.refuse("a DataLoader with the attributes {}".format(unknown), "a data loader has only the "
+                               "attributes {}".format(", ".join(_LOADER_FIELDS)))
+    indices = converter.value(raw.get("indices"))
+    if not isinstance(indices, np.ndarray) or indices.ndim != 1 or indices.dtype.kind not in "iu" or \
+            (indices.size and (indices.min() < 0 or indices.max() >= n_samples)):
+        raise converter.invalid("a DataLoader whose indices are not sample indices")
+    return indices.astype(np.int64)
+
+
+def _expert_dataset(converter: Converter, call: Call) -> Any:
+    from stable_baselines.gail.dataset.dataset import ExpertDataset  # pylint: disable=import-outside-toplevel
+    raw = {}
+    for state in call.states:
+        if not isinstance(state, dict):
+            raise converter.invalid("an ExpertDataset state that is not a dict")
+        raw.update(state)
+    unknown = [name for name in raw if name not in _DATASET_FIELDS]
+    if unknown:
+        raise converter.refuse("an ExpertDataset with the attributes {}".format(unknown), "an expert dataset has only "
+                               "the attributes {}".format(", ".join(_DATASET_FIELDS)))
+    fields = {name: converter.value(raw[name]) for name in ("observations", "actions", "returns", "randomize",
+                                                            "batch_size", "sequential_preprocessing",
+                                                            "train_fraction") if name in raw}
+    observations, actions, returns = (fields.get(name) for name in ("observations", "actions", "returns"))
+    if not all(isinstance(array, np.ndarray) and array.ndim >= 1 for array in (observations, actions, returns)):
+        raise converter.invalid("an ExpertDataset without observation, action and return arrays")
+    n_samples, n_episodes = len(observations), len(returns)
+    if len(actions) != n_samples or n_samples < 2 or n_episodes > n_samples:
+        raise converter.invalid("an ExpertDataset with {} observations, {} actions and {} episodes".format(
+            n_samples, len(actions), n_episodes))
+    train = _loader_indices(converter, raw.get("train_loader"), n_samples)
+    validation = _loader_indices(converter, raw.get("val_loader"), n_samples)
+    fraction = fields.get("train_fraction")
+    if fraction is None:
+        fraction = len(train) / n_samples if train is not None and 0 < len(train) < n_samples else 0.7
+    starts = np.zeros(n_samples, dtype=bool)
+    starts[:max(n_episodes, 1)] = True  # only their number matters once the episodes are cut
+    batch_size = fields.get("batch_size", 64)
+    dataset = _build(converter, "ExpertDataset", ExpertDataset,
+                     traj_data={"obs": observations, "actions": actions, "episode_returns": returns,
+                                "episode_starts": starts},
+                     train_fraction=real(converter, fraction, "train_fraction", positive=True),
+                     batch_size=int(real(converter, batch_size, "batch_size", positive=True)),
+                     randomize=bool(fields.get("randomize", True)), verbose=0,
+                     sequential_preprocessing=bool(fields.get("sequential_preprocessing", False)))
+    if train is not None and validation is not None and len(train) + len(validation) == n_samples:
+        dataset.restore_split(train, validation)
+    return dataset
+
+
+# --- the replay memory of DDPG files written before 2.6 -----------------------------------------------
+class LegacyReplayMemory(object):
+    """The replay memory (``stable_baselines.ddpg.memory``, removed in 2.6) of old DDPG files: not restored."""
+
+    def __repr__(self) -> str:
+        return "<replay memory of an old DDPG file (stable_baselines.ddpg.memory, removed in 2.6; not restored)>"
+
+
+def _legacy_memory(_: Converter, __: Any) -> type:
+    return LegacyReplayMemory
+
+
+INSTANCES.update({
+    "stable_baselines.ddpg.noise.NormalActionNoise": _normal_noise,
+    "stable_baselines.common.noise.NormalActionNoise": _normal_noise,
+    "stable_baselines.ddpg.noise.OrnsteinUhlenbeckActionNoise": _ou_noise,
+    "stable_baselines.common.noise.OrnsteinUhlenbeckActionNoise": _ou_noise,
+    "stable_baselines.ddpg.noise.AdaptiveParamNoiseSpec": _param_noise,
+    "stable_baselines.common.noise.AdaptiveParamNoiseSpec": _param_noise,
+    "stable_baselines.common.running_mean_std.RunningMeanStd": _running_mean_std,
+    "stable_baselines.common.vec_env.vec_normalize.VecNormalize": _vec_normalize,
+    "stable_baselines.common.schedules.ConstantFunction": _constant_function,
+    "stable_baselines.common.schedules.ConstantSchedule": _constant_schedule,
+    "stable_baselines.common.schedules.LinearSchedule": _linear_schedule,
+    "stable_baselines.common.schedules.PiecewiseSchedule": _piecewise_schedule,
+    "stable_baselines.gail.dataset.dataset.ExpertDataset": _expert_dataset,
+    "stable_baselines.ddpg.memory.Memory": lambda converter, call: LegacyReplayMemory(),
+    "stable_baselines.ddpg.memory.RingBuffer": lambda converter, call: LegacyReplayMemory(),
+})
+REFERENCES.update({"stable_baselines.ddpg.memory.Memory": _legacy_memory,
+                   "stable_baselines.ddpg.memory.RingBuffer": _legacy_memory})
+for _name in ("constant", "linear_schedule", "middle_drop", "double_linear_con", "double_middle_drop",
+              "linear_interpolation"):
+    REFERENCES["stable_baselines.common.schedules." + _name] = _schedule_function
