@@ -240,3 +240,26 @@ def test_lambda_schedules_load_back_and_training_continues(tmp_path):
         loaded.save(path + "_again", cloudpickle=use_cloudpickle)
         again = PPO2.load(path + "_again")
         assert again.cliprange(0.25) == model.cliprange(0.25)
+
+
+def test_layer_descriptions_load_back_and_are_bounded(tmp_path):
+    """policy_kwargs layer descriptions ('lstm' in a recurrent net_arch included) load back; widths are bounded."""
+    from stable_baselines.common.safe_loading import limits
+    from stable_baselines.common.save_util import InvalidModelFileError
+    net_arch = [8, "lstm", dict(pi=[4], vf=[4])]
+    model = A2C("MlpLstmPolicy", "CartPole-v1", n_steps=4, policy_kwargs=dict(net_arch=net_arch, n_lstm=8))
+    model.save(str(tmp_path / "model"))
+    assert A2C.load(str(tmp_path / "model")).policy_kwargs == dict(net_arch=net_arch, n_lstm=8)
+    # a file describing a layer wider than the limit (its network would be allocated before its parameters are read)
+    from stable_baselines.common.save_util import save_to_zip
+    data = model._settings_to_save()  # pylint: disable=protected-access
+    data["policy_kwargs"] = dict(net_arch=[limits.MAX_LAYER_WIDTH + 1])
+    save_to_zip(str(tmp_path / "wide"), data=data, params=model.get_parameters())
+    with pytest.raises(InvalidModelFileError, match="'policy_kwargs'.*MAX_LAYER_WIDTH"):
+        A2C.load(str(tmp_path / "wide"))
+    # a recurrent policy unrolled over more steps than any model file holds (its graph alone would take hours)
+    data = model._settings_to_save()  # pylint: disable=protected-access
+    data["n_steps"] = limits.MAX_RECURRENT_STEPS + 1
+    save_to_zip(str(tmp_path / "long"), data=data, params=model.get_parameters())
+    with pytest.raises(InvalidModelFileError, match="'n_steps'.*MAX_RECURRENT_STEPS"):
+        A2C.load(str(tmp_path / "long"))

@@ -88,19 +88,35 @@ def _is_sized_space(value: Any) -> bool:
     return isinstance(value, spaces.Space) and _space_size(value) <= limits.MAX_SPACE_ELEMENTS
 
 
-def _widths_in_bounds(value: Any, depth: int = 0) -> bool:
-    """Every number in a layer description is a width of at most MAX_LAYER_WIDTH."""
-    if isinstance(value, dict):
-        return depth < 20 and all(_widths_in_bounds(item, depth + 1) for item in value.values())
-    if isinstance(value, (list, tuple)):
-        return depth < 20 and all(_widths_in_bounds(item, depth + 1) for item in value)
-    return not _is_number(value) or value <= limits.MAX_LAYER_WIDTH
+def _is_width(value: Any) -> bool:
+    return _is_number(value) and float(value).is_integer() and 0 < value <= limits.MAX_LAYER_WIDTH
+
+
+def _is_layer_description(name: str, value: Any) -> bool:
+    """
+    ``layers``: a list of widths; ``net_arch``: a list of widths, ``'lstm'`` and dicts of lists of widths (``pi``,
+    ``vf``...); ``n_lstm``: a width; each width at most MAX_LAYER_WIDTH.
+    """
+    if value is None:
+        return True
+    if name == "n_lstm":
+        return _is_width(value)
+    if not isinstance(value, (list, tuple)):
+        return False
+    for item in value:
+        if isinstance(item, dict) and name == "net_arch":
+            if not all(isinstance(key, str) and isinstance(widths, (list, tuple)) and all(map(_is_width, widths))
+                       for key, widths in item.items()):
+                return False
+        elif not (_is_width(item) or name == "net_arch" and item == "lstm"):  # LstmPolicy's net_arch has 'lstm'
+            return False
+    return True
 
 
 def _is_policy_kwargs(value: Any, depth: int = 0) -> bool:
     if depth == 0:
         return value is None or isinstance(value, dict) and _is_policy_kwargs(value, 1) and \
-            all(_widths_in_bounds(value.get(name)) for name in ("layers", "net_arch", "n_lstm"))
+            all(_is_layer_description(name, value.get(name)) for name in ("layers", "net_arch", "n_lstm"))
     if isinstance(value, dict) and depth < 20:
         return all(isinstance(key, str) and _is_policy_kwargs(item, depth + 1) for key, item in value.items())
     if isinstance(value, (list, tuple)) and depth < 20:
@@ -255,4 +271,11 @@ def check_settings(model_class: type, data: Dict[str, Any], what: str, trusted: 
                 " ({!r})".format(value) if isinstance(value, (str, int, float)) and len(repr(value)) < 80 else ""))
         if name not in legacy and name not in extra:
             settings[name] = value
+    n_steps = settings.get("n_steps")
+    if getattr(settings.get("policy"), "recurrent", False) and "n_steps" not in trusted and _is_number(n_steps) and \
+            n_steps > limits.MAX_RECURRENT_STEPS:
+        raise InvalidModelFileError("Entry 'n_steps' of {} is {}: a recurrent policy is unrolled over that many steps "
+                                    "when the model is built, and model files hold at most {} "
+                                    "(safe_loading.limits.MAX_RECURRENT_STEPS)".format(what, n_steps,
+                                                                                       limits.MAX_RECURRENT_STEPS))
     return settings

@@ -37,6 +37,9 @@ MAX_ARRAY_ELEMENTS = 1 << 31
 MAX_SPACE_ELEMENTS = 1 << 22
 #: widest layer (``layers``, ``net_arch``, ``n_lstm`` of ``policy_kwargs``) a model file may describe
 MAX_LAYER_WIDTH = 1 << 13
+#: longest ``n_steps`` of a recurrent policy's model file (TensorFlow unrolls the recurrence over the steps when the
+#: model is built, before its parameters are read: 1024 steps take about 30 s)
+MAX_RECURRENT_STEPS = 2048
 #: largest integer (in bits) accepted in an unpickled value (random-generator states hold 128-bit ones)
 MAX_INT_BITS = 4096
 
