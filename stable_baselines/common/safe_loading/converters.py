@@ -273,8 +273,3 @@ class Converter(object):
 
 
 _MISSING = object()
-
-
-def refuse_unknown_kind(converter: Converter, call: Call) -> Any:
-    """A converter for names that are known but never loaded (raises)."""
-    raise converter.refuse("an object of {}".format(call.target), "this kind is never loaded from a file")

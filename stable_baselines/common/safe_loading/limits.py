@@ -64,7 +64,7 @@ class Budget(object):
     """
 
     def __init__(self) -> None:
-        self.objects = limits_objects()
+        self.objects = MAX_OBJECTS  # read when a budget starts, so that a raised limit applies
         self.functions = MAX_FUNCTIONS
 
     def spend_object(self, what: str) -> None:
@@ -83,7 +83,3 @@ class Budget(object):
         if self.functions < 0:
             raise InvalidModelFileError("{} stores more than {} functions".format(what, MAX_FUNCTIONS))
 
-
-def limits_objects() -> int:
-    """:return: (int) the current :data:`MAX_OBJECTS` (read when a budget starts, so that changes apply)"""
-    return MAX_OBJECTS
