@@ -13,10 +13,15 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from stable_baselines.common.safe_loading import bytecode
 from stable_baselines.common.safe_loading.converters import CALL_RESOLVERS, CALLS, INSTANCES, REFERENCE_RESOLVERS, \
     Converter, dotted_name
 from stable_baselines.common.safe_loading.records import Call, Ref
+
+
+def _bytecode() -> Any:
+    """The bytecode evaluator, imported when a file first holds a function (not when the library starts)."""
+    from stable_baselines.common.safe_loading import bytecode  # pylint: disable=import-outside-toplevel
+    return bytecode
 
 
 class UnresolvedFunction(object):
@@ -106,14 +111,14 @@ def _plain(converter: Converter, node: Any, depth: int = 0) -> Any:
         value = converter.value(node)  # a numpy scalar: rebuilt by the numpy converter
         if isinstance(value, np.generic) and value.dtype.kind in "biuf":
             return value.item()
-    return bytecode.UNSUPPORTED
+    return _bytecode().UNSUPPORTED
 
 
 def _cell_value(converter: Converter, node: Any) -> Any:
     if isinstance(node, Call) and _is(node.func, "_make_empty_cell"):
-        return bytecode.EMPTY_CELL
+        return _bytecode().EMPTY_CELL
     if isinstance(node, Call) and (_is(node.func, "_make_cell") or _builtin_type(node.func, "CellType")):
-        return _plain(converter, node.args[0]) if node.args else bytecode.EMPTY_CELL
+        return _plain(converter, node.args[0]) if node.args else _bytecode().EMPTY_CELL
     return _plain(converter, node)
 
 
@@ -217,12 +222,12 @@ def _function(converter: Converter, call: Call) -> Any:
     if code_args is None:
         return UnresolvedFunction(converter.key, qualname, module, numbers, "its code is missing")
     try:
-        return bytecode.compile_function(
+        return _bytecode().compile_function(
             tuple(_plain(converter, arg) for arg in code_args), closure=fields.closure, globals_=fields.globals,
             defaults=fields.defaults if isinstance(fields.defaults, tuple) else None,
             kwdefaults=fields.kwdefaults, name=fields.name if isinstance(fields.name, str) else None,
             qualname=qualname)
-    except bytecode.UnsupportedFunction as err:
+    except _bytecode().UnsupportedFunction as err:
         return UnresolvedFunction(converter.key, qualname, module, numbers, str(err))
 
 
@@ -266,8 +271,8 @@ def _saved_arithmetic(converter: Converter, call: Call) -> Any:
             raise converter.invalid("a rebuilt function whose state is not a dict")
         state.update(value)
     try:
-        return bytecode.ArithmeticFunction.from_state(state)
-    except bytecode.UnsupportedFunction as err:
+        return _bytecode().ArithmeticFunction.from_state(state)
+    except _bytecode().UnsupportedFunction as err:
         raise converter.invalid("a rebuilt function with a malformed state: {}".format(err)) from err
 
 

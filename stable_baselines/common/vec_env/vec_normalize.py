@@ -9,6 +9,9 @@ import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.running_mean_std import RunningMeanStd
+from stable_baselines.common.safe_loading import limits, load_pickle
+from stable_baselines.common.safe_loading.archive import read_whole
+from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.safe_loading.saved_objects import SavedVecNormalize
 from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 
@@ -267,9 +270,6 @@ _PICKLED_ATTRIBUTES = ("obs_rms", "ret_rms", "clip_obs", "clip_reward", "gamma",
 
 def _read_statistics_file(path: str, expected: type, what: str) -> Any:
     """Read a pickled VecNormalize or RunningMeanStd file without running code from it."""
-    from stable_baselines.common.safe_loading import limits, load_pickle  # pylint: disable=import-outside-toplevel
-    from stable_baselines.common.safe_loading.archive import read_whole  # pylint: disable=import-outside-toplevel
-    from stable_baselines.common.safe_loading.errors import InvalidModelFileError  # pylint: disable=import-outside-toplevel
     limits.check_size(os.path.getsize(path), limits.MAX_PICKLE_BYTES, repr(path))
     with open(path, "rb") as file_handler:
         value = load_pickle(read_whole(file_handler, repr(path), limits.MAX_PICKLE_BYTES), repr(path))
