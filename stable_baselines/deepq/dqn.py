@@ -7,6 +7,7 @@ from gymnasium import spaces
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
+from stable_baselines.common.model.arguments import check_total_timesteps
 from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, TensorboardWriter, _predict_input
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from stable_baselines.common.gym_compat import reset_env, step_env
@@ -224,10 +225,7 @@ class DQN(OffPolicyRLModel):
         :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
         :return: (BaseRLModel) the trained model
         """
-        if isinstance(total_timesteps, bool) or not isinstance(total_timesteps, (int, np.integer)) \
-                or total_timesteps < 0:
-            raise ValueError("total_timesteps must be an int >= 0, got {!r}".format(total_timesteps))
-        total_timesteps = int(total_timesteps)
+        total_timesteps = check_total_timesteps(total_timesteps)
         new_tb_log = self._init_num_timesteps(reset_num_timesteps)
         callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
 

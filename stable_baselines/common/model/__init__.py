@@ -1,0 +1,13 @@
+"""
+The machinery every algorithm stands on, one concern per module (``stable_baselines.common.base_class`` is the
+public path of its classes):
+
+- :mod:`.base`: :class:`BaseRLModel` (environment, seeding, graph and session, parameters, the frame of
+  ``learn``, ``pretrain``, ``save``/``load``);
+- :mod:`.actor_critic`: :class:`ActorCriticRLModel`; :mod:`.off_policy`: :class:`OffPolicyRLModel`;
+- :mod:`.environment`: fitting an env to a model; :mod:`.observations`: the input of ``predict``;
+  :mod:`.probabilities`: ``action_probability`` of given actions;
+- :mod:`.parameters`: assigning parameter values; :mod:`.loading`: ``load``; :mod:`.pretraining`: behaviour
+  cloning; :mod:`.context`: verbosity and tensorboard writer of a ``learn`` call;
+  :mod:`.arguments`: argument checks shared by the algorithms.
+"""

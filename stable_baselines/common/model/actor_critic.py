@@ -1,0 +1,164 @@
+"""
+:class:`ActorCriticRLModel`, the base of the actor-critic algorithms (A2C, ACER, ACKTR, PPO1, PPO2, TRPO):
+a policy with a ``step`` and a ``proba_step``, and an env runner made on demand.
+"""
+import warnings
+
+import numpy as np
+from gymnasium import spaces
+
+from stable_baselines.common.model.base import BaseRLModel
+from stable_baselines.common.model.observations import batch_observation
+from stable_baselines.common.model.probabilities import probability_of_actions
+from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
+from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_util import make_session
+
+
+class ActorCriticRLModel(BaseRLModel):
+    """
+    The base of the actor-critic algorithms.
+
+    :param policy: (ActorCriticPolicy or str) the policy class, or its registered name
+    :param env: (gymnasium.Env, VecEnv or str) the environment to learn from (None to build a model for ``load``)
+    :param _init_setup_model: (bool) build the graph now (the algorithm does it)
+    :param verbose: (int) 0 quiet, 1 training information, 2 also TensorFlow's messages
+    :param policy_base: (BasePolicy) the class the policy must derive from (default ActorCriticPolicy)
+    :param requires_vec_env: (bool) whether the algorithm steps a VecEnv
+    :param policy_kwargs: (dict) extra arguments of the policy's constructor
+    :param seed: (int) the seed of Python's, NumPy's and TensorFlow's generators (None: not seeded); runs are
+        only reproducible with ``n_cpu_tf_sess=1``
+    :param n_cpu_tf_sess: (int) TensorFlow's number of threads (None: as many as the machine has)
+    """
+
+    def __init__(self, policy, env, _init_setup_model, verbose=0, policy_base=ActorCriticPolicy,
+                 requires_vec_env=False, policy_kwargs=None, seed=None, n_cpu_tf_sess=None):
+        super().__init__(policy, env, verbose=verbose, requires_vec_env=requires_vec_env,
+                         policy_base=policy_base, policy_kwargs=policy_kwargs, seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
+        self.sess = None
+        self.initial_state = None
+        self.step = None
+        self.proba_step = None
+        self.params = None
+        self._runner = None
+
+    def _make_runner(self):
+        """:return: (AbstractEnvRunner) a new runner over ``self.env`` (algorithms with a runner define it)"""
+        raise NotImplementedError("This model is not configured to use a Runner")
+
+    @property
+    def runner(self):
+        """(AbstractEnvRunner) the runner collecting experience, made on first use and after ``set_env``"""
+        if self._runner is None:
+            self._runner = self._make_runner()
+        return self._runner
+
+    def set_env(self, env) -> None:
+        self._runner = None
+        super().set_env(env)
+
+    def _n_envs_changed(self, n_envs: int) -> None:
+        # the vectorised actor-critic algorithms (A2C, ACER, ACKTR, PPO2) all declare n_steps and n_batch
+        if self.n_batch is not None and self.n_steps is not None:
+            self.n_batch = n_envs * self.n_steps
+
+    def _check_policy_class(self) -> None:
+        """Raise a clear error when the policy is not an actor-critic policy class."""
+        if not (isinstance(self.policy, type) and issubclass(self.policy, ActorCriticPolicy)):
+            raise ValueError("Error: the input policy for the {} model must be an instance of "
+                             "common.policies.ActorCriticPolicy, got {!r}".format(type(self).__name__, self.policy))
+
+    def _new_graph_and_session(self) -> None:
+        """Create the model's own graph and session (the graph seeded when a seed is set)."""
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            self.set_random_seed(self.seed)
+            self.sess = make_session(num_cpu=self.n_cpu_tf_sess, graph=self.graph)
+
+    def get_parameter_list(self):
+        return self.params
+
+    # ------------------------------------------------------------------ acting
+    def _recurrent_batch(self, observation: np.ndarray, state, mask):
+        """
+        A recurrent step model has exactly ``n_envs`` rows: pad a smaller batch (and its mask) with zeros, so one
+        observation can be given to ``predict``.
+
+        :return: (np.ndarray, np.ndarray, np.ndarray, int) the observations, state and mask, and how many rows are
+            real
+        """
+        n_rows = observation.shape[0]
+        if not issubclass(self.policy, RecurrentActorCriticPolicy) or n_rows == self.n_envs:
+            return observation, state, mask, n_rows
+        if n_rows > self.n_envs:
+            raise ValueError("This recurrent model was built for {} environments; got {} observations at once"
+                             .format(self.n_envs, n_rows))
+        n_padding = self.n_envs - n_rows
+        observation = np.concatenate([observation, np.zeros((n_padding,) + observation.shape[1:],
+                                                            dtype=observation.dtype)])
+        mask = np.concatenate([np.asarray(mask, dtype=bool).reshape(-1)[:n_rows], np.zeros(n_padding, dtype=bool)])
+        return observation, state, mask, n_rows
+
+    def _predict_in_numpy(self, observation, deterministic: bool):
+        """
+        The fast path of ``predict``: a feed-forward policy computing in NumPy, given an array of the
+        observation's shape (or a batch of them) from a Box space.
+
+        :return: (np.ndarray or None) the clipped action(s); None when the general path must answer
+        """
+        forward = getattr(getattr(self.step, "__self__", None), "_numpy_forward", None)
+        if forward is None or type(observation) is not np.ndarray \
+                or not isinstance(self.observation_space, spaces.Box):  # pylint: disable=unidiomatic-typecheck
+            return None
+        single_shape = forward._obs_shape  # pylint: disable=protected-access
+        if observation.shape == single_shape:
+            batched = False
+        elif observation.shape[1:] == single_shape and observation.shape[0] > 0:
+            batched = True
+        else:
+            return None
+        actions = forward.act(observation.reshape((-1,) + single_shape), deterministic)
+        if actions is None:
+            return None
+        if isinstance(self.action_space, spaces.Box):
+            actions = np.minimum(np.maximum(actions, self.action_space.low), self.action_space.high)
+        return actions if batched else actions[0]
+
+    def predict(self, observation, state=None, mask=None, deterministic=False):
+        actions = self._predict_in_numpy(observation, deterministic)
+        if actions is not None:
+            return actions, None
+        if state is None:
+            state = self.initial_state
+        if mask is None:
+            mask = [False] * self.n_envs
+        observation, batched = batch_observation(observation, self.observation_space)
+        observation, state, mask, n_rows = self._recurrent_batch(observation, state, mask)
+        actions, _, states, _ = self.step(observation, state, mask, deterministic=deterministic)
+        actions = actions[:n_rows]
+        if isinstance(self.action_space, spaces.Box):
+            # the Gaussian is not bounded: keep the actions inside the space
+            actions = np.clip(actions, self.action_space.low, self.action_space.high)
+        return (actions if batched else actions[0]), states
+
+    def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
+        if state is None:
+            state = self.initial_state
+        if mask is None:
+            mask = [False] * self.n_envs
+        observation, batched = batch_observation(observation, self.observation_space)
+        observation, state, mask, n_rows = self._recurrent_batch(observation, state, mask)
+        distribution = self.proba_step(observation, state, mask)
+        if isinstance(distribution, list):
+            distribution = [np.asarray(part)[:n_rows] for part in distribution]
+        else:
+            distribution = np.asarray(distribution)[:n_rows]
+        if len(distribution) == 0:  # the policy has no formula for this action space
+            warnings.warn("Warning: action probability is not implemented for {} action space. Returning None."
+                          .format(type(self.action_space).__name__))
+            return None
+        result = distribution if actions is None else \
+            probability_of_actions(self.action_space, distribution, actions, n_rows, logp)
+        if result is None or batched:
+            return result
+        return result[0]

@@ -1,0 +1,537 @@
+"""
+:class:`BaseRLModel`, what every algorithm is: its environment and spaces, seeding, its own TF graph and
+session, its parameters, the front door of ``predict``, the frame of ``learn``, ``pretrain``, ``save`` and
+``load``.
+"""
+from abc import ABC, abstractmethod
+from collections import OrderedDict, deque
+from contextlib import contextmanager
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+import numpy as np
+
+from stable_baselines import logger
+from stable_baselines.common import save_util, tf_util
+from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
+from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, make_env, seed_on_next_reset
+from stable_baselines.common.math_util import safe_mean
+from stable_baselines.common.misc_util import set_global_seeds
+from stable_baselines.common.model import parameters as parameter_io
+from stable_baselines.common.model.arguments import check_total_timesteps
+from stable_baselines.common.model.context import SetVerbosity, TensorboardWriter
+from stable_baselines.common.model.environment import check_spaces_match, fit_env_to_model
+from stable_baselines.common.model.loading import load_model
+from stable_baselines.common.model.observations import is_vectorized_observation, softmax
+from stable_baselines.common.model.pretraining import behaviour_cloning, build_cloning_graph, check_pretrain_inputs
+from stable_baselines.common.numpy_forward import make_rng
+from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind
+from stable_baselines.common.policies import BasePolicy, get_policy_from_name
+from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, unwrap_vec_normalize
+
+# the default of _init_callback's total_timesteps (None is a value that learn() may be given, and refuses)
+_NOT_GIVEN = object()
+
+
+class BaseRLModel(ABC):
+    """
+    The base of every algorithm.
+
+    :param policy: (BasePolicy or str) the policy class, or its registered name
+    :param env: (gymnasium.Env, VecEnv or str) the environment to learn from (an id is made with
+        ``gymnasium.make``); None to build a model for ``load``
+    :param verbose: (int) 0 quiet, 1 training information, 2 also TensorFlow's messages
+    :param requires_vec_env: (bool) whether the algorithm steps a VecEnv
+    :param policy_base: (BasePolicy) the class the policy must derive from (to find registered names)
+    :param policy_kwargs: (dict) extra arguments of the policy's constructor
+    :param seed: (int) the seed of Python's, NumPy's and TensorFlow's generators (None: not seeded); runs are
+        only reproducible with ``n_cpu_tf_sess=1``
+    :param n_cpu_tf_sess: (int) TensorFlow's number of threads (None: as many as the machine has)
+    """
+
+    # the settings a model file holds for this algorithm (saved in this order, before COMMON_SETTINGS); names of
+    # older versions' files that are read and dropped; kinds of the settings that the defaults do not tell
+    # (see stable_baselines.common.persistence)
+    _saved_settings: Tuple[str, ...] = ()
+    _legacy_settings: Tuple[str, ...] = ()
+    _setting_kinds: Dict[str, SettingKind] = {}
+
+    def __init__(self, policy, env, verbose=0, *, requires_vec_env, policy_base,
+                 policy_kwargs=None, seed=None, n_cpu_tf_sess=None):
+        self.policy = get_policy_from_name(policy_base, policy) \
+            if isinstance(policy, str) and policy_base is not None else policy
+        self.env = env
+        self.verbose = verbose
+        self._requires_vec_env = requires_vec_env
+        self.policy_kwargs = {} if policy_kwargs is None else policy_kwargs
+        self.observation_space = None
+        self.action_space = None
+        self.n_envs = None
+        self._vectorize_action = False
+        self.num_timesteps = 0
+        self.graph = None
+        self.sess = None
+        self.params = None
+        self.seed = seed
+        self._param_load_ops = None
+        self.n_cpu_tf_sess = n_cpu_tf_sess
+        self.episode_reward = None
+        self.ep_info_buf = None
+        # (session, {key: callable}) of _session_callable; the generator of actions drawn in NumPy; the
+        # behaviour-cloning graph of pretrain
+        self._session_callables: Optional[Tuple[Any, Dict[Any, Any]]] = None
+        self._numpy_forward_rng_: Optional[np.random.Generator] = None
+        self._pretrain_graph: Optional[Dict[str, Any]] = None
+
+        if env is not None:
+            if isinstance(env, str):
+                if self.verbose >= 1:
+                    print("Creating environment from the given name, wrapped in a DummyVecEnv.")
+                env_id = env
+                env = DummyVecEnv([lambda: make_env(env_id)])
+            elif not isinstance(env, VecEnv):
+                env = as_gymnasium_env(env)
+            self.observation_space = convert_space(env.observation_space)
+            self.action_space = convert_space(env.action_space)
+            self.env, self.n_envs, self._vectorize_action = fit_env_to_model(env, requires_vec_env, self.verbose)
+        self._vec_normalize_env = unwrap_vec_normalize(self.env)
+
+    # ------------------------------------------------------------------ environment
+    def get_env(self):
+        """
+        :return: (gymnasium.Env or VecEnv) the environment the model trains on (None when it has none)
+        """
+        return self.env
+
+    def get_vec_normalize_env(self):
+        """
+        :return: (VecNormalize) the ``VecNormalize`` wrapper inside the training environment, or None
+        """
+        return self._vec_normalize_env
+
+    def _graph_fixes_n_envs(self) -> bool:
+        """
+        :return: (bool) whether the built graph has the number of environments in its shapes, so ``set_env``
+            cannot change it (recurrent policies keep one state row per env; before the graph exists, as
+            during ``load``, any number is fine)
+        """
+        return self.graph is not None and getattr(self.policy, "recurrent", False)
+
+    def set_env(self, env) -> None:
+        """
+        Train on another environment from now on; its spaces must match the model's.
+
+        :param env: (gymnasium.Env, VecEnv or str) the new environment
+        """
+        if env is None:
+            if self.env is not None:
+                raise ValueError("Error: trying to replace the current environment with None")
+            if self.verbose >= 1:
+                print("Loading a model without an environment, this model cannot be trained until it has a valid "
+                      "environment.")
+            return
+        if isinstance(env, str):
+            env_id = env
+            env = DummyVecEnv([lambda: make_env(env_id)]) if self._requires_vec_env else make_env(env_id)
+        elif not isinstance(env, VecEnv):
+            env = as_gymnasium_env(env)
+        check_spaces_match(self.observation_space, convert_space(env.observation_space), "observation")
+        check_spaces_match(self.action_space, convert_space(env.action_space), "action")
+        env, n_envs, self._vectorize_action = fit_env_to_model(env, self._requires_vec_env)
+        if n_envs != self.n_envs and self._requires_vec_env:
+            if self._graph_fixes_n_envs():
+                raise ValueError("Error: the environment passed must have the same number of environments as "
+                                 "the model was trained on (expected {}, got {}): the training graph of {} with "
+                                 "{} has batch sizes fixed by the number of environments."
+                                 .format(self.n_envs, n_envs, type(self).__name__,
+                                         getattr(self.policy, "__name__", self.policy)))
+            self._n_envs_changed(n_envs)
+        self.n_envs = n_envs
+        self.env = env
+        self._vec_normalize_env = unwrap_vec_normalize(env)
+
+    def _n_envs_changed(self, n_envs: int) -> None:
+        """
+        Called by ``set_env`` before a VecEnv with another number of envs replaces the current one.
+
+        :param n_envs: (int) the new number of envs
+        """
+
+    # ------------------------------------------------------------------ graph, session, seeds
+    @abstractmethod
+    def setup_model(self):
+        """
+        Build the model's graph: its policy, losses and optimizers (and the session running them).
+        """
+
+    def _session_callable(self, key: Any, fetches: list, feeds: list) -> Any:
+        """
+        ``tf_util.feed_callable(self.sess, fetches, feeds)``, built once per session and ``key``.
+
+        :param key: (hashable) tells this callable from the model's others
+        :param fetches: ([tf.Tensor or tf.Operation]) what a call computes
+        :param feeds: ([tf.Tensor]) the fed tensors, in the order of the call's arguments
+        :return: (tf_util.FeedCallable)
+        """
+        if self._session_callables is None or self._session_callables[0] is not self.sess:
+            self._session_callables = (self.sess, {})
+        callables = self._session_callables[1]
+        if key not in callables:
+            callables[key] = tf_util.feed_callable(self.sess, fetches, feeds)
+        return callables[key]
+
+    def set_random_seed(self, seed: Optional[int]) -> None:
+        """
+        Seed Python's, NumPy's and TensorFlow's generators, the generator of the actions drawn in NumPy, the
+        environment and the action spaces.
+
+        :param seed: (int) the seed; None leaves every generator as it is
+        """
+        if seed is None:
+            return
+        set_global_seeds(seed)
+        if self._numpy_forward_rng_ is not None:
+            # reseeded in place: the policies hold this generator
+            self._numpy_forward_rng_.bit_generator.state = make_rng(seed).bit_generator.state
+        if self.env is not None:
+            if isinstance(self.env, VecEnv):
+                self.env.seed(seed)
+            else:
+                # like gym's env.seed(seed): the next episode starts from the seeded state, nothing resets now
+                seed_on_next_reset(self.env, seed)
+            self.env.action_space.seed(seed)
+        if self.action_space is not None:
+            self.action_space.seed(seed)
+
+    def _numpy_forward_rng(self) -> np.random.Generator:
+        """
+        :return: (np.random.Generator) the generator of the actions the policies draw in NumPy (seeded from
+            ``seed``, reseeded by ``set_random_seed``)
+        """
+        if self._numpy_forward_rng_ is None:
+            self._numpy_forward_rng_ = make_rng(self.seed)
+        return self._numpy_forward_rng_
+
+    def refresh_numpy_forward(self) -> None:
+        """
+        Have the policies copy their weights from the TensorFlow graph again before their next step.
+
+        The feed-forward MLP policies of A2C, ACER, ACKTR, PPO2, PPO1 and TRPO (and the networks of DQN, SAC and
+        TD3) act with a NumPy copy of their weights, far cheaper than a session call. The library renews the copy
+        whenever it changes the weights itself (``learn``, ``load``, ``load_parameters``, ``pretrain``,
+        ``setup_model``); call this after changing the variables some other way, e.g.
+        ``model.sess.run(var.assign(...))``. ``STABLE_BASELINES_NUMPY_FORWARD=0`` in the environment before a
+        model is created turns the NumPy path off.
+        """
+        for value in list(vars(self).values()):
+            if isinstance(value, BasePolicy):
+                value.invalidate_numpy_forward()
+
+    def _enable_numpy_forward(self, *policies) -> None:
+        """
+        Let these policies act in NumPy where they support it (see ``refresh_numpy_forward``).
+
+        :param policies: (BasePolicy) the acting policies
+        """
+        rng = self._numpy_forward_rng()
+        for policy in policies:
+            enable = getattr(policy, "enable_numpy_forward", None)
+            if enable is not None:
+                enable(rng)
+
+    # ------------------------------------------------------------------ the frame of learn
+    def _init_num_timesteps(self, reset_num_timesteps: bool = True) -> bool:
+        """
+        :param reset_num_timesteps: (bool) count the timesteps from 0 again (False: continue the count, and the
+            tensorboard curves, of the previous ``learn``)
+        :return: (bool) whether this ``learn`` starts a new tensorboard run
+        """
+        if reset_num_timesteps:
+            self.num_timesteps = 0
+        return self.num_timesteps == 0
+
+    def _init_callback(self, callback, progress_bar: bool = False,
+                       total_timesteps: Any = _NOT_GIVEN) -> BaseCallback:
+        """
+        :param callback: (None, callable, [callable or BaseCallback] or BaseCallback) what ``learn`` was given
+        :param progress_bar: (bool) add a tqdm bar over the timesteps
+        :param total_timesteps: (int) the length of the bar
+        :return: (BaseCallback) one callback, initialised with this model
+        """
+        if total_timesteps is _NOT_GIVEN:
+            total_timesteps = None
+        else:  # every learn() passes its total_timesteps here before its first step
+            check_total_timesteps(total_timesteps)
+        if isinstance(callback, list):
+            callback = CallbackList([one if isinstance(one, BaseCallback) else ConvertCallback(one)
+                                     for one in callback])
+        if not isinstance(callback, BaseCallback):
+            callback = ConvertCallback(callback)
+        if progress_bar:
+            callback = CallbackList([callback, ProgressBarCallback(total_timesteps)])
+        callback.init_callback(self)
+        return callback
+
+    def _setup_learn(self) -> None:
+        """
+        Refuse to train without an environment; create the episode statistics on the first ``learn``.
+        """
+        if self.env is None:
+            raise ValueError("Error: cannot train the model without a valid environment, please set an environment "
+                             "with set_env(self, env) method.")
+        if self.episode_reward is None:
+            self.episode_reward = np.zeros((self.n_envs,))
+        if self.ep_info_buf is None:
+            self.ep_info_buf = deque(maxlen=100)
+
+    @contextmanager
+    def _learning(self, total_timesteps: int, callback, tb_log_name: str, reset_num_timesteps: bool,
+                  replay_wrapper=None, progress_bar: bool = False) -> Iterator[Tuple[BaseCallback, Any]]:
+        """
+        The frame of ``learn``: checks ``total_timesteps``, counts the timesteps, makes the callback (and the
+        progress bar), and for the body of the block sets the verbosity, opens the tensorboard writer and prepares
+        the episode statistics.
+
+        :param total_timesteps: (int) the number of timesteps of this call
+        :param callback: (None, callable, list or BaseCallback) what ``learn`` was given
+        :param tb_log_name: (str) the name of the tensorboard run
+        :param reset_num_timesteps: (bool) count from 0 again (False: continue)
+        :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) wraps ``self.replay_buffer`` first (e.g. HER's)
+        :param progress_bar: (bool) draw a tqdm bar over the timesteps
+        :return: (BaseCallback, tf.summary.FileWriter) the callback and the tensorboard writer (or None)
+        """
+        check_total_timesteps(total_timesteps)
+        new_tb_log = self._init_num_timesteps(reset_num_timesteps)
+        callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
+        if replay_wrapper is not None:
+            self.replay_buffer = replay_wrapper(self.replay_buffer)
+        with SetVerbosity(self.verbose), \
+                TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) as writer:
+            self._setup_learn()
+            yield callback, writer
+
+    def _log_episode_stats(self) -> None:
+        """Log the mean return and length of the last 100 episodes reported by Monitor, if there are any."""
+        if self.ep_info_buf and len(self.ep_info_buf[0]) > 0:
+            logger.logkv('ep_reward_mean', safe_mean([ep_info['r'] for ep_info in self.ep_info_buf]))
+            logger.logkv('ep_len_mean', safe_mean([ep_info['l'] for ep_info in self.ep_info_buf]))
+
+    @abstractmethod
+    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="run",
+              reset_num_timesteps=True, progress_bar=False):
+        """
+        Train the model.
+
+        :param total_timesteps: (int) the number of environment steps to train for
+        :param callback: (callable, [callable] or BaseCallback) called at every step with the algorithm's locals
+            and globals (a function), or at each stage of training (a BaseCallback, see the callbacks page);
+            returning False stops the training
+        :param log_interval: (int) how often the logger table is written
+        :param tb_log_name: (str) the name of the tensorboard run
+        :param reset_num_timesteps: (bool) count the timesteps from 0 again (False: continue the count)
+        :param progress_bar: (bool) draw a progress bar over the timesteps (needs tqdm)
+        :return: (BaseRLModel) the model
+        """
+
+    # ------------------------------------------------------------------ acting
+    @abstractmethod
+    def predict(self, observation, state=None, mask=None, deterministic=False):
+        """
+        The model's action for an observation (or a batch of them).
+
+        :param observation: (np.ndarray) one observation, or a batch of them
+        :param state: (np.ndarray) the recurrent state returned by the previous call (recurrent policies)
+        :param mask: (np.ndarray) which envs started a new episode at this step (recurrent policies)
+        :param deterministic: (bool) the most likely action instead of a sampled one
+        :return: (np.ndarray, np.ndarray) the action(s), and the next recurrent state (None if not recurrent)
+        """
+
+    @abstractmethod
+    def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
+        """
+        The policy's action distribution for an observation, or how likely given actions are under it.
+
+        Without ``actions``: for Discrete spaces the probability of each action, for Box spaces the mean and
+        standard deviation of the Gaussian. With ``actions``: the probability (Discrete, MultiDiscrete,
+        MultiBinary) or the probability density (Box) of those actions, one per observation.
+
+        :param observation: (np.ndarray) one observation, or a batch of them
+        :param state: (np.ndarray) the recurrent state (recurrent policies)
+        :param mask: (np.ndarray) the episode-start mask (recurrent policies)
+        :param actions: (np.ndarray) actions to evaluate, one per observation (None: the whole distribution)
+        :param logp: (bool) with ``actions``, return the log of the probability (density)
+        :return: (np.ndarray) the distribution or the (log) probabilities
+        """
+
+    _softmax = staticmethod(softmax)
+    _is_vectorized_observation = staticmethod(is_vectorized_observation)
+
+    # ------------------------------------------------------------------ parameters
+    @abstractmethod
+    def get_parameter_list(self):
+        """
+        :return: ([tf.Variable]) the variables that a saved model holds (all that continued training needs)
+        """
+
+    def get_parameters(self) -> "OrderedDict[str, np.ndarray]":
+        """
+        :return: (OrderedDict) variable name -> value, for every variable of ``get_parameter_list``
+        """
+        variables = self.get_parameter_list()
+        return OrderedDict((var.name, value) for var, value in zip(variables, self.sess.run(variables)))
+
+    def _setup_load_operations(self) -> None:
+        """Build the assign operations of ``load_parameters`` (once per graph)."""
+        if self._param_load_ops is not None:
+            raise RuntimeError("Parameter load operations have already been created")
+        self._param_load_ops = parameter_io.make_assign_ops(self.graph, self.get_parameter_list())
+
+    @abstractmethod
+    def _get_pretrain_placeholders(self):
+        """
+        :return: ((tf.Tensor, tf.Tensor, tf.Tensor)) for ``pretrain``: the observation placeholder, the placeholder
+            of the expert's actions, and the policy output compared with them (the Gaussian's mean, or the logits
+            or Q-values of the discrete actions)
+        """
+
+    def load_parameters(self, load_path_or_dict, exact_match: bool = True) -> None:
+        """
+        Set the model's parameters (not its hyper-parameters, nor the optimizers' state) from a model file or a
+        dict of variable name -> array (the names of ``get_parameters``).
+
+        :param load_path_or_dict: (str, file-like or dict) a model file, or the values by variable name
+        :param exact_match: (bool) require a value for every parameter and nothing else (RuntimeError otherwise);
+            False: set only the variables given
+        """
+        if self._param_load_ops is None:
+            self._setup_load_operations()
+        params = parameter_io.read_source(load_path_or_dict, self._param_load_ops, self._params_from_list)
+        ops, feed = parameter_io.assign_feed(self._param_load_ops, params, exact_match)
+        self.sess.run(ops, feed_dict=feed)
+        self.refresh_numpy_forward()
+
+    def _params_from_list(self, params: List[np.ndarray]) -> "OrderedDict[str, np.ndarray]":
+        """
+        :param params: ([np.ndarray]) an unnamed parameter list (model files of the library <= 2.7)
+        :return: (OrderedDict) the model's variable names -> the arrays, in order
+        """
+        names = list(self._param_load_ops) if self._param_load_ops is not None else \
+            [var.name for var in self.get_parameter_list()]
+        return parameter_io.name_unnamed_arrays(names, params, self._select_legacy_arrays)
+
+    def _select_legacy_arrays(self, params: List[np.ndarray], n_params: int) -> List[np.ndarray]:
+        """
+        :param params: ([np.ndarray]) the arrays of an unnamed parameter list
+        :param n_params: (int) the model's number of parameters
+        :return: ([np.ndarray]) those of the model: the first ``n_params`` (algorithms whose old files repeat
+            arrays otherwise override this)
+        """
+        return params[:n_params]
+
+    # ------------------------------------------------------------------ behaviour cloning
+    def pretrain(self, dataset, n_epochs=10, learning_rate=1e-4, adam_epsilon=1e-8, val_interval=None):
+        """
+        Behaviour cloning: train the policy to give the expert's actions for the expert's observations.
+        Box and Discrete action spaces, feed-forward policies.
+
+        :param dataset: (ExpertDataset) the expert's observations and actions
+        :param n_epochs: (int) passes over the training split
+        :param learning_rate: (float) Adam's learning rate
+        :param adam_epsilon: (float) Adam's epsilon
+        :param val_interval: (int) epochs between two reports of the training and validation losses (default:
+            a tenth of ``n_epochs``)
+        :return: (BaseRLModel) the model
+        """
+        check_pretrain_inputs(self, dataset)
+        n_epochs = int(n_epochs)
+        if val_interval is None:
+            val_interval = 1 if n_epochs < 10 else n_epochs // 10
+        # built once per graph and epsilon; later calls reset only the optimizer's variables
+        if self._pretrain_graph is None or self._pretrain_graph["key"] != (self.graph, float(adam_epsilon)):
+            self._pretrain_graph = build_cloning_graph(self, adam_epsilon)
+        behaviour_cloning(self, self._pretrain_graph, dataset, n_epochs, learning_rate, max(int(val_interval), 1))
+        self.refresh_numpy_forward()
+        return self
+
+    # ------------------------------------------------------------------ saving and loading
+    @abstractmethod
+    def save(self, save_path, cloudpickle=False):
+        """
+        Write the model (settings and parameters) to a file.
+
+        :param save_path: (str or file-like) where to write it
+        :param cloudpickle: (bool) write the older cloudpickle format instead of the zip archive
+        """
+
+    @classmethod
+    def load(cls, load_path, env=None, custom_objects=None, **kwargs):
+        """
+        Rebuild a model from a file written by ``save``.
+
+        Loading never runs code from the file: its entries must be the settings this algorithm saves, each of the
+        expected kind (see :mod:`stable_baselines.common.persistence` and the manual's page on saving).
+
+        :param load_path: (str or file-like) the model file
+        :param env: (gymnasium.Env or VecEnv) the environment to run the model on (None: predict only)
+        :param custom_objects: (dict) entries to use instead of the file's, which are then not read (for objects
+            a file holds that cannot be rebuilt here)
+        :param kwargs: attributes to change on the loaded model; they also replace the file's entries of the same
+            name without reading them (e.g. ``policy=CustomPolicy`` for a policy class that the file stores by
+            value, which the safe loader does not run), except ``policy_kwargs``, which must equal the stored ones
+        :return: (BaseRLModel) the model
+        """
+        return cls._load_checked(load_path, env, custom_objects, kwargs)
+
+    @classmethod
+    def _load_checked(cls, load_path, env, custom_objects: Optional[dict], kwargs: Dict[str, Any],
+                      extra_settings: Optional[Dict[str, SettingKind]] = None) -> "BaseRLModel":
+        """
+        :meth:`load`, also accepting ``extra_settings`` (names and kinds) beside the algorithm's own; those are
+        checked and not set (HER's entries in a HER file read by the wrapped model).
+        """
+        return load_model(cls, load_path, env, custom_objects, kwargs, extra_settings)
+
+    def _setting_to_save(self, name: str) -> Any:
+        """
+        :param name: (str) one of the algorithm's saved settings
+        :return: (Any) its value in the file (algorithms whose attribute differs from the setting override this)
+        """
+        return getattr(self, name)
+
+    def _settings_to_save(self) -> Dict[str, Any]:
+        """
+        :return: (dict) the algorithm's settings (:attr:`_saved_settings`), then those every model saves
+        """
+        data = {name: self._setting_to_save(name) for name in self._saved_settings}
+        data.update((name, getattr(self, name)) for name in COMMON_SETTINGS)
+        return data
+
+    @staticmethod
+    def _save_to_file(save_path, data=None, params=None, cloudpickle=False) -> None:
+        """
+        Write a model file (the zip archive, or the older cloudpickle format); writing to a path is atomic.
+
+        :param save_path: (str or file-like) where to write
+        :param data: (dict) the settings
+        :param params: (OrderedDict) the parameters
+        :param cloudpickle: (bool) the older format
+        """
+        if cloudpickle:
+            save_util.save_to_pkl(save_path, data, params)
+        else:
+            save_util.save_to_zip(save_path, data, params)
+
+    @staticmethod
+    def _load_from_file(load_path, load_data=True, custom_objects=None) -> Tuple[dict, Any]:
+        """
+        Read a model file (zip archive or older .pkl) without building a model.
+
+        :param load_path: (str or file-like) the file
+        :param load_data: (bool) also read the settings
+        :param custom_objects: (dict) entries used instead of the file's
+        :return: (dict, OrderedDict or list) the settings and the parameters
+        """
+        data, params = save_util.load_model_file(load_path, custom_objects=custom_objects, load_data=load_data)
+        for key in ("observation_space", "action_space"):
+            if data is not None and data.get(key) is not None:
+                data[key] = convert_space(data[key])
+        return data, params

@@ -1,0 +1,95 @@
+"""
+Context managers that frame a call of ``learn``: how talkative the libraries are, and where tensorboard
+events go.
+"""
+import glob
+import os
+import re
+from typing import Optional
+
+from stable_baselines import logger
+from stable_baselines.common.gym_compat import gymnasium
+from stable_baselines.common.tf_compat import tf
+
+# gymnasium's logger has no DISABLED level in every version; 50 is above its ERROR level
+_GYM_SILENT = getattr(gymnasium.logger, "DISABLED", 50)
+
+
+class SetVerbosity:
+    """
+    Inside the block, match the verbosity of TensorFlow's C++ logging, of our logger and of gymnasium's logger
+    to the model's ``verbose`` (0: all quiet, 1: our logger only, 2: TensorFlow's messages too); restore the
+    previous levels on exit.
+
+    :param verbose: (int) the model's verbosity level
+    """
+
+    def __init__(self, verbose: int = 0):
+        self.verbose = verbose
+        self.tf_level: Optional[str] = None
+        self.log_level: Optional[int] = None
+        self.gym_level: Optional[int] = None
+
+    def __enter__(self) -> None:
+        self.tf_level = os.environ.get("TF_CPP_MIN_LOG_LEVEL")
+        self.log_level = logger.get_level()
+        self.gym_level = gymnasium.logger.min_level
+        if self.verbose < 2:
+            os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+        if self.verbose < 1:
+            logger.set_level(logger.DISABLED)
+            gymnasium.logger.min_level = _GYM_SILENT
+
+    def __exit__(self, exc_type, exc_val, exc_tb) -> None:
+        if self.verbose < 2:
+            if self.tf_level is None:
+                os.environ.pop("TF_CPP_MIN_LOG_LEVEL", None)
+            else:
+                os.environ["TF_CPP_MIN_LOG_LEVEL"] = self.tf_level
+        if self.verbose < 1:
+            logger.set_level(self.log_level)
+            gymnasium.logger.min_level = self.gym_level
+
+
+class TensorboardWriter:
+    """
+    Inside the block, a ``tf.summary.FileWriter`` writing to ``<tensorboard_log_path>/<tb_log_name>_<run>``
+    (or None when ``tensorboard_log_path`` is None). ``<run>`` is one more than the highest run number found
+    there for a new run, the highest one when training continues.
+
+    :param graph: (tf.Graph) the model's graph
+    :param tensorboard_log_path: (str) the folder of the runs, or None for no events
+    :param tb_log_name: (str) the name of the run
+    :param new_tb_log: (bool) start a new numbered run (False: continue the latest)
+    """
+
+    def __init__(self, graph, tensorboard_log_path: Optional[str], tb_log_name: str, new_tb_log: bool = True):
+        self.graph = graph
+        self.tensorboard_log_path = tensorboard_log_path
+        self.tb_log_name = tb_log_name
+        self.writer = None
+        self.new_tb_log = new_tb_log
+
+    def __enter__(self):
+        if self.tensorboard_log_path is None:
+            return self.writer
+        run_id = self._get_latest_run_id() + (1 if self.new_tb_log else 0)
+        run_dir = os.path.join(self.tensorboard_log_path, "{}_{}".format(self.tb_log_name, run_id))
+        with self.graph.as_default():
+            self.writer = tf.summary.FileWriter(run_dir, graph=self.graph)
+        return self.writer
+
+    def _get_latest_run_id(self) -> int:
+        """
+        :return: (int) the highest ``<run>`` among the folders ``<tb_log_name>_<run>`` of the log folder (0: none)
+        """
+        numbered = re.compile(re.escape(self.tb_log_name) + r"_(\d+)")
+        pattern = "{}/{}_[0-9]*".format(glob.escape(self.tensorboard_log_path), glob.escape(self.tb_log_name))
+        run_ids = [int(match.group(1)) for match in
+                   (numbered.fullmatch(os.path.basename(path)) for path in glob.glob(pattern)) if match]
+        return max(run_ids, default=0)
+
+    def __exit__(self, exc_type, exc_val, exc_tb) -> None:
+        if self.writer is not None:
+            self.writer.add_graph(self.graph)
+            self.writer.flush()

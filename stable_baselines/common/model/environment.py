@@ -1,0 +1,93 @@
+"""
+How a model holds its environment: checking a new env against the model's spaces, and shaping it the way the
+algorithm steps it (a VecEnv for the vectorised algorithms, a single env for the others).
+"""
+from collections import OrderedDict
+from typing import Any, Tuple
+
+from gymnasium import spaces
+
+from stable_baselines.common.gym_compat import spaces_match
+from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper
+
+
+def check_spaces_match(expected: spaces.Space, given: spaces.Space, what: str) -> None:
+    """
+    Raise a ValueError naming both spaces when ``given`` cannot stand in for ``expected``: another space type,
+    shape, kind of dtype, ``n`` or ``nvec`` (bounds may differ, as in the original library).
+
+    :param expected: (gymnasium.spaces.Space) the space the model was built for
+    :param given: (gymnasium.spaces.Space) the space of the new environment
+    :param what: (str) 'observation' or 'action'
+    """
+    if not spaces_match(expected, given, dtype_kind_only=True):
+        raise ValueError("The {} space of the environment does not match the model's: expected {}, got {}"
+                         .format(what, expected, given))
+
+
+def fit_env_to_model(env: Any, requires_vec_env: bool, verbose: int = 0) -> Tuple[Any, int, bool]:
+    """
+    Shape an environment (already a gymnasium env or a VecEnv) the way the model steps it.
+
+    :param env: (gymnasium.Env or VecEnv) the environment
+    :param requires_vec_env: (bool) whether the algorithm steps a VecEnv
+    :param verbose: (int) 1 or more: say when a single env gets wrapped in a DummyVecEnv
+    :return: (gymnasium.Env or VecEnv, int, bool) the environment to keep, its number of envs, and whether the
+        model must hand actions to it as a batch of one (a one-env VecEnv behind :class:`_UnvecWrapper`)
+    """
+    if requires_vec_env:
+        if isinstance(env, VecEnv):
+            return env, env.num_envs, False
+        if verbose >= 1:
+            print("Wrapping the env in a DummyVecEnv.")
+        return DummyVecEnv([lambda: env]), 1, False
+    if not isinstance(env, VecEnv):
+        return env, 1, False
+    if env.num_envs != 1:
+        raise ValueError("Error: the model requires a non vectorized environment or a single vectorized "
+                         "environment, got a VecEnv with {} environments.".format(env.num_envs))
+    return _UnvecWrapper(env), 1, True
+
+
+class _UnvecWrapper(VecEnvWrapper):
+    """
+    A VecEnv of exactly one environment seen as that environment: observations, rewards, dones and infos
+    without the batch dimension (what DQN, DDPG, SAC, TD3, PPO1 and TRPO step).
+
+    :param venv: (VecEnv) a VecEnv with ``num_envs == 1``
+    """
+
+    def __init__(self, venv: VecEnv):
+        super().__init__(venv)
+        if venv.num_envs != 1:
+            raise ValueError("Error: cannot unwrap a environment wrapper that has more than one environment "
+                             "({} given).".format(venv.num_envs))
+
+    def seed(self, seed=None):
+        return self.venv.seed(seed)
+
+    def compute_reward(self, achieved_goal, desired_goal, _info) -> float:
+        return float(self.venv.env_method("compute_reward", achieved_goal, desired_goal, _info)[0])
+
+    @staticmethod
+    def unvec_obs(obs: Any) -> Any:
+        """
+        :param obs: (np.ndarray or dict) a batch of one observation (a dict of such batches for Dict spaces)
+        :return: (np.ndarray or OrderedDict) the observation itself
+        """
+        if isinstance(obs, dict):
+            return OrderedDict((key, value[0]) for key, value in obs.items())
+        return obs[0]
+
+    def reset(self):
+        return self.unvec_obs(self.venv.reset())
+
+    def step_async(self, actions) -> None:
+        self.venv.step_async([actions])
+
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        return self.unvec_obs(obs), float(rewards[0]), dones[0], infos[0]
+
+    def render(self, mode: str = "human"):
+        return self.venv.render(mode=mode)

@@ -1,0 +1,65 @@
+"""
+``ALGO.load``: a model rebuilt from a model file, taking from the file only the settings the algorithm saves
+(checked by :mod:`stable_baselines.common.persistence`) and the parameter arrays (read against the shapes of
+the rebuilt model's variables).
+"""
+import os
+from typing import Any, Dict, Optional
+
+from stable_baselines.common import save_util
+from stable_baselines.common.gym_compat import convert_space
+from stable_baselines.common.persistence import SettingKind, check_settings
+from stable_baselines.common.safe_loading.errors import InvalidModelFileError
+
+
+def _describe(load_path: Any) -> str:
+    if isinstance(load_path, (str, os.PathLike)):
+        return "the model file {!r}".format(load_path)
+    return "the model file"
+
+
+def load_model(cls: type, load_path: Any, env: Any, custom_objects: Optional[dict], kwargs: Dict[str, Any],
+               extra_settings: Optional[Dict[str, SettingKind]] = None) -> Any:
+    """
+    :param cls: (type) the algorithm class
+    :param load_path: (str or file-like) the model file
+    :param env: (gymnasium.Env or VecEnv) the environment of the loaded model, or None
+    :param custom_objects: (dict) entries used instead of the file's (not read from it)
+    :param kwargs: (dict) attributes to set on the model; they also stand in for the file's entries of the same
+        name, except ``policy_kwargs``, which must equal the stored ones
+    :param extra_settings: (dict) names and kinds of entries besides the algorithm's own that are checked and
+        not set (HER's entries, read by the model it wraps)
+    :return: (BaseRLModel) the loaded model
+    """
+    if custom_objects is not None and not isinstance(custom_objects, dict):
+        raise ValueError("custom_objects argument must be a dict or None, got {!r}".format(
+            type(custom_objects).__name__))
+    trusted = {key: value for key, value in kwargs.items() if key != "policy_kwargs"}
+    trusted.update(custom_objects or {})
+    data, params = save_util.read_model_file(load_path, custom_objects=trusted or None)
+    what = _describe(load_path)
+    if data is None:
+        raise InvalidModelFileError("{} has no 'data' member: it holds parameters only (load them into a model "
+                                    "with model.load_parameters(path))".format(what))
+    if "policy_kwargs" in kwargs and kwargs["policy_kwargs"] != data.get("policy_kwargs", {}):
+        raise ValueError("The specified policy kwargs do not equal the stored policy kwargs. "
+                         "Stored kwargs: {}, specified kwargs: {}".format(data.get("policy_kwargs"),
+                                                                          kwargs["policy_kwargs"]))
+    if "policy" not in data:
+        raise InvalidModelFileError("{} has no 'policy' entry: it is not a Stable Baselines model file"
+                                    .format(what))
+    settings = check_settings(cls, data, what, trusted=trusted, extra=extra_settings)
+    for key in ("observation_space", "action_space"):
+        if settings.get(key) is not None:
+            settings[key] = convert_space(settings[key])
+    if settings.get("policy_kwargs") is None:
+        settings["policy_kwargs"] = {}
+
+    model = cls(policy=settings["policy"], env=None, _init_setup_model=False)
+    for name, value in settings.items():
+        setattr(model, name, value)
+    model.__dict__.update(kwargs)
+    model.set_env(env)
+    model.setup_model()
+    model.load_parameters(params)
+    return model

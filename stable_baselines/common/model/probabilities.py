@@ -1,0 +1,68 @@
+"""
+How likely given actions are under a policy's action distribution, from what the policy's ``proba_step``
+returns (``action_probability(observation, actions=...)``).
+"""
+import warnings
+from typing import Any, Optional
+
+import numpy as np
+from gymnasium import spaces
+
+
+def _check_batch(n_actions: int, n_observations: int) -> None:
+    if n_actions != n_observations:
+        raise ValueError("Error: batch sizes differ for actions ({}) and observations ({})."
+                         .format(n_actions, n_observations))
+
+
+def gaussian_log_density(actions: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
+    """
+    :param actions: (np.ndarray) one action per row
+    :param mean: (np.ndarray) the Gaussian's mean, one row per action
+    :param std: (np.ndarray) its standard deviation
+    :return: (np.ndarray) the log-density of each row, summed over the action's dimensions (2.10.0 read the std
+        as a log std here, and put half of it in the normaliser)
+    """
+    per_dim = -np.square(actions - mean) / (2 * np.square(std)) - np.log(std) - 0.5 * np.log(2 * np.pi)
+    return np.sum(per_dim.reshape((len(per_dim), -1)), axis=1)
+
+
+def probability_of_actions(action_space: spaces.Space, distribution: Any, actions: Any, n_rows: int,
+                           logp: bool) -> Optional[np.ndarray]:
+    """
+    :param action_space: (gymnasium.spaces.Space) the model's action space
+    :param distribution: (np.ndarray or [np.ndarray]) what ``proba_step`` returned for the ``n_rows`` observations
+    :param actions: (Any) the actions to evaluate, one per observation
+    :param n_rows: (int) the number of observations
+    :param logp: (bool) return log-probabilities
+    :return: (np.ndarray) one (log) probability per observation, shape (n_rows, 1); None (with a warning) for an
+        action space without a formula
+    """
+    actions = np.array([actions])
+    prob = logprob = None
+    if isinstance(action_space, spaces.Discrete):
+        actions = actions.reshape((-1,))
+        _check_batch(actions.shape[0], n_rows)
+        prob = distribution[np.arange(actions.shape[0]), actions]
+    elif isinstance(action_space, spaces.MultiDiscrete):
+        actions = actions.reshape((-1, len(action_space.nvec)))
+        _check_batch(actions.shape[0], n_rows)
+        # one categorical per dimension: the product of the chosen entries' probabilities
+        prob = np.prod([part[np.arange(len(column)), column] for part, column in zip(distribution, actions.T)],
+                       axis=0)
+    elif isinstance(action_space, spaces.MultiBinary):
+        actions = actions.reshape((-1, action_space.n))
+        _check_batch(actions.shape[0], n_rows)
+        prob = np.prod(distribution * actions + (1 - distribution) * (1 - actions), axis=1)
+    elif isinstance(action_space, spaces.Box):
+        mean, std = distribution
+        logprob = gaussian_log_density(actions.reshape((-1,) + action_space.shape), mean, std)
+    else:
+        warnings.warn("Warning: action_probability not implemented for {} actions space. Returning None."
+                      .format(type(action_space).__name__))
+        return None
+    if logp:
+        result = np.log(prob) if logprob is None else logprob
+    else:
+        result = np.exp(logprob) if prob is None else prob
+    return result.reshape((-1, 1))
