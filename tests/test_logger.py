@@ -284,3 +284,74 @@ def test_tensorboard_format_with_tf2_behaviour(tmp_path):
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "[7.0]"
+
+
+def test_demo_prints_and_writes(tmp_path, capsys):
+    folder = str(tmp_path / "demo")
+    assert logger._demo(folder) == folder
+    out = capsys.readouterr().out
+    assert out.startswith("hi\nthis DEBUG message is shown at the DEBUG level\nLogging to {}\n".format(folder))
+    assert "hidden" not in out
+    assert "----------------\n| a | 5.5      |\n| b | -33.5    |\n----------------\n" in out
+    assert "| a | a value too long for... |" in out
+    assert out.endswith("Reset logger\n-------------------------------\n| a | a value too long for... |\n"
+                        "-------------------------------\na warning\nan error\nfiles written to {}\n".format(folder))
+    # the demo leaves the default logger as it found it
+    assert Logger.CURRENT is Logger.DEFAULT and logger.get_level() == INFO
+    assert sorted(os.listdir(folder)) == ["log.txt", "progress.csv", "scoped"]
+    frame = logger.read_csv(os.path.join(folder, "progress.csv"))
+    assert list(frame.columns) == ["a", "b"]
+    assert frame["a"].tolist() == [3, 5.5, 5.5]
+    assert frame["b"].tolist()[:2] == [2.5, -2.5]
+    assert frame["b"].tolist()[2] == pytest.approx((-22.5 - 44.4) / 2)
+    assert logger.read_json(os.path.join(folder, "scoped", "progress.json"))["b"].tolist() == [-2.5]
+    with open(os.path.join(folder, "log.txt")) as file_handler:
+        text = file_handler.read()
+    assert text.startswith("Logging to {}\n----------------\n| a | 3        |\n| b | 2.5      |\n".format(folder))
+    assert "^^^ a = 5.5 above\n" in text
+
+
+def test_every_file_format_reads_back(tmp_path, capsys):
+    """Dumps with changing keys, written through configure, come back from the readers as they were logged."""
+    folder = str(tmp_path / "all")
+    logger.configure(folder, ["stdout", "log", "json", "csv", "tensorboard"])
+    dumps = [{"loss": 0.5, "steps": 10}, {"loss": 0.25, "steps": 20, "reward": -1.5}, {"reward": 3.0}]
+    for values in dumps:
+        for key, value in values.items():
+            logger.logkv(key, value)
+        logger.dumpkvs()
+    logger.reset()
+    assert sorted(os.listdir(folder)) == ["log.txt", "progress.csv", "progress.json", "tb"]
+
+    csv_frame = logger.read_csv(os.path.join(folder, "progress.csv"))
+    json_frame = logger.read_json(os.path.join(folder, "progress.json"))
+    event_files = glob.glob(os.path.join(folder, "tb", "events.*"))
+    assert len(event_files) == 1
+    tb_frame = logger.read_tb(event_files[0])  # a single file works as well as its folder
+    assert list(csv_frame.columns) == ["loss", "steps", "reward"]  # new columns appended, in sorted order
+    assert sorted(json_frame.columns) == sorted(tb_frame.columns) == ["loss", "reward", "steps"]
+    for frame in (csv_frame, json_frame, tb_frame):
+        assert len(frame) == 3
+        for row, values in enumerate(dumps):
+            for key in ("loss", "steps", "reward"):
+                if key in values:
+                    assert frame[key][row] == values[key]
+                else:
+                    assert np.isnan(frame[key][row])
+    with open(os.path.join(folder, "log.txt")) as file_handler:
+        assert file_handler.read() == capsys.readouterr().out.replace("Reset logger\n", "")
+
+
+def test_readers_errors(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="tensorboard file"):
+        logger.read_tb(str(tmp_path / "progress.csv"))
+    empty = logger.read_tb(str(tmp_path))  # a folder with no event file: an empty table
+    assert empty.shape == (0, 0)
+    path = str(tmp_path / "progress.json")
+    with open(path, "w") as file_handler:
+        file_handler.write('{"a": 1}\n\n{"a": 2, "b": "x"}\n')
+    frame = logger.read_json(path)
+    assert frame["a"].tolist() == [1, 2] and frame["b"].tolist()[1] == "x"
+    monkeypatch.setitem(__import__("sys").modules, "pandas", None)
+    with pytest.raises(ImportError, match="needs pandas"):
+        logger.read_json(path)

@@ -67,3 +67,43 @@ def test_plot_results_from_monitor_files(tmp_path):
     assert len(axes.lines) == 1 and len(axes.collections) == 1
     assert len(axes.lines[0].get_xdata()) == 120 - 100 + 1
     plt.close("all")
+
+
+def test_cli_help_documents_every_option(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        results_plotter.main(["--help"])
+    assert exit_info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines: compare with single spaces
+    assert text.startswith("usage: python -m stable_baselines.results_plotter [-h]")
+    assert "monitor.csv" in text and "Varible" not in text
+    parser = results_plotter._argument_parser()
+    options = [action for action in parser._actions if action.dest != "help"]
+    assert sorted(action.dest for action in options) == ["dirs", "num_timesteps", "output", "task_name", "xaxis"]
+    for action in options:
+        assert action.help, action.dest
+        assert " ".join(action.help.split()) in text
+    assert "(default: 10000000)" in text and "(default: timesteps)" in text and "(default: Breakout)" in text
+
+
+def test_cli_options_reach_the_figure(tmp_path, capsys):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    env = Monitor(IdentityEnv(dim=2, ep_length=3), os.path.join(str(tmp_path), "run"))
+    for _ in range(10):
+        reset_env(env)
+        done = False
+        while not done:
+            _, _, terminated, truncated, _ = step_env(env, 0)
+            done = terminated or truncated
+    env.close()
+    output = str(tmp_path / "curve.png")
+    results_plotter.main(["--dirs", str(tmp_path), "--num_timesteps", "15", "--task_name", "Short",
+                          "--output", output])
+    assert capsys.readouterr().out == "Saved the figure to {}\n".format(output)
+    axes = plt.gca()
+    assert axes.get_title() == "Short" and axes.get_xlabel() == X_TIMESTEPS
+    assert axes.collections[0].get_offsets()[:, 0].tolist() == [3, 6, 9, 12, 15]  # 5 episodes of 3 steps
+    assert os.path.getsize(output) > 0
+    plt.close("all")
