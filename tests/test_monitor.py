@@ -301,3 +301,16 @@ def test_seeding_reaches_legacy_env_through_monitor():
     first = DummyVecEnv([lambda: Monitor(gymnasium.make("CartPole-v1"), None)])
     first.seed(5)
     np.testing.assert_array_equal(first.reset()[0], gymnasium.make("CartPole-v1").reset(seed=5)[0])
+
+
+@pytest.mark.parametrize("env_class", [_OldApiEnv, _NewApiEnv])
+def test_models_train_on_a_monitor_of_either_api(env_class):
+    """An off-policy model steps its (non-vectorized) env itself: a Monitor of either API records every episode."""
+    from stable_baselines import DQN
+    env = Monitor(env_class(ep_length=5), None)
+    model = DQN("MlpPolicy", env, learning_starts=10, policy_kwargs=dict(layers=[8]), seed=0, n_cpu_tf_sess=1)
+    model.learn(total_timesteps=40)
+    lengths = env.get_episode_lengths()
+    assert len(lengths) >= 8 and all(1 <= length <= 5 for length in lengths)
+    assert env.get_total_steps() == 40
+    assert sum(lengths) + len(env.rewards) == 40  # the finished episodes and the one still running
