@@ -314,3 +314,28 @@ def test_models_train_on_a_monitor_of_either_api(env_class):
     assert len(lengths) >= 8 and all(1 <= length <= 5 for length in lengths)
     assert env.get_total_steps() == 40
     assert sum(lengths) + len(env.rewards) == 40  # the finished episodes and the one still running
+
+
+def test_gym_compat_results_answer_in_either_api():
+    from stable_baselines.common import gym_compat
+    old = _OldApiGymnasiumSubclass(ep_length=2)
+    reset = gym_compat.reset_with_api(old)
+    assert reset.legacy and reset.info == {} and reset.in_own_api() is reset.obs
+    step = gym_compat.step_with_api(old, 0)
+    assert step.legacy and not step.terminated and not step.truncated
+    step = gym_compat.step_with_api(old, 0)
+    assert (step.terminated, step.truncated) == (False, True)
+    obs, reward, done, info = step.in_own_api()
+    assert obs[0] == 2.0 and reward == 1.0 and done is True and info is step.info
+
+    new = _NewApiEnv(ep_length=1)
+    reset = gym_compat.reset_with_api(new, seed=1)
+    assert not reset.legacy and reset.in_own_api()[1] == {"start": True}
+    step = gym_compat.step_with_api(new, 0)
+    assert not step.legacy and step.in_own_api() == step.in_gymnasium_api()
+    assert (step.terminated, step.truncated) == (False, True) and "TimeLimit.truncated" not in step.info
+    # a gymnasium truncation told in the legacy API carries gym's TimeLimit marker, on a copy of the info
+    _, _, done, info = step.in_legacy_api()
+    assert done is True and info["TimeLimit.truncated"] is True and "TimeLimit.truncated" not in step.info
+    terminal = step._replace(terminated=True, truncated=False)
+    assert terminal.in_legacy_api()[2:] == (True, step.info)

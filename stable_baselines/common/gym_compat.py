@@ -6,7 +6,9 @@ The one module through which Stable Baselines talks to environments.
 spaces from the old ``gym`` package, ``env.seed()``), and old model files hold pickled
 ``gym.spaces`` objects. Everything that differs between the two APIs is handled here; the
 rest of the library calls :func:`reset_env`, :func:`step_env`, :func:`convert_space` and
-:func:`make_env` and never needs to know which API an environment speaks.
+:func:`make_env` and never needs to know which API an environment speaks. A wrapper that must answer
+in the API of the env it wraps (``Monitor``) uses :func:`reset_with_api` / :func:`step_with_api`,
+whose results can be turned back into that API.
 """
 import inspect
 import warnings
