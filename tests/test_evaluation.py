@@ -166,3 +166,46 @@ def test_recurrent_model(vectorized):
     # mask marks the first step of each episode; the state is threaded through and reset per episode
     assert model.masks == [True, False, False] * 2
     assert model.states_seen == [None, 0, 1] * 2
+
+
+def _imported_modules(path):
+    """Every module a source file imports, at any depth (TYPE_CHECKING blocks and functions included)."""
+    import ast
+    with open(path, encoding="utf-8") as file_handler:
+        tree = ast.parse(file_handler.read())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.add(node.module or "")
+            names.update("{}.{}".format(node.module, alias.name) for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize("module", ["common/callbacks.py", "common/evaluation.py", "common/type_aliases.py"])
+def test_no_import_of_base_class(module):
+    """base_class imports the callbacks, which import evaluate_policy: neither may import base_class back."""
+    import os
+    import stable_baselines
+    path = os.path.join(os.path.dirname(stable_baselines.__file__), module)
+    imported = _imported_modules(path)
+    assert not [name for name in imported if "base_class" in name], sorted(imported)
+
+
+def test_models_fit_the_protocols():
+    """The protocols the callbacks and evaluate_policy are typed with describe the models' real methods."""
+    import inspect
+    from stable_baselines.common.base_class import ActorCriticRLModel, BaseRLModel, OffPolicyRLModel
+    from stable_baselines.common.type_aliases import PolicyPredictor, TrainedModel
+
+    def parameters(function):
+        return [(p.name, p.default) for p in inspect.signature(function).parameters.values()]
+
+    for model_class in (BaseRLModel, ActorCriticRLModel, OffPolicyRLModel):
+        assert parameters(model_class.predict) == parameters(PolicyPredictor.predict)
+        assert parameters(model_class.save) == parameters(TrainedModel.save)
+        assert parameters(model_class.get_env) == parameters(TrainedModel.get_env)
+    assert "num_timesteps" in TrainedModel.__annotations__
+    # evaluate_policy needs nothing but predict(): a plain object with that method is evaluated
+    assert evaluate_policy(CopyModel(), IdentityEnv(dim=3, ep_length=4), n_eval_episodes=2) == (4.0, 0.0)

@@ -1,4 +1,7 @@
-"""Monitor: a wrapper that records the reward, length and duration of each episode (optionally to a csv file)."""
+"""
+Monitor: an environment wrapper that keeps the return, length and duration of every episode,
+and optionally writes them to a csv file that :func:`load_results` reads back.
+"""
 import csv
 import json
 import os
@@ -17,29 +20,50 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class LoadMonitorResultsError(Exception):
     """
-    Raised when loading the monitor log fails.
+    The monitor files of a folder are missing or cannot be read.
     """
     pass
 
 
+def _log_path(filename: str) -> str:
+    """
+    Where the log of ``filename`` goes: ``filename`` itself when it already ends with ``monitor.csv``,
+    ``<filename>/monitor.csv`` for an existing folder, else ``<filename>.monitor.csv``.
+    """
+    if filename.endswith(Monitor.EXT):
+        return filename
+    if os.path.isdir(filename):
+        return os.path.join(filename, Monitor.EXT)
+    return "{}.{}".format(filename, Monitor.EXT)
+
+
+def _scalar_reward(reward: Any) -> float:
+    """A step's reward as one float (an array of rewards counts as its sum)."""
+    if isinstance(reward, (int, float, np.floating)):
+        return float(reward)
+    return float(np.sum(reward))
+
+
 class Monitor(gymnasium.Wrapper):
     """
-    A monitor wrapper for Gym environments, it is used to know the episode reward, length, time and other data.
+    Environment wrapper that records the reward, length and wall time of each episode.
 
-    It is a ``gymnasium.Wrapper``: ``reset()`` returns ``(obs, info)`` and ``step()`` returns
-    ``(obs, reward, terminated, truncated, info)``. Legacy gym-style environments are adapted first
-    (``stable_baselines.common.gym_compat.as_gymnasium_env``). At the end of each episode,
-    ``info['episode']`` is ``{'r': reward, 'l': length, 't': seconds since the monitor was created}``.
+    The monitor answers in the API of the environment it wraps: a gymnasium environment gets
+    ``reset() -> (obs, info)`` and ``step() -> (obs, reward, terminated, truncated, info)``, a legacy
+    gym-style environment gets ``reset() -> obs`` and ``step() -> (obs, reward, done, info)``.
+    When an episode ends, the step's info holds ``info['episode'] = {'r': return, 'l': length,
+    't': seconds since the monitor was created}`` (plus the ``info_keywords`` and ``reset_keywords``).
 
-    A file is written only when ``filename`` is given: ``<filename>.monitor.csv`` (or ``<folder>/monitor.csv``
-    when ``filename`` is an existing folder), with a ``#{"t_start": ..., "env_id": ...}`` header line
-    then one csv row ``r,l,t`` (+ reset and info keywords) per episode.
+    Nothing is written unless ``filename`` is given; then each episode is a row ``r,l,t,...`` of
+    ``<filename>.monitor.csv`` (``<filename>/monitor.csv`` for a folder), after a header line
+    ``#{"t_start": ..., "env_id": ...}``.
 
-    :param env: (gym.Env) The environment
-    :param filename: (Optional[str]) the location to save a log file, can be None for no log
-    :param allow_early_resets: (bool) allows the reset of the environment before it is done
-    :param reset_keywords: (tuple) extra keywords for the reset call, if extra parameters are needed at reset
-    :param info_keywords: (tuple) extra information to log, from the information return of environment.step
+    :param env: (gym.Env) The environment (gymnasium or legacy gym-style)
+    :param filename: (Optional[str]) where to write the log, None for no file
+    :param allow_early_resets: (bool) whether ``reset()`` may be called before the episode has ended
+    :param reset_keywords: (tuple) names of keyword arguments that every ``reset()`` must receive; they
+        are recorded with the episode
+    :param info_keywords: (tuple) keys of the last step's info to record with the episode
     """
     EXT = "monitor.csv"
     file_handler = None
@@ -50,202 +74,201 @@ class Monitor(gymnasium.Wrapper):
         self.t_start = time.time()
         self.reset_keywords = tuple(reset_keywords)
         self.info_keywords = tuple(info_keywords)
-        if filename is None:
-            self.file_handler = None
-            self.logger = None
-            self.filename = None
-        else:
-            filename = os.fspath(filename)
-            if not filename.endswith(Monitor.EXT):
-                if os.path.isdir(filename):
-                    filename = os.path.join(filename, Monitor.EXT)
-                else:
-                    filename = filename + "." + Monitor.EXT
-            self.filename = filename
-            self.file_handler = open(filename, "wt", newline="")
-            spec = getattr(self.env, "spec", None)
-            self.file_handler.write('#%s\n' % json.dumps({"t_start": self.t_start,
-                                                          'env_id': spec.id if spec is not None else None}))
-            self.logger = csv.DictWriter(self.file_handler,
-                                         fieldnames=('r', 'l', 't') + self.reset_keywords + self.info_keywords)
-            self.logger.writeheader()
-            self.file_handler.flush()
-
         self.allow_early_resets = allow_early_resets
-        self.rewards = None
+        self.filename = None  # type: Optional[str]
+        self.file_handler = None
+        self.logger = None  # type: Optional[csv.DictWriter]
+        if filename is not None:
+            self._open_log(_log_path(os.fspath(filename)))
+        self.rewards = None  # type: Optional[List[float]]
         self.needs_reset = True
-        self.episode_rewards = []
-        self.episode_lengths = []
-        self.episode_times = []
+        self.episode_rewards = []  # type: List[float]
+        self.episode_lengths = []  # type: List[int]
+        self.episode_times = []  # type: List[float]
         self.total_steps = 0
-        self.current_reset_info = {}  # extra info about the current episode, that was passed in during reset()
+        # the reset_keywords values given to the reset() that started the current episode
+        self.current_reset_info = {}  # type: Dict[str, Any]
 
-    def reset(self, **kwargs) -> Tuple[Any, Dict[str, Any]]:
-        """
-        Calls the Gym environment reset. Can only be called if the environment is over, or if allow_early_resets is True
+    def _open_log(self, path: str) -> None:
+        """Create the csv log: the JSON header line, then the column names."""
+        self.filename = path
+        self.file_handler = open(path, "wt", newline="")
+        spec = self.env.spec
+        header = {"t_start": self.t_start, "env_id": None if spec is None else spec.id}
+        self.file_handler.write("#{}\n".format(json.dumps(header)))
+        columns = ("r", "l", "t") + self.reset_keywords + self.info_keywords
+        self.logger = csv.DictWriter(self.file_handler, fieldnames=columns)
+        self.logger.writeheader()
+        self.file_handler.flush()
 
-        :param kwargs: Extra keywords saved for the next episode. only if defined by reset_keywords
-            (``seed`` and ``options`` are passed to the environment as in gymnasium)
-        :return: (np.ndarray, dict) the first observation of the environment and the reset info
+    def reset(self, **kwargs) -> Any:
         """
-        if not self.allow_early_resets and not self.needs_reset:
+        Start a new episode. Unless ``allow_early_resets``, the previous episode must have ended.
+
+        :param kwargs: the ``reset_keywords`` (all required) and any other keyword of the environment's
+            ``reset`` (``seed`` and ``options`` work for both APIs)
+        :return: the first observation, with the reset info for a gymnasium environment
+        """
+        if not (self.needs_reset or self.allow_early_resets):
             raise RuntimeError("Tried to reset an environment before done. If you want to allow early resets, "
                                "wrap your env with Monitor(env, path, allow_early_resets=True)")
         self.rewards = []
         self.needs_reset = False
         for key in self.reset_keywords:
-            value = kwargs.get(key)
-            if value is None:
+            if kwargs.get(key) is None:
                 raise ValueError("Expected you to pass keyword argument '{}' into reset (it is in reset_keywords "
                                  "{})".format(key, self.reset_keywords))
-            self.current_reset_info[key] = value
-        return self.env.reset(**kwargs)
+            self.current_reset_info[key] = kwargs[key]
+        seed = kwargs.pop("seed", None)
+        options = kwargs.pop("options", None)
+        return gym_compat.reset_with_api(self.env, seed=seed, options=options, **kwargs).in_own_api()
 
-    def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[Any, Any]]:
+    def step(self, action: Any) -> tuple:
         """
-        Step the environment with the given action
+        Step the environment and count the reward towards the current episode.
 
         :param action: (np.ndarray) the action
-        :return: (Tuple[np.ndarray, float, bool, bool, Dict[Any, Any]]) observation, reward, terminated,
-            truncated, information
+        :return: (tuple) ``(obs, reward, terminated, truncated, info)`` for a gymnasium environment,
+            ``(obs, reward, done, info)`` for a legacy one
         """
         if self.needs_reset:
             raise RuntimeError("Tried to step environment that needs reset (call reset() first, and after each "
                                "episode end)")
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        reward_type = type(reward)
-        if reward_type is float or reward_type is int or reward_type is np.float64 or reward_type is np.float32:
-            self.rewards.append(float(reward))
-        else:
-            self.rewards.append(float(np.asarray(reward).sum()) if np.ndim(reward) else float(reward))
-        if terminated or truncated:
-            self.needs_reset = True
-            ep_rew = sum(self.rewards)
-            eplen = len(self.rewards)
-            ep_info = {"r": round(ep_rew, 6), "l": eplen, "t": round(time.time() - self.t_start, 6)}
-            for key in self.info_keywords:
-                if key not in info:
-                    raise KeyError("Monitor(info_keywords={}) expected the key '{}' in the info dict returned by "
-                                   "step() at the end of the episode; got keys {}"
-                                   .format(self.info_keywords, key, list(info.keys())))
-                ep_info[key] = info[key]
-            self.episode_rewards.append(ep_rew)
-            self.episode_lengths.append(eplen)
-            self.episode_times.append(time.time() - self.t_start)
-            ep_info.update(self.current_reset_info)
-            if self.logger:
-                self.logger.writerow(ep_info)
-                self.file_handler.flush()
-            info = dict(info)
-            info['episode'] = ep_info
+        result = gym_compat.step_with_api(self.env, action)
+        self.rewards.append(_scalar_reward(result.reward))
+        if result.terminated or result.truncated:
+            result = result._replace(info=self._finish_episode(result.info))
         self.total_steps += 1
-        return observation, reward, terminated, truncated, info
+        return result.in_own_api()
+
+    def _finish_episode(self, info: Dict[Any, Any]) -> Dict[Any, Any]:
+        """
+        Record the episode that just ended (and write its csv row).
+
+        :param info: (dict) the info of the last step
+        :return: (dict) a copy of ``info`` with the episode summary under ``'episode'``
+        """
+        self.needs_reset = True
+        episode_return = sum(self.rewards)
+        length = len(self.rewards)
+        elapsed = time.time() - self.t_start
+        summary = {"r": round(episode_return, 6), "l": length, "t": round(elapsed, 6)}
+        for key in self.info_keywords:
+            if key not in info:
+                raise KeyError("Monitor(info_keywords={}) expected the key '{}' in the info dict returned by "
+                               "step() at the end of the episode; got keys {}"
+                               .format(self.info_keywords, key, list(info.keys())))
+            summary[key] = info[key]
+        self.episode_rewards.append(episode_return)
+        self.episode_lengths.append(length)
+        self.episode_times.append(elapsed)
+        summary.update(self.current_reset_info)
+        if self.logger is not None:
+            self.logger.writerow(summary)
+            self.file_handler.flush()
+        with_summary = dict(info)
+        with_summary["episode"] = summary
+        return with_summary
 
     def close(self) -> None:
         """
-        Closes the environment
+        Close the environment and the log file.
         """
         super().close()
+        self._close_log()
+
+    def _close_log(self) -> None:
         if self.file_handler is not None:
             self.file_handler.close()
             self.file_handler = None
 
     def get_total_steps(self) -> int:
         """
-        Returns the total number of timesteps
-
-        :return: (int)
+        :return: (int) the number of steps taken since the monitor was created
         """
         return self.total_steps
 
     def get_episode_rewards(self) -> List[float]:
         """
-        Returns the rewards of all the episodes
-
-        :return: ([float])
+        :return: ([float]) the return of every finished episode
         """
         return self.episode_rewards
 
     def get_episode_lengths(self) -> List[int]:
         """
-        Returns the number of timesteps of all the episodes
-
-        :return: ([int])
+        :return: ([int]) the length in steps of every finished episode
         """
         return self.episode_lengths
 
     def get_episode_times(self) -> List[float]:
         """
-        Returns the runtime in seconds of all the episodes
-
-        :return: ([float])
+        :return: ([float]) for every finished episode, the seconds between the monitor's creation and its end
         """
         return self.episode_times
 
     def __del__(self):
         try:
-            if self.file_handler is not None:
-                self.file_handler.close()
+            self._close_log()
         except Exception:  # pylint: disable=broad-except
             pass
 
 
 def get_monitor_files(path: str) -> List[str]:
     """
-    get all the monitor files in the given path
+    The monitor csv files of a folder.
 
-    :param path: (str) the logging folder
-    :return: ([str]) the log files
+    :param path: (str) the folder
+    :return: ([str]) the paths of its ``*monitor.csv`` files, sorted
     """
     return sorted(glob(os.path.join(path, "*" + Monitor.EXT)))
 
 
+def _read_csv_log(file_name: str, handle: Any, pandas: Any) -> Tuple[Dict[str, Any], "pandas.DataFrame"]:
+    first_line = handle.readline()
+    if not first_line.startswith("#"):
+        raise LoadMonitorResultsError("{} is not a monitor file: its first line should be the "
+                                      "'#{{\"t_start\": ...}}' header, got {!r}".format(file_name, first_line[:80]))
+    return json.loads(first_line[1:]), pandas.read_csv(handle, index_col=None)
+
+
+def _read_json_log(handle: Any, pandas: Any) -> Tuple[Dict[str, Any], "pandas.DataFrame"]:
+    """The monitor format before csv: a JSON header line, then one JSON object per episode."""
+    lines = handle.readlines()
+    return json.loads(lines[0]), pandas.DataFrame([json.loads(line) for line in lines[1:]])
+
+
+def _read_log(file_name: str, pandas: Any) -> Tuple[Dict[str, Any], "pandas.DataFrame"]:
+    """
+    :return: (dict, pandas.DataFrame) the header of one monitor file and its episodes, with absolute times
+    """
+    with open(file_name, "rt") as handle:
+        try:
+            if file_name.endswith("csv"):
+                header, episodes = _read_csv_log(file_name, handle, pandas)
+            else:
+                header, episodes = _read_json_log(handle, pandas)
+        except (ValueError, IndexError, pandas.errors.ParserError) as err:
+            raise LoadMonitorResultsError("could not read the monitor file {}: {}".format(file_name, err)) from err
+    if "t_start" not in header:
+        raise LoadMonitorResultsError("the header of {} has no 't_start': {}".format(file_name, header))
+    if "t" in episodes:
+        episodes["t"] += header["t_start"]
+    return header, episodes
+
+
 def load_results(path: str) -> "pandas.DataFrame":
     """
-    Load all Monitor logs from a given directory path matching ``*monitor.csv`` and ``*monitor.json``
+    Read every monitor log of a folder (``*monitor.csv``, and the older ``*monitor.json``) into one table.
 
-    :param path: (str) the directory path containing the log file(s)
-    :return: (pandas.DataFrame) the logged data (columns r, l, t, ...; ``t`` is relative to the earliest
-        ``t_start`` of the files), sorted by time
+    :param path: (str) the folder holding the log file(s)
+    :return: (pandas.DataFrame) one row per episode (columns r, l, t, ...), sorted by ``t``, which counts
+        seconds from the earliest ``t_start`` of the files
     """
     import pandas  # pylint: disable=import-outside-toplevel  (only needed here: keeps `import Monitor` light)
-    # get both csv and (old) json files
-    monitor_files = sorted(glob(os.path.join(path, "*monitor.json"))) + get_monitor_files(path)
-    if not monitor_files:
+    file_names = sorted(glob(os.path.join(path, "*monitor.json"))) + get_monitor_files(path)
+    if not file_names:
         raise LoadMonitorResultsError("no monitor files of the form *%s found in %s" % (Monitor.EXT, path))
-    data_frames = []
-    headers = []
-    for file_name in monitor_files:
-        with open(file_name, 'rt') as file_handler:
-            try:
-                if file_name.endswith('csv'):
-                    first_line = file_handler.readline()
-                    if not first_line.startswith('#'):
-                        raise LoadMonitorResultsError("{} is not a monitor file: its first line should be the "
-                                                      "'#{{\"t_start\": ...}}' header, got {!r}"
-                                                      .format(file_name, first_line[:80]))
-                    header = json.loads(first_line[1:])
-                    data_frame = pandas.read_csv(file_handler, index_col=None)
-                else:  # Deprecated json format
-                    episodes = []
-                    lines = file_handler.readlines()
-                    header = json.loads(lines[0])
-                    for line in lines[1:]:
-                        episode = json.loads(line)
-                        episodes.append(episode)
-                    data_frame = pandas.DataFrame(episodes)
-            except (ValueError, IndexError, pandas.errors.ParserError) as err:
-                if isinstance(err, LoadMonitorResultsError):
-                    raise
-                raise LoadMonitorResultsError("could not read the monitor file {}: {}".format(file_name, err)) from err
-            if 't_start' not in header:
-                raise LoadMonitorResultsError("the header of {} has no 't_start': {}".format(file_name, header))
-            headers.append(header)
-            if 't' in data_frame:
-                data_frame['t'] += header['t_start']
-        data_frames.append(data_frame)
-    data_frame = pandas.concat(data_frames)
-    data_frame = data_frame.sort_values('t')
-    data_frame = data_frame.reset_index()
-    data_frame['t'] -= min(header['t_start'] for header in headers)
-    return data_frame
+    logs = [_read_log(file_name, pandas) for file_name in file_names]
+    table = pandas.concat([episodes for _, episodes in logs]).sort_values("t").reset_index()
+    table["t"] -= min(header["t_start"] for header, _ in logs)
+    return table

@@ -1,68 +1,66 @@
 """
-Callbacks: sets of functions called at given stages of the training procedure
-(``learn(..., callback=...)``) to monitor, save, evaluate or stop the training.
+Callbacks: objects whose methods a model calls at fixed points of ``learn(..., callback=...)``, to
+watch, save, evaluate or stop the training.
 
-Events, in the order a model triggers them::
+A model triggers the events in this order::
 
-    init_callback(model)            when learn() starts
+    init_callback(model)            learn() begins
     on_training_start(locals, globals)
-        on_rollout_start()          before collecting new samples
-            update_locals(locals); on_step() -> bool    after each env.step(); False stops training
-        on_rollout_end()            before updating the policy
-    on_training_end()               before learn() returns
+        on_rollout_start()          a new batch of experience is about to be collected
+            update_locals(locals); on_step() -> bool    after every env.step(); False ends the training
+        on_rollout_end()            the batch is complete, the policy is about to be updated
+    on_training_end()               learn() is about to return
+
+The model is seen through :class:`~stable_baselines.common.type_aliases.TrainedModel`, so this
+module does not depend on the model classes.
 """
 import os
 import warnings
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
 from stable_baselines import logger
 from stable_baselines.common.evaluation import evaluate_policy
+from stable_baselines.common.type_aliases import TrainedModel
 
-if TYPE_CHECKING:
-    from stable_baselines.common.base_class import BaseRLModel  # noqa: F401
+# the old functional callback: callback(locals_, globals_) -> bool or None
+FunctionCallback = Callable[[Dict[str, Any], Dict[str, Any]], Optional[bool]]
 
 
 class BaseCallback(ABC):
     """
-    Base class for callback.
+    Base class of the callbacks. Subclasses override ``_on_step`` (and, as needed, ``_init_callback``,
+    ``_on_training_start``, ``_on_rollout_start``, ``_on_rollout_end``, ``_on_training_end``).
 
-    Attributes available in the hooks: ``model`` (the RL model), ``training_env``
-    (``model.get_env()``), ``n_calls`` (number of calls of ``on_step``), ``num_timesteps``
-    (the model's ``num_timesteps`` at the last ``on_step``), ``locals`` / ``globals`` (the
-    variables of the training loop), ``logger`` (the :mod:`stable_baselines.logger` module) and
-    ``parent`` (the event callback this callback is the child of, if any).
+    In those methods, ``self.model`` is the model being trained, ``self.training_env`` its environment,
+    ``self.n_calls`` how many times ``on_step`` was called, ``self.num_timesteps`` the model's
+    ``num_timesteps`` at that call, ``self.locals`` / ``self.globals`` the variables of the training
+    loop, ``self.logger`` the :mod:`stable_baselines.logger` module and ``self.parent`` the event
+    callback that owns this one, if any.
 
-    :param verbose: (int)
+    :param verbose: (int) 0 prints nothing, 1 (or more) prints what the callback does
     """
 
     def __init__(self, verbose: int = 0):
-        super(BaseCallback, self).__init__()
-        # The RL model
-        self.model = None  # type: Optional[BaseRLModel]
-        # An alias for self.model.get_env(), the environment used for training
-        self.training_env = None  # type: Union[gym.Env, VecEnv, None]
-        # Number of time the callback was called
-        self.n_calls = 0  # type: int
-        # n_envs * n times env.step() was called
-        self.num_timesteps = 0  # type: int
+        super().__init__()
+        self.model: Optional[TrainedModel] = None
+        self.training_env: Any = None  # the model's VecEnv (model.get_env())
+        self.n_calls: int = 0
+        self.num_timesteps: int = 0
         self.verbose = verbose
-        self.locals = None  # type: Optional[Dict[str, Any]]
-        self.globals = None  # type: Optional[Dict[str, Any]]
-        self.logger = None
-        # Sometimes, for event callback, it is useful
-        # to have access to the parent object
-        self.parent = None  # type: Optional[BaseCallback]
+        # references to the training loop's namespaces, kept up to date by the model
+        self.locals: Optional[Dict[str, Any]] = None
+        self.globals: Optional[Dict[str, Any]] = None
+        self.logger: Any = None  # the stable_baselines.logger module once initialised
+        self.parent: Optional[BaseCallback] = None
 
-    # Type hint as string to avoid circular import
-    def init_callback(self, model: "BaseRLModel") -> None:
+    def init_callback(self, model: TrainedModel) -> None:
         """
-        Initialize the callback by saving references to the
-        RL model and the training environment for convenience.
+        Attach the callback to the model that is about to train.
 
-        :param model: (BaseRLModel)
+        :param model: (BaseRLModel) the model
         """
         self.model = model
         self.training_env = model.get_env()
@@ -74,12 +72,12 @@ class BaseCallback(ABC):
 
     def on_training_start(self, locals_: Dict[str, Any], globals_: Dict[str, Any]) -> None:
         """
-        Called before the first rollout starts.
+        Called once, before the first rollout.
 
-        :param locals_: (Dict[str, Any]) the local variables of the training process
-        :param globals_: (Dict[str, Any]) the global variables of the training process
+        :param locals_: (Dict[str, Any]) the local variables of the training loop
+        :param globals_: (Dict[str, Any]) the global variables of the training loop
         """
-        # Those are reference and will be updated automatically
+        # the dictionaries themselves are kept: the model updates them in place
         self.locals = locals_
         self.globals = globals_
         self._on_training_start()
@@ -89,7 +87,7 @@ class BaseCallback(ABC):
 
     def on_rollout_start(self) -> None:
         """
-        Called before collecting new samples (a rollout).
+        Called before the model collects a new rollout.
         """
         self._on_rollout_start()
 
@@ -99,27 +97,24 @@ class BaseCallback(ABC):
     @abstractmethod
     def _on_step(self) -> bool:
         """
-        :return: (bool) If the callback returns False, training is aborted early.
+        :return: (bool) False ends the training
         """
         return True
 
     def on_step(self) -> bool:
         """
-        This method will be called by the model after each call to `env.step()`.
+        Called by the model after every ``env.step()``; for the child of an :class:`EventCallback`,
+        called when the event happens.
 
-        For child callback (of an `EventCallback`), this will be called
-        when the event is triggered.
-
-        :return: (bool) If the callback returns False, training is aborted early.
+        :return: (bool) False ends the training
         """
         self.n_calls += 1
         self.num_timesteps = self.model.num_timesteps
-
         return self._on_step()
 
     def on_training_end(self) -> None:
         """
-        Called before exiting the `learn()` method.
+        Called once, just before ``learn()`` returns.
         """
         self._on_training_end()
 
@@ -128,7 +123,7 @@ class BaseCallback(ABC):
 
     def on_rollout_end(self) -> None:
         """
-        Called before updating the policy.
+        Called after a rollout, before the policy is updated with it.
         """
         self._on_rollout_end()
 
@@ -137,12 +132,10 @@ class BaseCallback(ABC):
 
     def update_locals(self, locals_: Dict[str, Any]) -> None:
         """
-        Updates the local variables of the training process
+        Merge fresh values of the training loop's variables into ``self.locals`` (and into those of
+        the child callbacks). Which names exist depends on the algorithm.
 
-        For reference to which variables are accessible,
-        check each individual algorithm's documentation
-
-        :param locals_: (Dict[str, Any]) current local variables
+        :param locals_: (Dict[str, Any]) the current values
         """
         if self.locals is None:
             self.locals = {}
@@ -151,33 +144,33 @@ class BaseCallback(ABC):
 
     def update_child_locals(self, locals_: Dict[str, Any]) -> None:
         """
-        Update the references to the local variables on sub callbacks.
+        Pass fresh values of the training loop's variables on to the child callbacks (none here).
 
-        :param locals_: (Dict[str, Any]) the local variables during rollout collection
+        :param locals_: (Dict[str, Any]) the current values
         """
         pass
 
 
 class EventCallback(BaseCallback):
     """
-    Base class for triggering callback on event.
+    A callback that calls another one (its child) when some event happens; subclasses decide when,
+    and call ``self._on_event()`` then.
 
-    :param callback: (Optional[BaseCallback]) Callback that will be called
-        when an event is triggered.
+    :param callback: (Optional[BaseCallback]) the child, called at each event
     :param verbose: (int)
     """
 
     def __init__(self, callback: Optional[BaseCallback] = None, verbose: int = 0):
-        super(EventCallback, self).__init__(verbose=verbose)
-        if callback is not None and not isinstance(callback, BaseCallback):
-            raise TypeError("Expected the child callback to be a BaseCallback (or None), got {!r}".format(callback))
-        self.callback = callback
-        # Give access to the parent
+        super().__init__(verbose=verbose)
         if callback is not None:
-            self.callback.parent = self
+            if not isinstance(callback, BaseCallback):
+                raise TypeError("Expected the child callback to be a BaseCallback (or None), got {!r}"
+                                .format(callback))
+            callback.parent = self
+        self.callback = callback
 
-    def init_callback(self, model: "BaseRLModel") -> None:
-        super(EventCallback, self).init_callback(model)
+    def init_callback(self, model: TrainedModel) -> None:
+        super().init_callback(model)
         if self.callback is not None:
             self.callback.init_callback(self.model)
 
@@ -186,9 +179,8 @@ class EventCallback(BaseCallback):
             self.callback.on_training_start(self.locals, self.globals)
 
     def _on_event(self) -> bool:
-        if self.callback is not None:
-            return self.callback.on_step()
-        return True
+        """:return: (bool) the child's answer (True when there is no child)"""
+        return True if self.callback is None else self.callback.on_step()
 
     def _on_step(self) -> bool:
         return True
@@ -200,69 +192,61 @@ class EventCallback(BaseCallback):
 
 class CallbackList(BaseCallback):
     """
-    Class for chaining callbacks.
+    Several callbacks used as one: each event goes to all of them, in the list's order.
 
-    :param callbacks: (List[BaseCallback]) A list of callbacks that will be called
-        sequentially.
+    :param callbacks: (List[BaseCallback]) the callbacks
     """
 
     def __init__(self, callbacks: List[BaseCallback]):
-        super(CallbackList, self).__init__()
+        super().__init__()
         if not isinstance(callbacks, (list, tuple)):
             raise TypeError("CallbackList expects a list of callbacks, got {!r}".format(callbacks))
-        for callback in callbacks:
-            if not isinstance(callback, BaseCallback):
+        for member in callbacks:
+            if not isinstance(member, BaseCallback):
                 raise TypeError("CallbackList expects BaseCallback objects, got {!r} of type {}"
-                                .format(callback, type(callback).__name__))
+                                .format(member, type(member).__name__))
         self.callbacks = list(callbacks)
 
+    def _broadcast(self, event: str, *args: Any) -> None:
+        for member in self.callbacks:
+            getattr(member, event)(*args)
+
     def _init_callback(self) -> None:
-        for callback in self.callbacks:
-            callback.init_callback(self.model)
+        self._broadcast("init_callback", self.model)
 
     def _on_training_start(self) -> None:
-        for callback in self.callbacks:
-            callback.on_training_start(self.locals, self.globals)
+        self._broadcast("on_training_start", self.locals, self.globals)
 
     def _on_rollout_start(self) -> None:
-        for callback in self.callbacks:
-            callback.on_rollout_start()
+        self._broadcast("on_rollout_start")
 
     def _on_step(self) -> bool:
-        continue_training = True
-        for callback in self.callbacks:
-            # Return False (stop training) if at least one callback returns False;
-            # every callback is still called
-            continue_training = bool(callback.on_step()) and continue_training
-        return continue_training
+        # every member sees the step, even after one of them asked to stop
+        answers = [bool(member.on_step()) for member in self.callbacks]
+        return all(answers)
 
     def _on_rollout_end(self) -> None:
-        for callback in self.callbacks:
-            callback.on_rollout_end()
+        self._broadcast("on_rollout_end")
 
     def _on_training_end(self) -> None:
-        for callback in self.callbacks:
-            callback.on_training_end()
+        self._broadcast("on_training_end")
 
     def update_child_locals(self, locals_: Dict[str, Any]) -> None:
-        for callback in self.callbacks:
-            callback.update_locals(locals_)
+        self._broadcast("update_locals", locals_)
 
 
 class CheckpointCallback(BaseCallback):
     """
-    Callback for saving a model every `save_freq` steps
+    Save the model every ``save_freq`` calls, as ``<save_path>/<name_prefix>_<num_timesteps>_steps.zip``.
 
-    The files are ``<save_path>/<name_prefix>_<num_timesteps>_steps.zip``.
-
-    :param save_freq: (int)
-    :param save_path: (str) Path to the folder where the model will be saved.
-    :param name_prefix: (str) Common prefix to the saved models
-    :param verbose: (int)
+    :param save_freq: (int) how many calls between two saves
+    :param save_path: (str) the folder of the checkpoints (created when training starts)
+    :param name_prefix: (str) the start of the file names
+    :param verbose: (int) 2 prints the path of each checkpoint
     """
 
     def __init__(self, save_freq: int, save_path: str, name_prefix: str = 'rl_model', verbose: int = 0):
-        super(CheckpointCallback, self).__init__(verbose)
+        super().__init__(verbose)
         if int(save_freq) != save_freq or save_freq < 1:
             raise ValueError("save_freq must be a positive integer, got {!r}".format(save_freq))
         if save_path is None:
@@ -272,162 +256,49 @@ class CheckpointCallback(BaseCallback):
         self.name_prefix = name_prefix
 
     def _init_callback(self) -> None:
-        # Create folder if needed
-        if self.save_path is not None:
-            os.makedirs(self.save_path, exist_ok=True)
+        os.makedirs(self.save_path, exist_ok=True)
+
+    def _checkpoint_path(self) -> str:
+        file_name = "{}_{}_steps".format(self.name_prefix, self.num_timesteps)
+        return os.path.join(self.save_path, file_name)
 
     def _on_step(self) -> bool:
-        if self.n_calls % self.save_freq == 0:
-            path = os.path.join(self.save_path, '{}_{}_steps'.format(self.name_prefix, self.num_timesteps))
-            self.model.save(path)
-            if self.verbose > 1:
-                print("Saving model checkpoint to {}".format(path))
+        if self.n_calls % self.save_freq != 0:
+            return True
+        path = self._checkpoint_path()
+        self.model.save(path)
+        if self.verbose > 1:
+            print("Saving model checkpoint to {}".format(path))
         return True
 
 
 class ConvertCallback(BaseCallback):
     """
-    Convert functional callback (old-style) to object.
+    Wrap a callback function of the older style, ``callback(locals_, globals_)``, called at every step;
+    it stops the training by returning False (returning nothing lets it go on).
 
-    The function is called as ``callback(locals_, globals_)`` at each step; returning False stops
-    the training (None, i.e. no return value, lets it continue).
-
-    :param callback: (Callable)
+    :param callback: (Callable) the function
     :param verbose: (int)
     """
 
-    def __init__(self, callback: Optional[Callable[[Dict[str, Any], Dict[str, Any]], Optional[bool]]],
-                 verbose: int = 0):
-        super(ConvertCallback, self).__init__(verbose)
+    def __init__(self, callback: Optional[FunctionCallback], verbose: int = 0):
+        super().__init__(verbose)
         if callback is not None and not callable(callback):
             raise TypeError("ConvertCallback expects a function callback(locals_, globals_) -> bool, got {!r}"
                             .format(callback))
         self.callback = callback
 
     def _on_step(self) -> bool:
-        if self.callback is not None:
-            result = self.callback(self.locals, self.globals)
-            return True if result is None else bool(result)
-        return True
+        if self.callback is None:
+            return True
+        answer = self.callback(self.locals, self.globals)
+        return answer is None or bool(answer)
 
 
-class EvalCallback(EventCallback):
+class _ExistingEnv(object):
     """
-    Callback for evaluating an agent.
-
-    :param eval_env: (Union[gym.Env, VecEnv]) The environment used for initialization
-    :param callback_on_new_best: (Optional[BaseCallback]) Callback to trigger
-        when there is a new best model according to the `mean_reward`
-    :param n_eval_episodes: (int) The number of episodes to test the agent
-    :param eval_freq: (int) Evaluate the agent every eval_freq call of the callback.
-    :param log_path: (str) Path to a folder where the evaluations (`evaluations.npz`)
-        will be saved. It will be updated at each evaluation.
-    :param best_model_save_path: (str) Path to a folder where the best model
-        according to performance on the eval env will be saved.
-    :param deterministic: (bool) Whether the evaluation should
-        use a stochastic or deterministic actions.
-    :param render: (bool) Whether to render or not the environment during evaluation
-    :param verbose: (int)
-    """
-
-    def __init__(self, eval_env: Any,
-                 callback_on_new_best: Optional[BaseCallback] = None,
-                 n_eval_episodes: int = 5,
-                 eval_freq: int = 10000,
-                 log_path: Optional[str] = None,
-                 best_model_save_path: Optional[str] = None,
-                 deterministic: bool = True,
-                 render: bool = False,
-                 verbose: int = 1):
-        super(EvalCallback, self).__init__(callback_on_new_best, verbose=verbose)
-        from stable_baselines.common.vec_env import DummyVecEnv, VecEnv
-
-        self.n_eval_episodes = n_eval_episodes
-        self.eval_freq = eval_freq
-        self.best_mean_reward = -np.inf
-        self.last_mean_reward = -np.inf
-        self.deterministic = deterministic
-        self.render = render
-
-        # Convert to VecEnv for consistency
-        if not isinstance(eval_env, VecEnv):
-            eval_env = DummyVecEnv([_ReturnEnv(eval_env)])
-
-        if eval_env.num_envs != 1:
-            raise ValueError("EvalCallback needs an evaluation environment with exactly one environment, got a {} "
-                             "with num_envs={}".format(type(eval_env).__name__, eval_env.num_envs))
-
-        self.eval_env = eval_env
-        self.best_model_save_path = best_model_save_path
-        # Logs will be written in `evaluations.npz`
-        if log_path is not None:
-            log_path = os.path.join(log_path, 'evaluations')
-        self.log_path = log_path
-        self.evaluations_results = []  # type: List[List[float]]
-        self.evaluations_timesteps = []  # type: List[int]
-        self.evaluations_length = []  # type: List[List[int]]
-
-    def _init_callback(self) -> None:
-        # Does not work in some corner cases, where the wrapper is not the same
-        if not isinstance(self.training_env, type(self.eval_env)):
-            warnings.warn("Training and eval env are not of the same type "
-                          "{} != {}".format(self.training_env, self.eval_env))
-
-        # Create folders if needed
-        if self.best_model_save_path is not None:
-            os.makedirs(self.best_model_save_path, exist_ok=True)
-        if self.log_path is not None:
-            os.makedirs(os.path.dirname(self.log_path), exist_ok=True)
-
-    def _on_step(self) -> bool:
-
-        if self.eval_freq > 0 and self.n_calls % self.eval_freq == 0:
-            from stable_baselines.common.vec_env import sync_envs_normalization
-
-            # Sync training and eval env if there is VecNormalize
-            if self.training_env is not None:
-                sync_envs_normalization(self.training_env, self.eval_env)
-
-            episode_rewards, episode_lengths = evaluate_policy(self.model, self.eval_env,
-                                                               n_eval_episodes=self.n_eval_episodes,
-                                                               render=self.render,
-                                                               deterministic=self.deterministic,
-                                                               return_episode_rewards=True)
-
-            if self.log_path is not None:
-                self.evaluations_timesteps.append(self.num_timesteps)
-                self.evaluations_results.append(episode_rewards)
-                self.evaluations_length.append(episode_lengths)
-                np.savez(self.log_path, timesteps=self.evaluations_timesteps,
-                         results=self.evaluations_results, ep_lengths=self.evaluations_length)
-
-            mean_reward, std_reward = np.mean(episode_rewards), np.std(episode_rewards)
-            mean_ep_length, std_ep_length = np.mean(episode_lengths), np.std(episode_lengths)
-            # Keep track of the last evaluation, useful for classes that derive from this callback
-            self.last_mean_reward = mean_reward
-
-            if self.verbose > 0:
-                print("Eval num_timesteps={}, "
-                      "episode_reward={:.2f} +/- {:.2f}".format(self.num_timesteps, mean_reward, std_reward))
-                print("Episode length: {:.2f} +/- {:.2f}".format(mean_ep_length, std_ep_length))
-
-            if mean_reward > self.best_mean_reward:
-                if self.verbose > 0:
-                    print("New best mean reward!")
-                if self.best_model_save_path is not None:
-                    self.model.save(os.path.join(self.best_model_save_path, 'best_model'))
-                self.best_mean_reward = mean_reward
-                # Trigger callback if needed
-                if self.callback is not None:
-                    return self._on_event()
-
-        return True
-
-
-class _ReturnEnv(object):
-    """
-    An env factory returning an already created environment (for wrapping it in a DummyVecEnv);
-    unlike a lambda it can be pickled.
+    An environment factory for DummyVecEnv that hands out an environment created beforehand
+    (picklable, unlike a lambda).
 
     :param env: (gym.Env) the environment
     """
@@ -439,20 +310,116 @@ class _ReturnEnv(object):
         return self.env
 
 
+def _single_vec_env(env: Any) -> Any:
+    """The evaluation environment as a VecEnv of exactly one environment (or a clear error)."""
+    from stable_baselines.common.vec_env import DummyVecEnv, VecEnv  # pylint: disable=import-outside-toplevel
+    if not isinstance(env, VecEnv):
+        env = DummyVecEnv([_ExistingEnv(env)])
+    if env.num_envs != 1:
+        raise ValueError("EvalCallback needs an evaluation environment with exactly one environment, got a {} "
+                         "with num_envs={}".format(type(env).__name__, env.num_envs))
+    return env
+
+
+class EvalCallback(EventCallback):
+    """
+    Evaluate the agent on a separate environment every ``eval_freq`` calls; optionally keep the
+    results (``evaluations.npz`` with the arrays ``timesteps``, ``results``, ``ep_lengths``) and the
+    best model so far (``best_model.zip``), and call a child callback on each new best mean return.
+
+    :param eval_env: (Union[gym.Env, VecEnv]) the evaluation environment (a VecEnv must hold one env)
+    :param callback_on_new_best: (Optional[BaseCallback]) called when the mean return beats the best so far
+    :param n_eval_episodes: (int) episodes per evaluation
+    :param eval_freq: (int) calls between two evaluations (0 or less: never evaluate)
+    :param log_path: (str) folder for ``evaluations.npz``, rewritten after each evaluation (None: no file)
+    :param best_model_save_path: (str) folder for ``best_model.zip`` (None: not saved)
+    :param deterministic: (bool) evaluate with deterministic actions instead of sampled ones
+    :param render: (bool) render the evaluation environment
+    :param verbose: (int) 1 prints the result of each evaluation
+    """
+
+    def __init__(self, eval_env: Any,
+                 callback_on_new_best: Optional[BaseCallback] = None,
+                 n_eval_episodes: int = 5,
+                 eval_freq: int = 10000,
+                 log_path: Optional[str] = None,
+                 best_model_save_path: Optional[str] = None,
+                 deterministic: bool = True,
+                 render: bool = False,
+                 verbose: int = 1):
+        super().__init__(callback_on_new_best, verbose=verbose)
+        self.eval_env = _single_vec_env(eval_env)
+        self.eval_freq = eval_freq
+        self.n_eval_episodes = n_eval_episodes
+        self.deterministic, self.render = deterministic, render
+        self.best_model_save_path = best_model_save_path
+        # np.savez adds the '.npz' extension
+        self.log_path = None if log_path is None else os.path.join(log_path, 'evaluations')
+        # the best and the latest mean return (the latter for subclasses)
+        self.best_mean_reward = self.last_mean_reward = -np.inf
+        self.evaluations_timesteps: List[int] = []
+        self.evaluations_results: List[List[float]] = []
+        self.evaluations_length: List[List[int]] = []
+
+    def _init_callback(self) -> None:
+        if not isinstance(self.training_env, type(self.eval_env)):
+            warnings.warn("Training and eval env are not of the same type "
+                          "{} != {}".format(self.training_env, self.eval_env))
+        for folder in (self.best_model_save_path, None if self.log_path is None else os.path.dirname(self.log_path)):
+            if folder is not None:
+                os.makedirs(folder, exist_ok=True)
+
+    def _run_evaluation(self) -> Any:
+        """:return: ([float], [int]) the return and the length of each evaluation episode"""
+        from stable_baselines.common.vec_env import sync_envs_normalization  # pylint: disable=import-outside-toplevel
+        if self.training_env is not None:
+            # the evaluation must see observations normalised like the training ones
+            sync_envs_normalization(self.training_env, self.eval_env)
+        return evaluate_policy(self.model, self.eval_env, n_eval_episodes=self.n_eval_episodes, render=self.render,
+                               deterministic=self.deterministic, return_episode_rewards=True)
+
+    def _save_evaluations(self, episode_rewards: List[float], episode_lengths: List[int]) -> None:
+        self.evaluations_timesteps.append(self.num_timesteps)
+        self.evaluations_results.append(episode_rewards)
+        self.evaluations_length.append(episode_lengths)
+        np.savez(self.log_path, timesteps=self.evaluations_timesteps, results=self.evaluations_results,
+                 ep_lengths=self.evaluations_length)
+
+    def _on_step(self) -> bool:
+        if self.eval_freq <= 0 or self.n_calls % self.eval_freq != 0:
+            return True
+        episode_rewards, episode_lengths = self._run_evaluation()
+        if self.log_path is not None:
+            self._save_evaluations(episode_rewards, episode_lengths)
+
+        mean_reward = self.last_mean_reward = np.mean(episode_rewards)
+        std_reward = np.std(episode_rewards)
+        if self.verbose > 0:
+            print("Eval num_timesteps={}, episode_reward={:.2f} +/- {:.2f}"
+                  .format(self.num_timesteps, mean_reward, std_reward))
+            print("Episode length: {:.2f} +/- {:.2f}".format(np.mean(episode_lengths), np.std(episode_lengths)))
+
+        if not mean_reward > self.best_mean_reward:
+            return True
+        if self.verbose > 0:
+            print("New best mean reward!")
+        if self.best_model_save_path is not None:
+            self.model.save(os.path.join(self.best_model_save_path, 'best_model'))
+        self.best_mean_reward = mean_reward
+        return True if self.callback is None else self._on_event()
+
+
 class StopTrainingOnRewardThreshold(BaseCallback):
     """
-    Stop the training once a threshold in episodic reward
-    has been reached (i.e. when the model is good enough).
+    Child callback of an :class:`EvalCallback` (as its ``callback_on_new_best``) that ends the training
+    once the best mean return reaches a threshold.
 
-    It must be used with the `EvalCallback`.
-
-    :param reward_threshold: (float)  Minimum expected reward per episode
-        to stop training.
-    :param verbose: (int)
+    :param reward_threshold: (float) the mean episode return at which the training stops
+    :param verbose: (int) 1 prints a message when the training stops
     """
 
     def __init__(self, reward_threshold: float, verbose: int = 0):
-        super(StopTrainingOnRewardThreshold, self).__init__(verbose=verbose)
+        super().__init__(verbose=verbose)
         self.reward_threshold = reward_threshold
 
     def _on_step(self) -> bool:
@@ -460,35 +427,35 @@ class StopTrainingOnRewardThreshold(BaseCallback):
             raise ValueError("`StopTrainingOnRewardThreshold` callback must be used "
                              "with an `EvalCallback` (as its callback_on_new_best), got parent {!r}"
                              .format(self.parent))
-        # Convert np.bool_ to bool, otherwise callback() is False won't work
-        continue_training = bool(self.parent.best_mean_reward < self.reward_threshold)
-        if self.verbose > 0 and not continue_training:
+        best = self.parent.best_mean_reward
+        # a plain bool: callers test `is False`, which an np.bool_ would not pass
+        keep_training = bool(best < self.reward_threshold)
+        if not keep_training and self.verbose > 0:
             print("Stopping training because the mean reward {:.2f} "
-                  " is above the threshold {}".format(self.parent.best_mean_reward, self.reward_threshold))
-        return continue_training
+                  " is above the threshold {}".format(best, self.reward_threshold))
+        return keep_training
 
 
 class EveryNTimesteps(EventCallback):
     """
-    Trigger a callback every `n_steps` timesteps
+    Call a child callback each time at least ``n_steps`` more timesteps have passed.
 
-    :param n_steps: (int) Number of timesteps between two trigger.
-    :param callback: (BaseCallback) Callback that will be called
-        when the event is triggered.
+    :param n_steps: (int) the number of timesteps between two calls
+    :param callback: (BaseCallback) the child callback
     """
 
     def __init__(self, n_steps: int, callback: BaseCallback):
-        super(EveryNTimesteps, self).__init__(callback)
+        super().__init__(callback)
         if n_steps <= 0:
             raise ValueError("EveryNTimesteps needs n_steps > 0, got {!r}".format(n_steps))
         self.n_steps = n_steps
         self.last_time_trigger = 0
 
     def _on_step(self) -> bool:
-        if (self.num_timesteps - self.last_time_trigger) >= self.n_steps:
-            self.last_time_trigger = self.num_timesteps
-            return self._on_event()
-        return True
+        if self.num_timesteps - self.last_time_trigger < self.n_steps:
+            return True
+        self.last_time_trigger = self.num_timesteps
+        return self._on_event()
 
 
 class ProgressBarCallback(BaseCallback):
@@ -504,18 +471,18 @@ class ProgressBarCallback(BaseCallback):
     """
 
     def __init__(self, total_timesteps: Optional[int] = None, verbose: int = 0):
-        super(ProgressBarCallback, self).__init__(verbose)
+        super().__init__(verbose)
         try:
             import tqdm  # noqa: F401  pylint: disable=unused-import,import-outside-toplevel
         except ImportError as err:
             raise ImportError("The progress bar needs the tqdm package: pip install tqdm") from err
         self.total_timesteps = None if total_timesteps is None else int(total_timesteps)
-        self.pbar = None
+        self.pbar: Any = None  # the tqdm bar while training
         self._start_timesteps = 0
         self._shown = 0
 
     def _on_training_start(self) -> None:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # pylint: disable=import-outside-toplevel
         self._start_timesteps = int(self.model.num_timesteps)
         self._shown = 0
         self.pbar = tqdm(total=self.total_timesteps, unit="steps", dynamic_ncols=True)

@@ -123,10 +123,9 @@ def _short(value: Any, limit: int = 200) -> str:
 def _check_returned_values(env: Any, observation_space: spaces.Space, action_space: spaces.Space,
                            warn: bool) -> None:
     """
-    Check the returned values by the env when calling `.reset()` or `.step()` methods.
+    Call ``reset()`` and one ``step()`` with a random action, and check the types of what they return.
     """
     is_gymnasium = isinstance(env, gymnasium.Env)
-    # because env inherits from gym.Env, we assume that `reset()` and `step()` methods exists
     result = env.reset()
     is_tuple_obs = isinstance(observation_space, spaces.Tuple)
     looks_new = isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], dict)
@@ -143,9 +142,7 @@ def _check_returned_values(env: Any, observation_space: spaces.Space, action_spa
         obs = result[0] if (looks_new and not is_tuple_obs) else result
     _check_obs(obs, observation_space, 'reset()', warn)
 
-    # Sample a random action
-    action = action_space.sample()
-    data = env.step(action)
+    data = env.step(action_space.sample())
 
     assert isinstance(data, tuple) and len(data) in (4, 5), (
         "The `step()` method must return (obs, reward, terminated, truncated, info) (gymnasium API) or "
@@ -163,10 +160,8 @@ def _check_returned_values(env: Any, observation_space: spaces.Space, action_spa
                           "info); it returned the 4 values of the legacy gym API. Stable Baselines accepts it, other "
                           "gymnasium tools will not.")
 
-    # Check observation
     _check_obs(obs, observation_space, 'step()', warn)
-
-    # We also allow int because the reward will be cast to float
+    # an integer reward is fine too: the algorithms turn rewards into floats
     assert isinstance(reward, (float, int, np.floating, np.integer)) and not isinstance(reward, bool), (
         "The reward returned by `step()` must be a float, got {!r} of type {}".format(reward, type(reward).__name__))
     for name, flag in flags:
@@ -179,11 +174,9 @@ def _check_returned_values(env: Any, observation_space: spaces.Space, action_spa
 
 def _check_spaces(env: Any) -> None:
     """
-    Check that the observation and action spaces are defined
-    and inherit from gymnasium.spaces.Space (or are spaces of the legacy gym package).
+    Both spaces must exist and be gymnasium spaces (or spaces of the legacy gym package).
     """
-    # Helper to link to the code, because gym has no proper documentation
-    gym_env = " cf https://gymnasium.farama.org/api/env/"
+    gym_env = " cf https://gymnasium.farama.org/api/env/"  # where the error messages send the user
 
     assert hasattr(env, 'observation_space'), "You must specify an observation space (observation_space)" + gym_env
     assert hasattr(env, 'action_space'), "You must specify an action space (action_space)" + gym_env
@@ -200,10 +193,10 @@ def _check_spaces(env: Any) -> None:
 
 def _check_render(env: Any, warn: bool = True) -> None:
     """
-    Check the declared render modes and the `render()` method.
+    Render the environment in each mode it declares (gymnasium envs: in their own mode), then close it.
 
-    :param env: (gym.Env) The environment to check
-    :param warn: (bool) Whether to output additional warnings
+    :param env: (gym.Env) the environment under test
+    :param warn: (bool) warn when no render mode is declared
     """
     metadata = getattr(env, "metadata", None) or {}
     render_modes = metadata.get("render_modes", metadata.get("render.modes"))
@@ -217,28 +210,25 @@ def _check_render(env: Any, warn: bool = True) -> None:
         # gymnasium envs render in the mode they were created with
         env.render()
     else:
-        for render_mode in render_modes:
-            env.render(mode=render_mode)
+        for mode in render_modes:
+            env.render(mode=mode)
     env.close()
 
 
 def check_env(env: Any, warn: bool = True, skip_render_check: bool = True) -> None:
     """
-    Check that an environment follows Gym API.
-    This is particularly useful when using a custom environment.
-    Please take a look at https://gymnasium.farama.org/api/env/
-    for more information about the API.
+    Verify that a (custom) environment keeps the environment API (https://gymnasium.farama.org/api/env/):
+    its spaces, and what ``reset()`` and ``step()`` return. An AssertionError says what is wrong.
 
-    Both the gymnasium API (``reset() -> (obs, info)``, ``step() -> (obs, reward, terminated, truncated, info)``)
-    and the legacy gym API (``reset() -> obs``, ``step() -> (obs, reward, done, info)``) are accepted.
+    The gymnasium API (``reset() -> (obs, info)``, ``step() -> (obs, reward, terminated, truncated, info)``)
+    and the legacy gym API (``reset() -> obs``, ``step() -> (obs, reward, done, info)``) both pass.
+    With ``warn``, things that run but may hurt learning with Stable Baselines (unusual spaces, images
+    that are not uint8, an unnormalised Box action space, NaN or inf values, ...) are reported as warnings.
 
-    It also optionally check that the environment is compatible with Stable-Baselines.
-
-    :param env: (gym.Env) The Gym environment that will be checked
-    :param warn: (bool) Whether to output additional warnings
-        mainly related to the interaction with Stable Baselines
-    :param skip_render_check: (bool) Whether to skip the checks for the render method.
-        True by default (useful for the CI)
+    :param env: (gym.Env) the environment to check
+    :param warn: (bool) also warn about what may not work well with Stable Baselines
+    :param skip_render_check: (bool) leave ``render()`` out of the check (the default: rendering often
+        needs a display)
     """
     for method in ("reset", "step"):
         assert callable(getattr(env, method, None)), (
@@ -249,14 +239,11 @@ def check_env(env: Any, warn: bool = True, skip_render_check: bool = True) -> No
                       "adapter of Stable Baselines. Consider porting it to gymnasium "
                       "(cf https://gymnasium.farama.org/introduction/migration_guide/)")
 
-    # ============= Check the spaces (observation and action) ================
     _check_spaces(env)
 
     observation_space = gym_compat.convert_space(env.observation_space)
     action_space = gym_compat.convert_space(env.action_space)
 
-    # Warn the user if needed.
-    # A warning means that the environment may run but not work properly with Stable Baselines algorithms
     if warn:
         _check_unsupported_spaces(observation_space, action_space)
 
@@ -284,14 +271,10 @@ def check_env(env: Any, warn: bool = True, skip_render_check: bool = True) -> No
             warnings.warn("`reset()` of a gymnasium.Env should accept the keyword arguments `seed` and `options` "
                           "(and call `super().reset(seed=seed)`); seeding this environment will not work")
 
-    # ============ Check the returned values ===============
     _check_returned_values(env, observation_space, action_space, warn)
-
-    # ==== Check the render method and the declared render modes ====
     if not skip_render_check:
         _check_render(env, warn=warn)
-
-    # The check only works with numpy arrays
+    # feeding NaN actions needs array spaces on both sides
     if warn and _is_numpy_array_space(observation_space) and _is_numpy_array_space(action_space):
         _check_nan(env, action_space)
 

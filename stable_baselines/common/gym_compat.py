@@ -6,12 +6,14 @@ The one module through which Stable Baselines talks to environments.
 spaces from the old ``gym`` package, ``env.seed()``), and old model files hold pickled
 ``gym.spaces`` objects. Everything that differs between the two APIs is handled here; the
 rest of the library calls :func:`reset_env`, :func:`step_env`, :func:`convert_space` and
-:func:`make_env` and never needs to know which API an environment speaks.
+:func:`make_env` and never needs to know which API an environment speaks. A wrapper that must answer
+in the API of the env it wraps (``Monitor``) uses :func:`reset_with_api` / :func:`step_with_api`,
+whose results can be turned back into that API.
 """
 import inspect
 import warnings
 import weakref
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 import gymnasium
 import numpy as np
@@ -230,6 +232,125 @@ def seed_on_next_reset(env: Any, seed: int) -> None:
         reset_env(env, seed=seed)
 
 
+class ResetResult(NamedTuple):
+    """
+    What an environment's ``reset()`` returned, whichever API it speaks.
+
+    :param obs: the first observation
+    :param info: (dict) the reset info (empty for a legacy env)
+    :param legacy: (bool) whether the env answered in the legacy API (the observation alone)
+    """
+    obs: Any
+    info: dict
+    legacy: bool
+
+    def in_own_api(self) -> Any:
+        """:return: the answer in the API the env spoke: ``obs`` (legacy) or ``(obs, info)`` (gymnasium)"""
+        return self.obs if self.legacy else (self.obs, self.info)
+
+
+class StepResult(NamedTuple):
+    """
+    What an environment's ``step()`` returned, whichever API it speaks, read as gymnasium's five values.
+
+    :param obs: the next observation
+    :param reward: the reward, as the env gave it
+    :param terminated: (bool) the episode reached a terminal state
+    :param truncated: (bool) the episode was cut (time limit)
+    :param info: (dict) the step info
+    :param legacy: (bool) whether the env answered in the legacy API (four values)
+    """
+    obs: Any
+    reward: Any
+    terminated: bool
+    truncated: bool
+    info: dict
+    legacy: bool
+
+    def in_gymnasium_api(self) -> Tuple[Any, Any, bool, bool, dict]:
+        """:return: ``(obs, reward, terminated, truncated, info)``"""
+        return self.obs, self.reward, self.terminated, self.truncated, self.info
+
+    def in_legacy_api(self) -> Tuple[Any, Any, bool, dict]:
+        """
+        :return: ``(obs, reward, done, info)``; a truncation is marked with ``info["TimeLimit.truncated"]``
+            as gym's TimeLimit did (a copy of ``info`` is made only when the key has to be added)
+        """
+        info = self.info
+        if self.truncated and not self.terminated and "TimeLimit.truncated" not in info:
+            info = dict(info, **{"TimeLimit.truncated": True})
+        return self.obs, self.reward, self.terminated or self.truncated, info
+
+    def in_own_api(self) -> tuple:
+        """:return: the answer in the API the env spoke (four or five values)"""
+        return self.in_legacy_api() if self.legacy else self.in_gymnasium_api()
+
+
+def _pop_pending_seed(env: Any) -> Optional[int]:
+    try:
+        return _PENDING_SEEDS.pop(env, None)
+    except TypeError:  # not weakly referenceable: never pending
+        return None
+
+
+def reset_with_api(env: Any, seed: Optional[int] = None, options: Optional[dict] = None, **kwargs) -> ResetResult:
+    """
+    Reset an environment of either API and tell which API it answered in.
+
+    :param env: (gymnasium.Env or legacy gym-style env)
+    :param seed: (int) seed for the environment's random generator (None: the seed left by
+        :func:`seed_on_next_reset`, if any, else do not reseed); a legacy env gets ``env.seed(seed)``
+    :param options: (dict) gymnasium reset options (ignored by envs whose ``reset`` does not take them)
+    :param kwargs: other keywords, passed to ``env.reset`` as they are
+    :return: (ResetResult) observation, info and whether the answer was in the legacy API
+    """
+    pending = _pop_pending_seed(env)
+    if seed is None:
+        seed = pending
+    if isinstance(env, LegacyEnvAdapter):
+        obs, info = env.reset(seed=seed, options=options, **kwargs)
+        return ResetResult(obs, info, env.speaks_legacy_api)
+    if seed is not None:
+        if _accepts_kwarg(env.reset, "seed"):
+            kwargs["seed"] = int(seed)
+        elif hasattr(env, "seed"):
+            env.seed(int(seed))
+    if options is not None and _accepts_kwarg(env.reset, "options"):
+        kwargs["options"] = options
+    answer = env.reset(**kwargs)
+    if _is_new_style_reset(answer, env):
+        return ResetResult(answer[0], answer[1], False)
+    return ResetResult(answer, {}, True)
+
+
+def step_with_api(env: Any, action: Any) -> StepResult:
+    """
+    Step an environment of either API and tell which API it answered in.
+
+    For a legacy 4-value answer, ``truncated`` is ``info.get("TimeLimit.truncated", False)`` when the episode
+    is done, and ``terminated`` is ``done`` without it.
+
+    :param env: (gymnasium.Env or legacy gym-style env)
+    :param action: the action
+    :return: (StepResult)
+    """
+    if isinstance(env, LegacyEnvAdapter):
+        obs, reward, terminated, truncated, info = env.step(action)
+        return StepResult(obs, reward, terminated, truncated, info, env.speaks_legacy_api)
+    answer = env.step(action)
+    if not isinstance(answer, tuple) or len(answer) not in (4, 5):
+        given = "a tuple of length {}".format(len(answer)) if isinstance(answer, tuple) else type(answer).__name__
+        raise ValueError("env.step() must return (obs, reward, terminated, truncated, info) or the legacy "
+                         "(obs, reward, done, info); got {}".format(given))
+    if len(answer) == 5:
+        obs, reward, terminated, truncated, info = answer
+        return StepResult(obs, reward, bool(terminated), bool(truncated), info if info is not None else {}, False)
+    obs, reward, done, info = answer
+    info = info if info is not None else {}
+    truncated = bool(done) and bool(info.get("TimeLimit.truncated", False))
+    return StepResult(obs, reward, bool(done) and not truncated, truncated, info, True)
+
+
 def reset_env(env: Any, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, dict]:
     """
     Reset an environment of either API.
@@ -240,24 +361,8 @@ def reset_env(env: Any, seed: Optional[int] = None, options: Optional[dict] = No
     :param options: (dict) gymnasium reset options (ignored by legacy envs)
     :return: (Any, dict) the first observation and the reset info (empty for legacy envs)
     """
-    try:
-        pending = _PENDING_SEEDS.pop(env, None)
-    except TypeError:  # not weakly referenceable: never pending
-        pending = None
-    if seed is None:
-        seed = pending
-    kwargs = {}
-    if seed is not None:
-        if _accepts_kwarg(env.reset, "seed"):
-            kwargs["seed"] = int(seed)
-        elif hasattr(env, "seed"):
-            env.seed(int(seed))
-    if options is not None and _accepts_kwarg(env.reset, "options"):
-        kwargs["options"] = options
-    result = env.reset(**kwargs)
-    if _is_new_style_reset(result, env):
-        return result[0], result[1]
-    return result, {}
+    result = reset_with_api(env, seed=seed, options=options)
+    return result.obs, result.info
 
 
 def step_env(env: Any, action: Any) -> Tuple[Any, float, bool, bool, dict]:
@@ -270,18 +375,7 @@ def step_env(env: Any, action: Any) -> Tuple[Any, float, bool, bool, dict]:
         ``truncated`` is ``info.get("TimeLimit.truncated", False)`` and ``terminated`` is ``done``
         without it.
     """
-    result = env.step(action)
-    if not isinstance(result, tuple) or len(result) not in (4, 5):
-        given = "a tuple of length {}".format(len(result)) if isinstance(result, tuple) else type(result).__name__
-        raise ValueError("env.step() must return (obs, reward, terminated, truncated, info) or the legacy "
-                         "(obs, reward, done, info); got {}".format(given))
-    if len(result) == 5:
-        obs, reward, terminated, truncated, info = result
-        return obs, reward, bool(terminated), bool(truncated), info if info is not None else {}
-    obs, reward, done, info = result
-    info = info if info is not None else {}
-    truncated = bool(done) and bool(info.get("TimeLimit.truncated", False))
-    return obs, reward, bool(done) and not truncated, truncated, info
+    return step_with_api(env, action).in_gymnasium_api()
 
 
 class LegacyEnvAdapter(gymnasium.Env):
@@ -302,14 +396,20 @@ class LegacyEnvAdapter(gymnasium.Env):
         self.reward_range = getattr(env, "reward_range", (-float("inf"), float("inf")))
         spec = getattr(env, "spec", None)
         self.spec = spec if isinstance(spec, gymnasium.envs.registration.EnvSpec) else None
+        # whether the wrapped env answered its last reset() / step() in the legacy API
+        self.speaks_legacy_api = True
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None, **kwargs):
         if seed is not None:
             self.action_space.seed(seed)
-        return reset_env(self.env, seed=seed, options=options)
+        result = reset_with_api(self.env, seed=seed, options=options, **kwargs)
+        self.speaks_legacy_api = result.legacy
+        return result.obs, result.info
 
     def step(self, action):
-        return step_env(self.env, action)
+        result = step_with_api(self.env, action)
+        self.speaks_legacy_api = result.legacy
+        return result.in_gymnasium_api()
 
     def render(self, *args, **kwargs):
         return self.env.render(*args, **kwargs)
@@ -367,5 +467,5 @@ def as_gymnasium_env(env: Any) -> gymnasium.Env:
 
 
 __all__ = ["OLD_ENV_IDS", "make_env", "space_from_state", "convert_space", "spaces_match", "reset_env",
-           "seed_on_next_reset", "step_env",
+           "seed_on_next_reset", "step_env", "ResetResult", "StepResult", "reset_with_api", "step_with_api",
            "LegacyEnvAdapter", "is_legacy_env", "as_gymnasium_env", "gymnasium", "spaces"]

@@ -11,13 +11,12 @@ from gymnasium import spaces
 
 class IdentityEnv(gymnasium.Env):
     """
-    Identity environment for testing purposes: the observation is a sample of the action space and the
-    reward is 1 when the action equals the observation (0 otherwise). The episode is truncated after
-    ``ep_length`` steps.
+    A task for tests: every observation is a random element of the action space, and the agent earns 1
+    for answering with that same element (0 otherwise). Episodes are truncated after ``ep_length`` steps.
 
-    :param dim: (int) the size of the Discrete space (used only when ``space`` is None; default 1)
-    :param space: (gymnasium.spaces.Space) the action (and observation) space; if None, ``Discrete(dim)``
-    :param ep_length: (int) the length of each episode in timesteps
+    :param dim: (int) number of values of the ``Discrete`` space built when ``space`` is None (default 1)
+    :param space: (gymnasium.spaces.Space) the space of both actions and observations (default ``Discrete(dim)``)
+    :param ep_length: (int) the number of steps of an episode
     """
 
     metadata = {"render_modes": ["human"], "render.modes": ["human"]}
@@ -30,11 +29,13 @@ class IdentityEnv(gymnasium.Env):
         elif dim is not None:
             raise ValueError("IdentityEnv: arguments for both 'dim' ({}) and 'space' ({}) were given; "
                              "pass only one".format(dim, space))
-        self.action_space = self.observation_space = space
+        self.observation_space = space
+        self.action_space = space
         self.ep_length = ep_length
         self.current_step = 0
-        self.num_resets = -1  # Becomes 0 after __init__ exits.
         self.state = None
+        # counts the resets after the one below, which prepares the first state
+        self.num_resets = -1
         self.reset()
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[Any, Dict[str, Any]]:
@@ -58,13 +59,14 @@ class IdentityEnv(gymnasium.Env):
         :param action: the action (reward 1 when it matches the current observation)
         :return: (obs, reward, terminated, truncated, info); truncated after ``ep_length`` steps
         """
-        reward = self._get_reward(action)
+        matched = self._get_reward(action)
         self._choose_next_state()
         self.current_step += 1
         truncated = self.current_step >= self.ep_length
-        return self.state, reward, False, truncated, {}
+        return self.state, matched, False, truncated, {}
 
     def _choose_next_state(self) -> None:
+        """Draw the next observation from the action space."""
         self.state = self.action_space.sample()
 
     def _get_reward(self, action: Any) -> float:
@@ -76,19 +78,17 @@ class IdentityEnv(gymnasium.Env):
 
 class IdentityEnvBox(IdentityEnv):
     """
-    Identity environment for testing purposes, with a continuous action: reward 1 when the action is within
-    ``eps`` of the observation.
+    :class:`IdentityEnv` with one continuous value: an action within ``eps`` of the observation earns 1.
 
-    :param low: (float) the lower bound of the box dim
-    :param high: (float) the upper bound of the box dim
-    :param eps: (float) the epsilon bound for correct value
-    :param ep_length: (int) the length of each episode in timesteps
+    :param low: (float) smallest value of the Box
+    :param high: (float) largest value of the Box
+    :param eps: (float) how far from the observation an action may be and still count as a match
+    :param ep_length: (int) the number of steps of an episode
     """
 
     def __init__(self, low: float = -1, high: float = 1, eps: float = 0.05, ep_length: int = 100):
-        space = spaces.Box(low=low, high=high, shape=(1,), dtype=np.float32)
         self.eps = eps
-        super().__init__(ep_length=ep_length, space=space)
+        super().__init__(space=spaces.Box(low=low, high=high, shape=(1,), dtype=np.float32), ep_length=ep_length)
 
     def _get_reward(self, action: Any) -> float:
         action = np.asarray(action, dtype=np.float64).reshape(self.state.shape)
@@ -97,25 +97,23 @@ class IdentityEnvBox(IdentityEnv):
 
 class IdentityEnvMultiDiscrete(IdentityEnv):
     """
-    Identity environment for testing purposes, with a MultiDiscrete([dim, dim]) space.
+    :class:`IdentityEnv` on the space ``MultiDiscrete([dim, dim])``.
 
-    :param dim: (int) the size of each dimension
-    :param ep_length: (int) the length of each episode in timesteps
+    :param dim: (int) number of values of each of the two components
+    :param ep_length: (int) the number of steps of an episode
     """
 
     def __init__(self, dim: int = 1, ep_length: int = 100):
-        space = spaces.MultiDiscrete([dim, dim])
-        super().__init__(ep_length=ep_length, space=space)
+        super().__init__(space=spaces.MultiDiscrete([dim, dim]), ep_length=ep_length)
 
 
 class IdentityEnvMultiBinary(IdentityEnv):
     """
-    Identity environment for testing purposes, with a MultiBinary(dim) space.
+    :class:`IdentityEnv` on the space ``MultiBinary(dim)``.
 
-    :param dim: (int) the number of binary values
-    :param ep_length: (int) the length of each episode in timesteps
+    :param dim: (int) how many bits an observation has
+    :param ep_length: (int) the number of steps of an episode
     """
 
     def __init__(self, dim: int = 1, ep_length: int = 100):
-        space = spaces.MultiBinary(dim)
-        super().__init__(ep_length=ep_length, space=space)
+        super().__init__(space=spaces.MultiBinary(dim), ep_length=ep_length)
