@@ -80,14 +80,16 @@ def test_main_script_importing_algorithms_keeps_workers_light(tmp_path, start_me
     assert [report["tensorflow"] for report in out["after"]] == [True, False]
 
 
-def test_missing_main_guard_is_one_clear_error(tmp_path):
+@pytest.mark.parametrize("start_method", [None, "spawn"])
+def test_missing_main_guard_is_one_clear_error(tmp_path, start_method):
     result = _run_script(tmp_path, """
         from stable_baselines.common import make_vec_env
         from stable_baselines.common.vec_env import SubprocVecEnv
 
-        env = make_vec_env("CartPole-v1", n_envs=4, vec_env_cls=SubprocVecEnv)
+        env = make_vec_env("CartPole-v1", n_envs=4, vec_env_cls=SubprocVecEnv,
+                           vec_env_kwargs=dict(start_method={!r}))
         print("created", env.num_envs)
-    """)
+    """.format(start_method))
     assert result.returncode != 0
     assert "created" not in result.stdout
     assert result.stderr.count("Traceback") == 1, result.stderr

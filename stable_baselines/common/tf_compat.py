@@ -63,6 +63,8 @@ def _quiet_native_stderr() -> Iterator[None]:
         sys.stderr.flush()
         saved_fd = os.dup(2)
     except (OSError, ValueError, AttributeError):  # no usable stderr: nothing to keep quiet
+        saved_fd = None
+    if saved_fd is None:
         yield
         return
     with tempfile.TemporaryFile() as collected:
