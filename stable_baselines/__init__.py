@@ -3,7 +3,8 @@ Stable Baselines: reliable reinforcement-learning algorithms (the TensorFlow 1.x
 Stable Baselines 2.10), running on today's TensorFlow 2.x, gymnasium and numpy 2.
 
 Importing this package puts TensorFlow in TF-1 behaviour (see ``stable_baselines.common.tf_compat``);
-set ``STABLE_BASELINES_TF2_BEHAVIOR=1`` before importing it to keep TF-2 behaviour.
+set ``STABLE_BASELINES_TF2_BEHAVIOR=1`` before importing it to keep TF-2 behaviour. The environment
+workers of a ``SubprocVecEnv`` do not import TensorFlow (see ``stable_baselines.common.env_worker``).
 
 The algorithm classes are imported on first use. DDPG, GAIL, PPO1 and TRPO need MPI
 (``pip install stable-baselines[mpi]``) and are only available when ``mpi4py`` imports.
@@ -11,10 +12,14 @@ The algorithm classes are imported on first use. DDPG, GAIL, PPO1 and TRPO need 
 import importlib
 import importlib.util
 import os
+import sys
 
-from stable_baselines.common.tf_compat import enable_tf1_behavior
+from stable_baselines.common import env_worker
 
-enable_tf1_behavior()
+if not env_worker.is_env_worker():
+    from stable_baselines.common.tf_compat import enable_tf1_behavior
+
+    enable_tf1_behavior()
 
 
 def _read_version() -> str:
@@ -69,17 +74,68 @@ def _exported() -> list:
     return sorted(names)
 
 
+def _load_algorithm(name: str) -> type:
+    """Import the class of an algorithm (and with it TensorFlow) and keep it as a module attribute."""
+    if name in _MPI_ALGORITHMS and not _mpi_available():
+        raise AttributeError("stable_baselines.{} needs MPI: mpi4py is not installed. Install it with "
+                             "`pip install stable-baselines[mpi]` (no system MPI needed).".format(name))
+    module_name = _ALGORITHMS.get(name) or _MPI_ALGORITHMS[name]
+    if not _implemented(module_name):
+        raise AttributeError("stable_baselines.{} is not available in this version".format(name))
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+class _DeferredAlgorithm:
+    """
+    What ``from stable_baselines import PPO2`` gives while a SubprocVecEnv worker re-imports the user's
+    main module: calling it, reading its attributes, subclassing it or using it in ``isinstance`` imports
+    the real class then, so a worker that never uses it never imports TensorFlow.
+
+    :param name: (str) the algorithm's name
+    """
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def _real(self) -> type:
+        return _load_algorithm(self._name)
+
+    def __call__(self, *args, **kwargs):
+        return self._real()(*args, **kwargs)
+
+    def __getattr__(self, attribute: str):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        return getattr(self._real(), attribute)
+
+    def __instancecheck__(self, instance) -> bool:
+        return isinstance(instance, self._real())
+
+    def __subclasscheck__(self, subclass) -> bool:
+        return issubclass(subclass, self._real())
+
+    def __mro_entries__(self, bases) -> tuple:
+        return (self._real(),)
+
+    def __eq__(self, other) -> bool:
+        return self._real() == (other._real() if isinstance(other, _DeferredAlgorithm) else other)
+
+    def __hash__(self) -> int:
+        return hash(self._real())
+
+    def __repr__(self) -> str:
+        return "<stable_baselines.{} (imported on first use)>".format(self._name)
+
+
 def __getattr__(name: str):
     if name in _ALGORITHMS or name in _MPI_ALGORITHMS:
-        if name in _MPI_ALGORITHMS and not _mpi_available():
-            raise AttributeError("stable_baselines.{} needs MPI: mpi4py is not installed. Install it with "
-                                 "`pip install stable-baselines[mpi]` (no system MPI needed).".format(name))
         module_name = _ALGORITHMS.get(name) or _MPI_ALGORITHMS[name]
-        if not _implemented(module_name):
-            raise AttributeError("stable_baselines.{} is not available in this version".format(name))
-        value = getattr(importlib.import_module(module_name), name)
-        globals()[name] = value
-        return value
+        available = _implemented(module_name) and (name in _ALGORITHMS or _mpi_available())
+        if available and module_name not in sys.modules and env_worker.is_bootstrapping_worker():
+            return _DeferredAlgorithm(name)
+        return _load_algorithm(name)
     raise AttributeError("module 'stable_baselines' has no attribute '{}'".format(name))
 
 

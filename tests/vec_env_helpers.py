@@ -186,3 +186,54 @@ class GaussianObsEnv(gymnasium.Env):
 def make_legacy_env():
     """Factory usable with every start method."""
     return LegacyCounterEnv(ep_length=3)
+
+
+class ModeRenderEnv(gymnasium.Env):
+    """
+    A gymnasium env written against the old render API: ``render(mode=...)`` chooses the mode per call.
+    'rgb_array' gives a 2x3 image filled with 7 (plus the step count), 'human' returns the string "shown".
+    """
+
+    def __init__(self):
+        self.observation_space = spaces.Box(low=0, high=100, shape=(1,), dtype=np.float32)
+        self.action_space = spaces.Discrete(2)
+        self.t = 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return np.array([0.0], dtype=np.float32), {}
+
+    def step(self, action):
+        self.t += 1
+        return np.array([self.t], dtype=np.float32), 1.0, False, False, {}
+
+    def render(self, mode="human"):
+        if mode == "rgb_array":
+            return np.full((2, 3, 3), 7 + self.t, dtype=np.uint8)
+        return "shown"
+
+
+def make_monitored_mode_render_env():
+    from stable_baselines.bench import Monitor
+    return Monitor(ModeRenderEnv(), None)
+
+
+class ProbeEnv(StepCounterEnv):
+    """Reports on the worker process it runs in (for the SubprocVecEnv start-up tests)."""
+
+    def report(self):
+        import sys
+        import multiprocessing
+        return {"tensorflow": "tensorflow" in sys.modules, "process": multiprocessing.current_process().name}
+
+    def use_algorithm(self, name):
+        """Import an algorithm class in the worker, as user code may, and tell whether TF-1 behaviour is on."""
+        import importlib
+        import sys
+        algorithm = getattr(importlib.import_module("stable_baselines"), name)
+        import tensorflow as tf
+        stand_in = getattr(sys.modules.get("__mp_main__"), name, None)  # bound by the main script's import
+        return {"class": algorithm.__name__, "eager": tf.executing_eagerly(),
+                "stand_in": repr(stand_in), "stand_in_equals_class": stand_in == algorithm,
+                "stand_in_subclass_check": issubclass(algorithm, stand_in)}

@@ -13,7 +13,7 @@ from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.runners import AbstractEnvRunner
 from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
-from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_util import float_input, mse, total_episode_reward_logger
 
 
@@ -182,7 +182,8 @@ class A2C(ActorCriticRLModel):
 
                 optimizer = tf.train.RMSPropOptimizer(learning_rate=self.learning_rate_ph, decay=self.alpha,
                                                       epsilon=self.epsilon, momentum=self.momentum)
-                self.apply_backprop = optimizer.apply_gradients(grads_and_vars)
+                with quiet_deprecations():  # TF's RMSProp builds its slots with a deprecated initializer
+                    self.apply_backprop = optimizer.apply_gradients(grads_and_vars)
 
                 self.train_model, self.step_model = train_model, step_model
                 self.step, self.proba_step = step_model.step, step_model.proba_step

@@ -13,7 +13,7 @@ whose results can be turned back into that API.
 import inspect
 import warnings
 import weakref
-from typing import Any, Dict, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 import gymnasium
 import numpy as np
@@ -466,6 +466,97 @@ def as_gymnasium_env(env: Any) -> gymnasium.Env:
     return env
 
 
+# ----------------------------------------------------------------------------------------------
+# rendering in either API
+# ----------------------------------------------------------------------------------------------
+def env_layers(env: Any) -> List[Any]:
+    """``env``, then what it wraps (the ``env`` attribute of gymnasium wrappers and of the legacy adapter)."""
+    layers = []
+    while env is not None and len(layers) < 100 and not any(env is seen for seen in layers):
+        layers.append(env)
+        env = env.__dict__.get("env") if hasattr(env, "__dict__") else None
+    return layers
+
+
+def _takes_mode(render: Any, any_keyword: bool) -> bool:
+    try:
+        params = inspect.signature(render).parameters
+    except (TypeError, ValueError):
+        return False
+    if "mode" in params:
+        return True
+    return any_keyword and any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def legacy_env_of(env: Any) -> Optional[Any]:
+    """
+    :param env: (gymnasium.Env) an environment, possibly wrapped
+    :return: (Any) the legacy gym-style env adapted somewhere in the wrappers of ``env``, or None
+    """
+    for layer in env_layers(env):
+        if isinstance(layer, LegacyEnvAdapter):
+            return layer.env
+    return None
+
+
+def render_taking_mode(env: Any) -> Optional[Any]:
+    """
+    Old-API environments choose the render mode per call (``render(mode='rgb_array')``); gymnasium
+    environments render in the ``render_mode`` they were created with.
+
+    :param env: (gymnasium.Env) an environment, possibly wrapped
+    :return: (callable or None) the ``render`` method of the outermost layer that takes the mode as an
+        argument, None if no layer does
+    """
+    outer = None
+    for layer in env_layers(env):
+        adapted, outer = isinstance(outer, LegacyEnvAdapter), layer
+        if isinstance(layer, LegacyEnvAdapter):
+            continue  # its render forwards anything: look at the env it adapts
+        render = getattr(layer, "render", None)
+        # a legacy env whose render takes **kwargs got the mode before: it still does
+        if callable(render) and _takes_mode(render, any_keyword=adapted):
+            return render
+    return None
+
+
+def render_env(env: Any, mode: str = "human", show: Optional[Any] = None) -> Any:
+    """
+    Render one environment of either API.
+
+    An environment whose ``render`` takes the mode (the old gym API) is called with ``mode=mode``. A
+    gymnasium environment renders in the ``render_mode`` it was created with: ``mode='rgb_array'`` needs
+    ``render_mode='rgb_array'`` (or ``'rgb_array_list'``, whose last frame is returned), and
+    ``mode='human'`` on an environment that only makes images hands the image to ``show``.
+
+    :param env: (gymnasium.Env) the environment (possibly wrapping a legacy env)
+    :param mode: (str) 'human' or 'rgb_array'
+    :param show: (callable) displays an image (``show(image)``), for 'human' on an image-only env
+    :return: (Any) what the environment's render returned (an image for 'rgb_array'), None when shown
+    """
+    render = render_taking_mode(env)
+    if render is not None:
+        return render(mode=mode)
+    legacy = legacy_env_of(env)
+    if legacy is not None:
+        if mode != "human":
+            raise TypeError("Cannot render {} in mode {!r}: its render() takes no mode argument".format(legacy, mode))
+        return legacy.render()
+    render_mode = getattr(env, "render_mode", None)
+    if mode == "rgb_array" and render_mode not in ("rgb_array", "rgb_array_list"):
+        raise ValueError("Cannot get an 'rgb_array' image from {}: gymnasium environments render in the mode they "
+                         "were created with, and this one has render_mode={!r}. Create it with "
+                         "gymnasium.make(env_id, render_mode='rgb_array').".format(env, render_mode))
+    image = env.render()
+    if render_mode == "rgb_array_list" and isinstance(image, list):
+        image = image[-1] if image else None
+    if mode == "human" and render_mode in ("rgb_array", "rgb_array_list") and image is not None and show is not None:
+        show(np.asarray(image))
+        return None
+    return image
+
+
 __all__ = ["OLD_ENV_IDS", "make_env", "space_from_state", "convert_space", "spaces_match", "reset_env",
            "seed_on_next_reset", "step_env", "ResetResult", "StepResult", "reset_with_api", "step_with_api",
-           "LegacyEnvAdapter", "is_legacy_env", "as_gymnasium_env", "gymnasium", "spaces"]
+           "LegacyEnvAdapter", "is_legacy_env", "as_gymnasium_env", "env_layers", "legacy_env_of",
+           "render_taking_mode", "render_env", "gymnasium", "spaces"]

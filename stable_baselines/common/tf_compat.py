@@ -17,16 +17,85 @@ The library itself works either way: each model builds its own ``tf.Graph`` and 
 
 ``TF_USE_LEGACY_KERAS=1`` is set (if the user has not set it) before Keras first loads, so that
 ``tf.compat.v1.layers.dense`` & co. in user code keep working through the ``tf-keras`` package.
+
+TensorFlow's start-up chatter (oneDNN, "Could not find cuda drivers", CPU instruction sets, absl's
+"All log messages before absl::InitializeLog()") is kept off the console when this module is the first
+to import TensorFlow and the user has not set ``TF_CPP_MIN_LOG_LEVEL``: the variable is set to ``2``
+(C++ errors still print), and the informational and warning lines TensorFlow writes while it is imported
+are dropped (any other output of that moment is written out unchanged). Set ``TF_CPP_MIN_LOG_LEVEL=0``
+before importing to see all of it again.
 """
+import contextlib
 import logging
 import os
+import re
+import sys
+import tempfile
 import warnings
+from typing import Iterator
+
+from stable_baselines.common import env_worker
 
 # Must happen before Keras is first imported (TensorFlow imports it lazily, so setting it after
 # ``import tensorflow`` still works as long as no Keras symbol was touched yet).
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
-import tensorflow as _tf2  # noqa: E402  (the environment variable above must come first)
+LOG_LEVEL_ENV_VAR = "TF_CPP_MIN_LOG_LEVEL"
+
+# informational (I) and warning (W) lines of absl / TensorFlow's C++ logging, and absl's preamble
+_STARTUP_NOISE = re.compile(r"^(?:[IW]\d{4} [\d:.]+ +\d+ [^ \]]+\] .*"
+                            r"|WARNING: All log messages before absl::InitializeLog\(\) is called are written "
+                            r"to STDERR)$")
+
+
+def _without_startup_noise(text: str) -> str:
+    """The lines of ``text`` that are not TensorFlow start-up information or warnings."""
+    return "".join(line for line in text.splitlines(keepends=True) if not _STARTUP_NOISE.match(line.rstrip("\n")))
+
+
+@contextlib.contextmanager
+def _quiet_native_stderr() -> Iterator[None]:
+    """
+    Collect what is written to the process's stderr (file descriptor 2) meanwhile, then write it back
+    without TensorFlow's start-up information and warnings. Errors and every other line go through.
+    """
+    try:
+        sys.stderr.flush()
+        saved_fd = os.dup(2)
+    except (OSError, ValueError, AttributeError):  # no usable stderr: nothing to keep quiet
+        saved_fd = None
+    if saved_fd is None:
+        yield
+        return
+    with tempfile.TemporaryFile() as collected:
+        os.dup2(collected.fileno(), 2)
+        try:
+            yield
+        finally:
+            try:
+                sys.stderr.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+            os.dup2(saved_fd, 2)
+            os.close(saved_fd)
+            collected.seek(0)
+            kept = _without_startup_noise(collected.read().decode("utf-8", "replace"))
+            if kept:
+                os.write(2, kept.encode("utf-8"))
+
+
+def _import_tensorflow():
+    """Import TensorFlow; the first import is kept quiet unless the user configured its C++ logging."""
+    if "tensorflow" in sys.modules or LOG_LEVEL_ENV_VAR in os.environ:
+        import tensorflow  # pylint: disable=import-outside-toplevel
+        return tensorflow
+    os.environ[LOG_LEVEL_ENV_VAR] = "2"
+    with _quiet_native_stderr():
+        import tensorflow  # pylint: disable=import-outside-toplevel
+    return tensorflow
+
+
+_tf2 = _import_tensorflow()
 
 tf = _tf2.compat.v1
 tf2 = _tf2
@@ -86,6 +155,22 @@ def enable_tf1_behavior() -> bool:
     return _STATE["tf1_behavior"]
 
 
+@contextlib.contextmanager
+def quiet_deprecations() -> Iterator[None]:
+    """
+    Mute TensorFlow's deprecation notices meanwhile. For the library's own calls into TF-1 code paths
+    that TensorFlow itself implements with deprecated pieces (e.g. the RMSProp optimizer's slots);
+    user code keeps its warnings.
+    """
+    try:
+        from tensorflow.python.util import deprecation  # pylint: disable=import-outside-toplevel
+        silence = deprecation.silence
+    except (ImportError, AttributeError):  # pragma: no cover - private module moved
+        silence = contextlib.nullcontext
+    with silence():
+        yield
+
+
 def tf1_behavior_enabled() -> bool:
     """:return: (bool) whether importing stable_baselines switched TensorFlow to TF-1 behaviour"""
     return bool(_STATE["tf1_behavior"])
@@ -102,4 +187,9 @@ def dim_value(dim) -> "int or None":
     return getattr(dim, "value", dim)
 
 
-__all__ = ["tf", "tf2", "enable_tf1_behavior", "tf1_behavior_enabled", "dim_value", "TF2_BEHAVIOR_ENV_VAR"]
+if env_worker.is_env_worker():
+    # a SubprocVecEnv worker skipped the switch when stable_baselines was imported; TensorFlow is needed now
+    enable_tf1_behavior()
+
+__all__ = ["tf", "tf2", "enable_tf1_behavior", "tf1_behavior_enabled", "quiet_deprecations", "dim_value",
+           "TF2_BEHAVIOR_ENV_VAR", "LOG_LEVEL_ENV_VAR"]

@@ -15,41 +15,40 @@ from stable_baselines.common.vec_env.vec_check_nan import VecCheckNan
 
 def unwrap_vec_normalize(env) -> Optional[VecNormalize]:
     """
-    Find the VecNormalize wrapper in a stack of VecEnv wrappers.
-
-    :param env: (gym.Env or VecEnv) the environment
-    :return: (VecNormalize or None) the first VecNormalize found, None if there is none
+    :param env: (gym.Env or VecEnv) an environment, possibly a stack of VecEnv wrappers
+    :return: (VecNormalize or None) the outermost VecNormalize of the stack, None if it has none
     """
-    env_tmp = env
-    while isinstance(env_tmp, VecEnvWrapper):
-        if isinstance(env_tmp, VecNormalize):
-            return env_tmp
-        env_tmp = env_tmp.venv
-    return None
+    layer = env
+    while isinstance(layer, VecEnvWrapper) and not isinstance(layer, VecNormalize):
+        layer = layer.venv
+    return layer if isinstance(layer, VecNormalize) else None
+
+
+def _copy_statistics(source: VecNormalize, target) -> None:
+    if isinstance(target, VecNormalize):
+        target.obs_rms = deepcopy(source.obs_rms)
+        target.ret_rms = deepcopy(source.ret_rms)
+    else:
+        warnings.warn("sync_envs_normalization: the training env has a VecNormalize wrapper but the "
+                      "evaluation env has {} at the same depth; its statistics were not copied"
+                      .format(type(target).__name__))
 
 
 def sync_envs_normalization(env, eval_env) -> None:
     """
-    Copy the normalization statistics (observations and rewards) of the VecNormalize wrappers of ``env``
-    to the corresponding wrappers of ``eval_env`` (useful for evaluation during training).
+    Give each VecNormalize of ``eval_env`` the statistics (observations and rewards) of the VecNormalize found
+    at the same depth of ``env``, e.g. before evaluating a policy during training.
 
-    :param env: (gym.Env or VecEnv) the training environment
-    :param eval_env: (gym.Env or VecEnv) the evaluation environment
+    :param env: (gym.Env or VecEnv) the environment the model trains on
+    :param eval_env: (gym.Env or VecEnv) the environment it is evaluated on
     """
-    env_tmp, eval_env_tmp = env, eval_env
-    while isinstance(env_tmp, VecEnvWrapper):
-        if isinstance(env_tmp, VecNormalize):
-            if isinstance(eval_env_tmp, VecNormalize):
-                eval_env_tmp.obs_rms = deepcopy(env_tmp.obs_rms)
-                eval_env_tmp.ret_rms = deepcopy(env_tmp.ret_rms)
-            else:
-                warnings.warn("sync_envs_normalization: the training env has a VecNormalize wrapper but the "
-                              "evaluation env has {} at the same depth; its statistics were not copied"
-                              .format(type(eval_env_tmp).__name__))
-        env_tmp = env_tmp.venv
-        if not isinstance(eval_env_tmp, VecEnvWrapper):
+    training, evaluation = env, eval_env
+    while isinstance(training, VecEnvWrapper):
+        if isinstance(training, VecNormalize):
+            _copy_statistics(training, evaluation)
+        if not isinstance(evaluation, VecEnvWrapper):
             break
-        eval_env_tmp = eval_env_tmp.venv
+        training, evaluation = training.venv, evaluation.venv
 
 
 __all__ = ["AlreadySteppingError", "NotSteppingError", "VecEnv", "VecEnvWrapper", "CloudpickleWrapper",

@@ -1,19 +1,32 @@
-"""SubprocVecEnv: each environment runs in its own process."""
+"""SubprocVecEnv: each environment lives in a process of its own."""
 import multiprocessing
+import os
 import traceback
 from collections import OrderedDict
 from typing import Any, Callable, List, Optional, Sequence
 
 import numpy as np
 
-from stable_baselines.common import gym_compat
+from stable_baselines.common import env_worker, gym_compat
 from stable_baselines.common.vec_env.base_vec_env import VecEnv, CloudpickleWrapper, render_env
-from stable_baselines.common.vec_env.dummy_vec_env import (call_env_method, check_same_spaces, get_env_attr,
-                                                           make_vec_env_member, random_seed, seed_env,
-                                                           set_env_attr, step_env_auto_reset)
+from stable_baselines.common.vec_env.single_env import (call_env_method, check_same_spaces, get_env_attr,
+                                                        make_vec_env_member, random_seed, seed_env, set_env_attr,
+                                                        step_env_auto_reset)
 
 # how often (seconds) the parent checks that a worker it waits for is still alive
 _POLL_INTERVAL = 0.1
+
+# exit code of a worker that found the main script starting SubprocVecEnvs while it was being re-imported
+_MISSING_GUARD_EXIT_CODE = 86
+
+_CREATING = "creating the environment"
+
+MISSING_GUARD_MESSAGE = (
+    "SubprocVecEnv: the main script is not guarded by `if __name__ == \"__main__\":`. With the '{}' start method "
+    "every worker process imports the main script again, so the code that creates the SubprocVecEnv must only run "
+    "when the script is executed, not when it is imported. Put it (and the training code) under\n\n"
+    "    if __name__ == \"__main__\":\n        ...\n\n"
+    "or pass start_method='fork' (Linux and macOS only; not safe once TensorFlow sessions run threads).")
 
 
 class EnvWorkerError(RuntimeError):
@@ -23,49 +36,58 @@ class EnvWorkerError(RuntimeError):
     """
 
 
+def _answer(cmd: str, env: Any, data: Any, pending_seed: Optional[int]):
+    """Carry out one command of the parent on the worker's environment; return (result, pending seed)."""
+    if cmd == 'step':
+        return step_env_auto_reset(env, data), pending_seed
+    if cmd == 'reset':
+        return gym_compat.reset_env(env, seed=pending_seed), None
+    if cmd == 'seed':
+        return seed_env(env, data)
+    if cmd == 'render':
+        return render_env(env, data), pending_seed
+    if cmd == 'get_spaces':
+        return (env.observation_space, env.action_space), pending_seed
+    if cmd == 'env_method':
+        name, args, kwargs = data
+        return call_env_method(env, name, *args, **kwargs), pending_seed
+    if cmd == 'get_attr':
+        return get_env_attr(env, data), pending_seed
+    if cmd == 'set_attr':
+        return set_env_attr(env, data[0], data[1]), pending_seed
+    raise NotImplementedError("The SubprocVecEnv worker has no command {!r}".format(cmd))
+
+
+def _send_quietly(remote, message) -> bool:
+    try:
+        remote.send(message)
+    except (BrokenPipeError, EOFError, OSError):
+        return False
+    return True
+
+
 def _worker(remote, parent_remote, env_fn_wrapper, index):  # pragma: no cover - runs in the subprocess
+    env_worker.mark_serving()
     parent_remote.close()
-    env = None
-    pending_seed = None
     try:
         env = make_vec_env_member(env_fn_wrapper.var, index)
     except BaseException:  # pylint: disable=broad-except
-        try:
-            remote.send(("__error__", "creating the environment", traceback.format_exc()))
-        except (BrokenPipeError, EOFError):
-            pass
+        _send_quietly(remote, ("__error__", _CREATING, traceback.format_exc()))
         remote.close()
         return
     remote.send(("ok", None))
+    pending_seed = None
     while True:
         try:
             cmd, data = remote.recv()
         except (EOFError, KeyboardInterrupt, OSError):
             break
+        if cmd == 'close':
+            env.close()
+            _send_quietly(remote, ("ok", None))
+            break
         try:
-            if cmd == 'step':
-                result = step_env_auto_reset(env, data)
-            elif cmd == 'reset':
-                result = gym_compat.reset_env(env, seed=pending_seed)
-                pending_seed = None
-            elif cmd == 'seed':
-                result, pending_seed = seed_env(env, data)
-            elif cmd == 'render':
-                result = render_env(env, data)
-            elif cmd == 'close':
-                env.close()
-                remote.send(("ok", None))
-                break
-            elif cmd == 'get_spaces':
-                result = (env.observation_space, env.action_space)
-            elif cmd == 'env_method':
-                result = call_env_method(env, data[0], *data[1], **data[2])
-            elif cmd == 'get_attr':
-                result = get_env_attr(env, data)
-            elif cmd == 'set_attr':
-                result = set_env_attr(env, data[0], data[1])
-            else:
-                raise NotImplementedError("`{}` is not implemented in the worker".format(cmd))
+            result, pending_seed = _answer(cmd, env, data, pending_seed)
         except KeyboardInterrupt:
             break
         except BaseException:  # pylint: disable=broad-except
@@ -82,32 +104,65 @@ def _worker(remote, parent_remote, env_fn_wrapper, index):  # pragma: no cover -
     remote.close()
 
 
+def _refuse_while_bootstrapping(start_method: str) -> None:
+    """
+    A SubprocVecEnv created while this process is itself being started by multiprocessing means the main
+    script creates it at import time (no ``if __name__ == "__main__":`` guard). A worker of ours then leaves
+    quietly with a code its parent recognises (one clear error there instead of a traceback per worker);
+    any other child gets the clear error.
+    """
+    if not env_worker.is_bootstrapping_child():
+        return
+    if env_worker.is_bootstrapping_worker():
+        os._exit(_MISSING_GUARD_EXIT_CODE)  # pylint: disable=protected-access
+    raise RuntimeError(MISSING_GUARD_MESSAGE.format(start_method))
+
+
+def _default_start_method() -> str:
+    # 'fork' is not safe once the parent runs threads (TensorFlow sessions do): use forkserver when available
+    return 'forkserver' if 'forkserver' in multiprocessing.get_all_start_methods() else 'spawn'
+
+
+# imported once by the forkserver, so that every worker forked from it starts with them (none imports TensorFlow)
+_FORKSERVER_PRELOAD = ("numpy", "gymnasium", "cloudpickle")
+
+
+def _warm_forkserver(context) -> None:
+    """
+    Ask the forkserver (if this process has not started it yet) to import numpy and gymnasium once, so that the
+    workers forked from it do not each import them again. Modules the user asked it to preload are kept.
+    """
+    from multiprocessing import forkserver  # pylint: disable=import-outside-toplevel  (POSIX only)
+    server = getattr(forkserver, "_forkserver", None)
+    if server is None or getattr(server, "_forkserver_pid", None) is not None:
+        return
+    preload = list(getattr(server, "_preload_modules", None) or ["__main__"])
+    context.set_forkserver_preload(preload + [name for name in _FORKSERVER_PRELOAD if name not in preload])
+
+
 class SubprocVecEnv(VecEnv):
     """
-    Creates a multiprocess vectorized wrapper for multiple environments, distributing each environment to its own
-    process, allowing significant speed up when the environment is computationally complex.
+    A VecEnv whose environments each run in a process of their own, so that expensive environments step
+    in parallel. With more environments than CPU cores (and environments that compute rather than wait),
+    the processes only take turns.
 
-    For performance reasons, if your environment is not IO bound, the number of environments should not exceed the
-    number of logical cores on your CPU.
+    The worker processes import neither TensorFlow nor the algorithms (unless the main script imports
+    them at its top level), so they start in a fraction of a second.
 
     .. warning::
 
-        Only 'forkserver' and 'spawn' start methods are thread-safe,
-        which is important when TensorFlow sessions or other non thread-safe
-        libraries are used in the parent (see issue #217). However, compared to
-        'fork' they incur a small start-up cost and have restrictions on
-        global variables. With those methods, users must wrap the code in an
-        ``if __name__ == "__main__":`` block.
-        For more information, see the multiprocessing documentation.
+        The default start method is 'forkserver' where the platform has it (Linux, macOS), else 'spawn'
+        (Windows): unlike 'fork', these are safe when the parent already runs threads (TensorFlow
+        sessions, see issue #217), at the price of a slower start. Each worker imports the main script
+        again, so its code must sit under ``if __name__ == "__main__":`` (a missing guard is reported as
+        a clear error). Read the multiprocessing documentation for the details.
 
     If an environment raises an exception, or its process dies, the parent raises an
     :class:`EnvWorkerError` naming the environment index (with the worker's traceback) instead of hanging.
 
-    :param env_fns: ([callable]) A list of functions that will create the environments
-        (each callable returns a `Gym.Env` instance when called).
-    :param start_method: (str) method used to start the subprocesses.
-           Must be one of the methods returned by multiprocessing.get_all_start_methods().
-           Defaults to 'forkserver' on available platforms, and 'spawn' otherwise.
+    :param env_fns: ([callable]) functions without arguments, each returning a new environment
+    :param start_method: (str) how to start the processes: one of
+        ``multiprocessing.get_all_start_methods()``. Default: 'forkserver' where available, else 'spawn'.
     """
 
     def __init__(self, env_fns: List[Callable[[], Any]], start_method: Optional[str] = None):
@@ -118,38 +173,37 @@ class SubprocVecEnv(VecEnv):
             if not callable(env_fn):
                 raise TypeError("SubprocVecEnv takes a list of functions that create environments; element {} is "
                                 "{!r}".format(index, env_fn))
+        n_envs = len(env_fns)
         self.waiting = False
         self.closed = False
         self._broken = None
-        self.reset_infos = [{} for _ in range(len(env_fns))]
-        n_envs = len(env_fns)
-
+        self.reset_infos = [{} for _ in range(n_envs)]
         if start_method is None:
-            # Fork is not a thread safe method (see issue #217)
-            # but is more user friendly (does not require to wrap the code in
-            # a `if __name__ == "__main__":`)
-            forkserver_available = 'forkserver' in multiprocessing.get_all_start_methods()
-            start_method = 'forkserver' if forkserver_available else 'spawn'
+            start_method = _default_start_method()
         if start_method not in multiprocessing.get_all_start_methods():
             raise ValueError("start_method must be one of {}, got {!r}"
                              .format(multiprocessing.get_all_start_methods(), start_method))
         self.start_method = start_method
-        ctx = multiprocessing.get_context(start_method)
-
-        self.remotes, self.work_remotes = zip(*[ctx.Pipe(duplex=True) for _ in range(n_envs)])
+        _refuse_while_bootstrapping(start_method)
+        context = multiprocessing.get_context(start_method)
+        if start_method == "forkserver":
+            _warm_forkserver(context)
+        pipes = [context.Pipe(duplex=True) for _ in range(n_envs)]
+        self.remotes = tuple(parent_end for parent_end, _ in pipes)
+        self.work_remotes = tuple(child_end for _, child_end in pipes)
         self.processes = []
-        for index, (work_remote, remote, env_fn) in enumerate(zip(self.work_remotes, self.remotes, env_fns)):
-            args = (work_remote, remote, CloudpickleWrapper(env_fn), index)
-            # daemon=True: if the main process crashes, we should not cause things to hang
-            process = ctx.Process(target=_worker, args=args, daemon=True)  # pytype:disable=attribute-error
+        for index, env_fn in enumerate(env_fns):
+            # a daemon process ends with the parent, even if the parent crashes
+            process = context.Process(target=_worker, name=env_worker.worker_name(index), daemon=True,
+                                      args=(self.work_remotes[index], self.remotes[index],
+                                            CloudpickleWrapper(env_fn), index))
             process.start()
             self.processes.append(process)
-            work_remote.close()
+            self.work_remotes[index].close()
 
         try:
-            self._receive_all(range(n_envs), "creating the environment")
-            for remote in self.remotes:
-                remote.send(('get_spaces', None))
+            self._receive_all(range(n_envs), _CREATING)
+            self._send(range(n_envs), 'get_spaces')
             all_spaces = self._receive_all(range(n_envs), "get_spaces")
             check_same_spaces(all_spaces)
         except BaseException:
@@ -157,7 +211,7 @@ class SubprocVecEnv(VecEnv):
             self.closed = True
             raise
         observation_space, action_space = all_spaces[0]
-        VecEnv.__init__(self, len(env_fns), observation_space, action_space)
+        VecEnv.__init__(self, n_envs, observation_space, action_space)
 
     # ------------------------------------------------------------------------------------------
     # communication
@@ -188,16 +242,22 @@ class SubprocVecEnv(VecEnv):
                 except (EOFError, OSError, ConnectionResetError):
                     pass
             process.join(timeout=1.0)
-            exitcode = process.exitcode
-            msg = ("The worker process of environment {} (pid {}) died while {} (exit code {}). The environment "
+            self._broken = self._death_message(index, what)
+            raise EnvWorkerError(self._broken)
+
+    def _death_message(self, index: int, what: str) -> str:
+        """What to tell the user when the worker of environment ``index`` ended while ``what``."""
+        process = self.processes[index]
+        if what == _CREATING and process.exitcode == _MISSING_GUARD_EXIT_CODE:
+            return MISSING_GUARD_MESSAGE.format(self.start_method)
+        message = ("The worker process of environment {} (pid {}) died while {} (exit code {}). The environment "
                    "probably crashed the interpreter (segfault, os._exit, killed by a signal or out of memory)."
-                   .format(index, process.pid, what, exitcode))
-            if what == "creating the environment" and self.start_method != "fork":
-                msg += (" With the '{}' start method, the functions that create the environments are unpickled in a "
-                        "fresh Python process: they must be importable there (see the worker's traceback above), and "
-                        "the main script must be guarded by `if __name__ == \"__main__\":`.".format(self.start_method))
-            self._broken = msg
-            raise EnvWorkerError(msg)
+                   .format(index, process.pid, what, process.exitcode))
+        if what == _CREATING and self.start_method != "fork":
+            message += (" With the '{}' start method, a worker starts by importing the main script again and "
+                        "unpickling the functions that create the environments: both must work in a fresh Python "
+                        "process (see the worker's traceback above).".format(self.start_method))
+        return message
 
     def _receive_all(self, indices: Sequence[int], what: str) -> List[Any]:
         """Collect the answers of the given workers (all of them, to keep the pipes in sync); raise the first error."""
@@ -222,7 +282,7 @@ class SubprocVecEnv(VecEnv):
         if errors:
             index, cmd, trace = errors[0]
             others = "" if len(errors) == 1 else " (environments {} failed too)".format([e[0] for e in errors[1:]])
-            if cmd == "creating the environment":
+            if cmd == _CREATING:
                 self._terminate()
             raise EnvWorkerError("Environment {} raised an exception in its worker process during '{}'{}:\n{}"
                                  .format(index, cmd, others, trace))

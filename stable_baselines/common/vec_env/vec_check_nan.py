@@ -6,16 +6,24 @@ import numpy as np
 
 from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 
+# (what was checked, 'nan' or 'inf', indices of the environments concerned)
+Finding = Tuple[str, str, List[int]]
+
+
+def _rows_with(test, per_env: np.ndarray) -> List[int]:
+    return np.nonzero(np.any(test(per_env), axis=1))[0].tolist()
+
 
 class VecCheckNan(VecEnvWrapper):
     """
-    NaN and inf checking wrapper for vectorized environment, will raise a warning by default,
-    allowing you to know from what the NaN of inf originated from.
+    Watches the actions going into the environments and what comes out of them, and reports the first
+    NaN (and, by default, +/-inf) with its origin: the RL model (an action) or the environment (an
+    observation or a reward, with the action that led to it). A warning by default, an exception on request.
 
-    :param venv: (VecEnv) the vectorized environment to wrap
-    :param raise_exception: (bool) Whether or not to raise a ValueError, instead of a UserWarning
-    :param warn_once: (bool) Whether or not to only warn once.
-    :param check_inf: (bool) Whether or not to check for +inf or -inf as well
+    :param venv: (VecEnv) the vectorized environment to watch
+    :param raise_exception: (bool) raise a ValueError instead of warning (UserWarning)
+    :param warn_once: (bool) warn only the first time (and stop checking afterwards)
+    :param check_inf: (bool) report +inf and -inf too, not only NaN
     """
 
     def __init__(self, venv: VecEnv, raise_exception: bool = False, warn_once: bool = True, check_inf: bool = True):
@@ -29,84 +37,62 @@ class VecCheckNan(VecEnvWrapper):
 
     def step_async(self, actions):
         self._check_val(async_step=True, actions=actions)
-
         self._actions = actions
         self.venv.step_async(actions)
 
     def step_wait(self):
-        observations, rewards, news, infos = self.venv.step_wait()
-
+        result = self.venv.step_wait()
+        observations, rewards, news, _ = result
         self._check_val(async_step=False, observations=observations, rewards=rewards, news=news)
-
         self._observations = observations
-        return observations, rewards, news, infos
+        return result
 
     def reset(self):
         observations = self.venv.reset()
         self._actions = None
-
         self._check_val(async_step=False, observations=observations)
-
         self._observations = observations
         return observations
 
-    def _find_invalid(self, name: str, value: Any) -> List[Tuple[str, str, List[int]]]:
-        """:return: list of (name, 'nan' or 'inf', env indices) for one (possibly dict/tuple) batch of values"""
-        if isinstance(value, dict):
-            found = []
-            for key, sub_value in value.items():
-                found += self._find_invalid("{}[{!r}]".format(name, key), sub_value)
-            return found
-        if isinstance(value, tuple):
-            found = []
-            for key, sub_value in enumerate(value):
-                found += self._find_invalid("{}[{}]".format(name, key), sub_value)
-            return found
+    def _find_invalid(self, name: str, value: Any) -> List[Finding]:
+        """
+        :return: ([(str, str, [int])]) for one batch of values (dicts and tuples are searched part by
+            part): which part, 'nan' or 'inf', and in which environments
+        """
+        if isinstance(value, (dict, tuple)):
+            parts = value.items() if isinstance(value, dict) else enumerate(value)
+            label = "{}[{!r}]" if isinstance(value, dict) else "{}[{}]"
+            return [finding for key, part in parts for finding in self._find_invalid(label.format(name, key), part)]
         try:
             array = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError):  # not numbers: nothing to check
             return []
-        if array.ndim == 0:
-            array = array.reshape(1)
-        per_env = array.reshape(array.shape[0], -1)
-        found = []
-        nan_envs = np.nonzero(np.any(np.isnan(per_env), axis=1))[0].tolist()
-        if nan_envs:
-            found.append((name, "nan", nan_envs))
-        if self.check_inf:
-            inf_envs = np.nonzero(np.any(np.isinf(per_env), axis=1))[0].tolist()
-            if inf_envs:
-                found.append((name, "inf", inf_envs))
-        return found
+        per_env = array.reshape(1, -1) if array.ndim == 0 else array.reshape(array.shape[0], -1)
+        findings = []
+        for kind, test, enabled in (("nan", np.isnan, True), ("inf", np.isinf, self.check_inf)):
+            envs = _rows_with(test, per_env) if enabled else []
+            if envs:
+                findings.append((name, kind, envs))
+        return findings
+
+    def _origin(self, async_step: bool) -> str:
+        """Where the bad values came from, with the last value the other side gave."""
+        if async_step:
+            return "RL model, Last given value was: \r\n\tobservations={}".format(self._observations)
+        if self._actions is None:
+            return "environment observation (at reset)"
+        return "environment, Last given value was: \r\n\taction={}".format(self._actions)
 
     def _check_val(self, *, async_step: bool, **kwargs) -> None:
-        # if warn and warn once and have warned once: then stop checking
-        if not self.raise_exception and self.warn_once and self._user_warned:
+        if self._user_warned and self.warn_once and not self.raise_exception:
+            return  # warned once already: stop looking
+        findings = [finding for name, value in kwargs.items() for finding in self._find_invalid(name, value)]
+        if not findings:
             return
-
-        found = []
-        for name, val in kwargs.items():
-            found += self._find_invalid(name, val)
-
-        if found:
-            self._user_warned = True
-            msg = ""
-            for i, (name, type_val, env_indices) in enumerate(found):
-                msg += "found {} in {} (env index {})".format(type_val, name,
-                                                              env_indices[0] if len(env_indices) == 1 else env_indices)
-                if i != len(found) - 1:
-                    msg += ", "
-
-            msg += ".\r\nOriginated from the "
-
-            if not async_step:
-                if self._actions is None:
-                    msg += "environment observation (at reset)"
-                else:
-                    msg += "environment, Last given value was: \r\n\taction={}".format(self._actions)
-            else:
-                msg += "RL model, Last given value was: \r\n\tobservations={}".format(self._observations)
-
-            if self.raise_exception:
-                raise ValueError(msg)
-            warnings.warn(msg, UserWarning)
+        self._user_warned = True
+        described = ", ".join("found {} in {} (env index {})".format(kind, name, envs[0] if len(envs) == 1 else envs)
+                              for name, kind, envs in findings)
+        message = "{}.\r\nOriginated from the {}".format(described, self._origin(async_step))
+        if self.raise_exception:
+            raise ValueError(message)
+        warnings.warn(message, UserWarning)

@@ -9,13 +9,12 @@ from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 
 class VecFrameStack(VecEnvWrapper):
     """
-    Frame stacking wrapper for vectorized environment
+    Gives the agent the ``n_stack`` most recent observations of each environment at once, joined on the
+    last axis (the channels, for images), oldest first. When an episode ends, the stack of that environment
+    starts again from zeros; the ``terminal_observation`` of its info is stacked as well.
 
-    The ``n_stack`` last observations are concatenated on the last axis (channels for images); the stack of an
-    environment is zeroed when its episode ends. The ``terminal_observation`` of the infos is stacked too.
-
-    :param venv: (VecEnv) the vectorized environment to wrap
-    :param n_stack: (int) Number of frames to stack
+    :param venv: (VecEnv) the vectorized environment whose observations are stacked
+    :param n_stack: (int) how many observations to stack
     """
 
     def __init__(self, venv: VecEnv, n_stack: int):
@@ -23,42 +22,42 @@ class VecFrameStack(VecEnvWrapper):
             raise ValueError("VecFrameStack expected n_stack to be a positive int, got {!r}".format(n_stack))
         self.venv = venv
         self.n_stack = int(n_stack)
-        wrapped_obs_space = venv.observation_space
-        if not isinstance(wrapped_obs_space, spaces.Box):
-            raise TypeError("VecFrameStack only supports Box observation spaces, got {}".format(wrapped_obs_space))
-        if len(wrapped_obs_space.shape) == 0:
+        single = venv.observation_space
+        if not isinstance(single, spaces.Box):
+            raise TypeError("VecFrameStack only supports Box observation spaces, got {}".format(single))
+        if len(single.shape) == 0:
             raise ValueError("VecFrameStack needs observations with at least one axis, got shape ()")
-        # the stacked observation is [obs_{t-n+1}, ..., obs_t] along the last axis: bounds follow the same layout
-        low = np.concatenate([wrapped_obs_space.low] * self.n_stack, axis=-1)
-        high = np.concatenate([wrapped_obs_space.high] * self.n_stack, axis=-1)
+        low = np.concatenate([single.low] * self.n_stack, axis=-1)
+        high = np.concatenate([single.high] * self.n_stack, axis=-1)
         self.stackedobs = np.zeros((venv.num_envs,) + low.shape, low.dtype)
-        observation_space = spaces.Box(low=low, high=high, dtype=wrapped_obs_space.dtype)
-        VecEnvWrapper.__init__(self, venv, observation_space=observation_space)
+        VecEnvWrapper.__init__(self, venv, observation_space=spaces.Box(low=low, high=high, dtype=single.dtype))
+
+    def _stack_terminal(self, env_idx: int, info: dict, width: int) -> None:
+        """Replace the last observation of a finished episode by its stack (before the stack is cleared)."""
+        if 'terminal_observation' not in info:
+            warnings.warn("VecFrameStack wrapping a VecEnv without terminal_observation info")
+            return
+        last = np.asarray(info['terminal_observation'], dtype=self.stackedobs.dtype)
+        info['terminal_observation'] = np.concatenate((self.stackedobs[env_idx, ..., :-width], last), axis=-1)
 
     def step_wait(self):
         observations, rewards, dones, infos = self.venv.step_wait()
-        last_ax_size = observations.shape[-1]
-        self.stackedobs = np.roll(self.stackedobs, shift=-last_ax_size, axis=-1)
-        for i, done in enumerate(dones):
-            if done:
-                if 'terminal_observation' in infos[i]:
-                    old_terminal = infos[i]['terminal_observation']
-                    old_terminal = np.asarray(old_terminal, dtype=self.stackedobs.dtype)
-                    new_terminal = np.concatenate((self.stackedobs[i, ..., :-last_ax_size], old_terminal), axis=-1)
-                    infos[i]['terminal_observation'] = new_terminal
-                else:
-                    warnings.warn("VecFrameStack wrapping a VecEnv without terminal_observation info")
-                self.stackedobs[i] = 0
-        self.stackedobs[..., -last_ax_size:] = observations
+        width = observations.shape[-1]
+        # drop the oldest observation: the others move one slot towards the front
+        self.stackedobs = np.roll(self.stackedobs, shift=-width, axis=-1)
+        for env_idx in np.flatnonzero(dones):
+            self._stack_terminal(env_idx, infos[env_idx], width)
+            self.stackedobs[env_idx] = 0
+        self.stackedobs[..., -width:] = observations
         return np.copy(self.stackedobs), rewards, dones, infos
 
     def reset(self):
         """
-        Reset all environments
+        Reset all environments: each stack holds zeros and the first observation.
         """
-        obs = self.venv.reset()
+        first = self.venv.reset()
         self.stackedobs[...] = 0
-        self.stackedobs[..., -obs.shape[-1]:] = obs
+        self.stackedobs[..., -first.shape[-1]:] = first
         return np.copy(self.stackedobs)
 
     def close(self):

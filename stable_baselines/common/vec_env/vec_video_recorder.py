@@ -30,24 +30,29 @@ def _write_video(frames: List[np.ndarray], path: str, fps: float) -> None:
         clip.write_videofile(path)
 
 
+def _first_env_metadata(venv: VecEnv) -> dict:
+    """The metadata of the first environment (its ``render_fps``), else the VecEnv's own."""
+    try:
+        return venv.unwrapped.get_attr('metadata', indices=[0])[0] or {}
+    except Exception:  # pylint: disable=broad-except
+        return getattr(venv, 'metadata', None) or {}
+
+
 class VecVideoRecorder(VecEnvWrapper):
     """
-    Wraps a VecEnv or VecEnvWrapper object to record rendered image as mp4 video.
-    It requires the ``moviepy`` package (which brings ffmpeg). gymnasium environments must be created
+    Films a VecEnv: the frames are ``venv.render(mode='rgb_array')`` (the images of all environments
+    tiled together), written as mp4 files with ``moviepy``. gymnasium environments must be created
     with ``render_mode='rgb_array'``.
 
-    Frames are ``venv.render(mode='rgb_array')`` (the images of all environments tiled together). A video starts
-    when ``record_video_trigger(step_id)`` is True (checked at reset and after each step) and is written to
-    ``<video_folder>/<name_prefix>-step-<start>-to-step-<start + video_length>.mp4`` after ``video_length``
-    steps, or when the recorder is closed.
+    A recording starts whenever ``record_video_trigger(step_id)`` returns True (asked at reset and after
+    each step while not recording) and ends after ``video_length`` steps, or when the recorder is closed;
+    it is saved as ``<video_folder>/<name_prefix>-step-<start>-to-step-<start + video_length>.mp4``.
 
-    :param venv: (VecEnv or VecEnvWrapper)
-    :param video_folder: (str) Where to save videos
-    :param record_video_trigger: (func) Function that defines when to start recording.
-                                        The function takes the current number of step,
-                                        and returns whether we should start recording or not.
-    :param video_length: (int)  Length of recorded videos
-    :param name_prefix: (str) Prefix to the video name
+    :param venv: (VecEnv or VecEnvWrapper) the environments to film
+    :param video_folder: (str) the folder of the videos (created if needed)
+    :param record_video_trigger: (func) ``step_id -> bool``: whether to start a recording at this step
+    :param video_length: (int) the number of steps in one video
+    :param name_prefix: (str) the start of the file names
     """
 
     def __init__(self, venv: VecEnv, video_folder: str, record_video_trigger: Callable[[int], bool],
@@ -60,22 +65,14 @@ class VecVideoRecorder(VecEnvWrapper):
             raise ValueError("video_length must be a positive number of steps, got {!r}".format(video_length))
         _require_moviepy()
         self.env = venv
-        try:
-            metadata = venv.unwrapped.get_attr('metadata', indices=[0])[0] or {}
-        except Exception:  # pylint: disable=broad-except
-            metadata = getattr(venv, 'metadata', None) or {}
-        self.metadata = metadata
-        self.fps = float(metadata.get('render_fps') or metadata.get('video.frames_per_second') or 30)
-
+        self.metadata = _first_env_metadata(venv)
+        self.fps = float(self.metadata.get('render_fps') or self.metadata.get('video.frames_per_second') or 30)
         self.record_video_trigger = record_video_trigger
         self.video_folder = os.path.abspath(video_folder)
-        # Create output folder if needed
         os.makedirs(self.video_folder, exist_ok=True)
-
         self.name_prefix = name_prefix
-        self.step_id = 0
         self.video_length = int(video_length)
-
+        self.step_id = 0
         self.recording = False
         self.recorded_frames = 0
         self.frames = []
@@ -93,9 +90,9 @@ class VecVideoRecorder(VecEnvWrapper):
         """Start a new video (closing the current one), beginning with the current frame."""
         self.close_video_recorder()
 
-        video_name = '{}-step-{}-to-step-{}.mp4'.format(self.name_prefix, self.step_id,
-                                                        self.step_id + self.video_length)
-        self.video_path = os.path.join(self.video_folder, video_name)
+        first, last = self.step_id, self.step_id + self.video_length
+        self.video_path = os.path.join(self.video_folder, '{}-step-{}-to-step-{}.mp4'.format(self.name_prefix, first,
+                                                                                             last))
         self.frames = []
         self.recording = True
         self._capture_frame()
@@ -112,17 +109,16 @@ class VecVideoRecorder(VecEnvWrapper):
         return bool(self.record_video_trigger(self.step_id))
 
     def step_wait(self):
-        obs, rews, dones, infos = self.venv.step_wait()
-
+        result = self.venv.step_wait()
         self.step_id += 1
-        if self.recording:
+        if not self.recording:
+            if self._video_enabled():
+                self.start_video_recorder()
+        else:
             self._capture_frame()
             if self.recorded_frames > self.video_length:
                 self.close_video_recorder()
-        elif self._video_enabled():
-            self.start_video_recorder()
-
-        return obs, rews, dones, infos
+        return result
 
     def close_video_recorder(self) -> None:
         """Write the video being recorded (if any) to disk."""
