@@ -183,6 +183,21 @@ class SegmentTree(object):
     def __len__(self) -> int:
         return self._capacity
 
+    @property
+    def nodes(self) -> np.ndarray:
+        """(np.ndarray) the flat node array (``2 * capacity`` values: unused slot 0, root at 1, leaves at the end)"""
+        return self._value
+
+    def load_nodes(self, nodes: np.ndarray) -> None:
+        """
+        :param nodes: (np.ndarray) a node array of this tree's size, as :attr:`nodes` gave it
+        """
+        nodes = np.asarray(nodes, dtype=np.float64)
+        if nodes.shape != self._value.shape:
+            raise ValueError("a segment tree of capacity {} has {} nodes, got an array of shape {}".format(
+                self._capacity, self._value.size, nodes.shape))
+        self._value = nodes.copy()
+
     def __repr__(self) -> str:
         return "{}(capacity={})".format(type(self).__name__, self._capacity)
 
