@@ -144,7 +144,8 @@ def test_observations_are_copied_and_other_images_stay_whole():
     np.testing.assert_array_equal(buffer.storage[0][3], 1)
     np.testing.assert_array_equal(buffer.storage[1][0], 9)
     # small images, other dtypes and vectors keep whole arrays
-    for obs in (np.zeros((8, 8, 4), np.uint8), np.zeros((16, 16, 4), np.float32), np.zeros(8, np.uint8)):
+    for obs in (np.zeros((8, 8, 4), np.uint8), np.zeros((16, 16, 4), np.float32), np.zeros(8, np.uint8),
+                np.zeros((4, 84, 84), np.uint8)):  # the last one: channel first, not a stack on the last axis
         small = ReplayBuffer(4)
         small.add(obs, 0, 0.0, obs, False)
         assert small._frames is None and small._arrays[0] is not None

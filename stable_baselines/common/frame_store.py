@@ -23,6 +23,8 @@ import numpy as np
 
 #: smallest frame (height * width) stored by frame; smaller images are cheaper stored whole
 MIN_FRAME_PIXELS = 256
+#: largest stack (last axis) stored by frame; a longer last axis is not a stack of frames (e.g. channel-first images)
+MAX_STACK = 16
 
 
 def is_frame_stack(obs_t: np.ndarray, obs_tp1: np.ndarray) -> bool:
@@ -33,7 +35,8 @@ def is_frame_stack(obs_t: np.ndarray, obs_tp1: np.ndarray) -> bool:
         storing frame by frame
     """
     return (obs_t.dtype == np.uint8 and obs_tp1.dtype == np.uint8 and obs_t.ndim == 3
-            and obs_t.shape == obs_tp1.shape and obs_t.shape[0] * obs_t.shape[1] >= MIN_FRAME_PIXELS)
+            and obs_t.shape == obs_tp1.shape and obs_t.shape[0] * obs_t.shape[1] >= MIN_FRAME_PIXELS
+            and obs_t.shape[2] <= MAX_STACK)
 
 
 def _planes(obs: np.ndarray) -> np.ndarray:
