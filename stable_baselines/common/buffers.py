@@ -1,26 +1,31 @@
 """
-Replay buffers of the off-policy algorithms (DQN, SAC, TD3, DDPG, HER).
+Experience replay of the off-policy algorithms (DQN, SAC, TD3, DDPG, HER).
 
-:class:`ReplayBuffer` is a circular buffer of transitions ``(obs_t, action, reward, obs_tp1, done)`` sampled
-uniformly; :class:`PrioritizedReplayBuffer` samples transition ``i`` with probability ``p_i ** alpha / sum_k p_k ** alpha``
-and returns importance-sampling weights (Schaul et al., 2015, https://arxiv.org/abs/1511.05952).
+:class:`ReplayBuffer` keeps the last ``size`` transitions ``(obs_t, action, reward, obs_tp1, done)`` and draws
+batches uniformly with replacement. :class:`PrioritizedReplayBuffer` draws transition ``i`` with probability
+``p_i ** alpha / sum_k p_k ** alpha`` and weighs it by ``(N * P(i)) ** -beta`` normalised by the largest weight
+(Schaul et al., 2015, https://arxiv.org/abs/1511.05952).
 
-The transitions are kept in preallocated numpy arrays, one per field, created at the first ``add`` from the
-shapes and dtypes of that transition (``np.zeros``: memory pages are only touched when written), so ``add`` is
-a few array writes and ``sample`` a few fancy-indexing gathers. ``buffer.storage`` still reads as the original
-library's list of tuples (``buffer.storage[i][j]`` is field ``j`` of transition ``i``; slicing and iteration
-work). Transitions that do not fit arrays (objects, or shapes that change from one transition to the next) make
-the buffer fall back to a plain list of tuples, with the same behaviour.
+Storage. The first transition fixes one numpy array per field (``np.zeros`` of the full capacity: pages are
+only used once written). Image frame stacks (``uint8`` observations of shape ``(height, width, n_stack)``) are
+handed to a :class:`~stable_baselines.common.frame_store.FrameStackStore` instead, which keeps each frame once
+(about 7 KB per Atari transition instead of 56 KB). A transition that does not fit the arrays (objects, a shape
+that changes) turns the storage into a plain list of tuples, with the same behaviour. Either way
+``buffer.storage[i][j]`` reads field ``j`` of transition ``i`` as in the original list of tuples.
 """
 import numbers
 from collections.abc import Sequence as _SequenceABC
-from typing import Any, List, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from stable_baselines.common.frame_store import FrameStackStore, is_frame_stack
 from stable_baselines.common.segment_tree import MinSegmentTree, SumSegmentTree
 
 _FIELDS = ("obs_t", "action", "reward", "obs_tp1", "done")
+_OBS_FIELDS = (0, 3)
+_PYTHON_SCALARS = (bool, int, float)
+Transition = Tuple[Any, Any, Any, Any, Any]
 
 
 def _check_positive_int(value: Any, name: str) -> int:
@@ -29,34 +34,38 @@ def _check_positive_int(value: Any, name: str) -> int:
     return int(value)
 
 
+def _check_non_negative(value: Any, name: str, meaning: str = "") -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
+        raise ValueError("{} must be a float >= 0{}, got {!r}".format(name, meaning, value))
+    return float(value)
+
+
 class _StorageView(_SequenceABC):
-    """Read-only list-of-tuples view of the arrays of a :class:`ReplayBuffer` (``view[i][j]``: field j of i)."""
+    """The transitions of an array-backed :class:`ReplayBuffer` seen as a read-only list of tuples."""
 
     def __init__(self, buffer: "ReplayBuffer"):
         self._buffer = buffer
 
     def __len__(self) -> int:
-        return self._buffer._n_stored
+        return len(self._buffer)
 
     def __getitem__(self, index):
-        n_stored = self._buffer._n_stored
+        count = len(self._buffer)
         if isinstance(index, slice):
-            return [self._buffer._row(i) for i in range(*index.indices(n_stored))]
-        index = int(index)
-        if index < 0:
-            index += n_stored
-        if not 0 <= index < n_stored:
-            raise IndexError("replay buffer index {} out of range (it holds {} transitions)".format(index, n_stored))
-        return self._buffer._row(index)
+            return [self._buffer._row(i) for i in range(*index.indices(count))]
+        position = int(index) + (count if int(index) < 0 else 0)
+        if position < 0 or position >= count:
+            raise IndexError("replay buffer index {} out of range (it holds {} transitions)".format(index, count))
+        return self._buffer._row(position)
 
     def __eq__(self, other: Any) -> bool:
-        if isinstance(other, (list, tuple, _StorageView)):
-            return list(self) == list(other)
-        return NotImplemented
+        if not isinstance(other, (list, tuple, _StorageView)):
+            return NotImplemented
+        return list(self) == list(other)
 
     def __ne__(self, other: Any) -> bool:
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else not equal
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -66,19 +75,24 @@ class _StorageView(_SequenceABC):
 
 class ReplayBuffer(object):
     """
-    Implements a ring buffer (FIFO).
+    A first-in first-out store of transitions, sampled uniformly.
 
-    :param size: (int)  Max number of transitions to store in the buffer. When the buffer overflows the old
-        memories are dropped.
+    :param size: (int) the capacity; once it is reached every new transition replaces the oldest one
     """
 
     def __init__(self, size: int):
         self._maxsize = _check_positive_int(size, "size (the replay buffer capacity)")
-        # list-of-tuples storage: only used when the transitions do not fit the preallocated arrays
-        self._storage = None  # type: Optional[List[Tuple[Any, Any, Any, Any, Any]]]
-        self._arrays = None  # type: Optional[List[np.ndarray]]
         self._n_stored = 0
         self._next_idx = 0
+        # list of tuples: only when the transitions do not fit arrays
+        self._storage = None  # type: Optional[List[Transition]]
+        # one array per field (None for the observations kept by ``_frames``), created at the first ``add``
+        self._arrays = None  # type: Optional[List[Optional[np.ndarray]]]
+        self._frames = None  # type: Optional[FrameStackStore]
+        # per field: (shape, dtype) of the stored values, and the Python type of scalar rewards / done flags
+        self._layout = None  # type: Optional[List[Tuple[tuple, np.dtype]]]
+        self._scalar_types = None  # type: Optional[List[Optional[type]]]
+        self._fit_cache = set()
 
     def __len__(self) -> int:
         return self._n_stored
@@ -87,214 +101,267 @@ class ReplayBuffer(object):
         return "{}(size={}) holding {} transitions".format(type(self).__name__, self._maxsize, len(self))
 
     def __setstate__(self, state: dict) -> None:
-        # buffers pickled by the list-based implementation (``_storage`` list, no arrays)
         self.__dict__.update(state)
-        if "_n_stored" not in state:
+        if "_n_stored" not in state:  # pickled by the original library: a list of tuples
             self._arrays = None
             self._n_stored = len(self._storage or [])
+        defaults = {"_frames": None, "_layout": None, "_scalar_types": None, "_fit_cache": set()}
+        for name, value in defaults.items():
+            self.__dict__.setdefault(name, value)
+        if self._arrays is not None and self._layout is None:
+            self._layout = [(array.shape[1:], array.dtype) for array in self._arrays]
 
     @property
-    def storage(self) -> Sequence[Tuple[Any, Any, Any, Any, Any]]:
-        """[(Union[np.ndarray, int], Union[np.ndarray, int], float, Union[np.ndarray, int], bool)]: content of the
-        replay buffer"""
+    def storage(self) -> Sequence[Transition]:
+        """([tuple]) the stored transitions ``(obs_t, action, reward, obs_tp1, done)``, oldest slot first"""
         if self._storage is not None:
             return self._storage
-        if self._arrays is None:
-            return []
-        return _StorageView(self)
+        return [] if self._arrays is None else _StorageView(self)
 
     @property
     def buffer_size(self) -> int:
-        """float: Max capacity of the buffer"""
+        """(int) the capacity of the buffer"""
         return self._maxsize
+
+    @property
+    def nbytes(self) -> int:
+        """(int) bytes taken by the stored arrays (the whole preallocated capacity)"""
+        if self._storage is not None:
+            return sum(np.asarray(value).nbytes for row in self._storage for value in row)
+        total = sum(array.nbytes for array in self._arrays or [] if array is not None)
+        return total + (self._frames.nbytes if self._frames is not None else 0)
 
     def can_sample(self, n_samples: int) -> bool:
         """
-        Check if n_samples samples can be sampled
-        from the buffer.
-
-        :param n_samples: (int)
-        :return: (bool)
+        :param n_samples: (int) a batch size
+        :return: (bool) whether the buffer holds at least ``n_samples`` transitions
         """
         return self._n_stored >= n_samples
 
     def is_full(self) -> bool:
         """
-        Check whether the replay buffer is full or not.
-
-        :return: (bool)
+        :return: (bool) whether the buffer holds ``buffer_size`` transitions
         """
         return self._n_stored == self._maxsize
 
-    @staticmethod
-    def _transition(obs_t, action, reward, obs_tp1, done) -> Tuple[Any, Any, Any, Any, Any]:
-        # copies of the arrays: environments may reuse (and modify in place) the arrays they return
-        return (np.array(obs_t), np.array(action), reward, np.array(obs_tp1), done)
+    # ----------------------------------------------------------------------------------------------------------
+    # writing
+    # ----------------------------------------------------------------------------------------------------------
+    def _frame_store_for(self, obs_t: np.ndarray, obs_tp1: np.ndarray) -> Optional[FrameStackStore]:
+        """:return: (FrameStackStore) the store for observations like these, None to keep them in arrays"""
+        if is_frame_stack(obs_t, obs_tp1):
+            return FrameStackStore(self._maxsize, obs_t.shape)
+        return None
 
-    def _row(self, idx: int) -> Tuple[Any, Any, Any, Any, Any]:
-        """Transition ``idx`` as a tuple (copies of the stored arrays; reward and done as they were given:
-        Python scalars stay Python scalars, numpy scalars numpy scalars)."""
-        obs_t, action, reward, obs_tp1, done = (array[idx] for array in self._arrays)
-        scalar_types = self._scalar_types
-        if scalar_types[2] is not None:
-            reward = reward.item()
-        if scalar_types[4] is not None:
-            done = done.item()
-        return (np.array(obs_t), np.array(action), reward, np.array(obs_tp1), done)
-
-    def _allocate(self, data: Tuple[Any, Any, Any, Any, Any]) -> bool:
-        """Create the field arrays from the first transition; False when it does not fit numeric arrays."""
-        arrays = []
-        for value in data:
-            value = np.asarray(value)
-            if value.dtype == object or value.dtype.kind not in "biufc":
-                return False
-            arrays.append(np.zeros((self._maxsize,) + value.shape, dtype=value.dtype))
-        self._arrays = arrays
-        # rewards and done flags given as Python scalars are read back as Python scalars (``storage``)
-        # (a field that then gets another Python type falls back to the list storage, which keeps the objects)
-        self._scalar_types = [type(value) if type(value) in (bool, int, float) else None for value in data]
+    def _allocate(self, data: Transition) -> bool:
+        """Create the storage for transitions like ``data``; False when they do not fit numeric arrays."""
+        values = [np.asarray(value) for value in data]
+        if any(value.dtype.kind not in "biufc" for value in values):
+            return False
+        self._frames = self._frame_store_for(values[0], values[3])
+        self._layout = [(value.shape, value.dtype) for value in values]
+        self._arrays = [None if self._frames is not None and position in _OBS_FIELDS else
+                        np.zeros((self._maxsize,) + value.shape, dtype=value.dtype)
+                        for position, value in enumerate(values)]
+        # rewards and done flags given as Python scalars read back as Python scalars; another type for such a
+        # field later moves the storage to the list, which keeps the objects as given
+        self._scalar_types = [type(value) if type(value) in _PYTHON_SCALARS else None for value in data]
         self._fit_cache = set()
         return True
 
-    def _fits(self, data: Tuple[Any, Any, Any, Any, Any]) -> bool:
-        """Whether the transition fits the arrays (same shapes, dtypes castable within their kind)."""
-        checked = self.__dict__.setdefault("_fit_cache", set())
-        for position, (array, value) in enumerate(zip(self._arrays, data)):
-            if type(value) is np.ndarray:  # pylint: disable=unidiomatic-typecheck
-                if value.shape != array.shape[1:]:
+    def _fits(self, data: Transition) -> bool:
+        """Whether ``data`` has the shapes of the stored transitions and dtypes castable within their kind."""
+        for position, ((shape, dtype), value) in enumerate(zip(self._layout, data)):
+            value_type = type(value)
+            if value_type is np.ndarray:
+                if value.shape != shape:
                     return False
                 key = (position, value.dtype)
-            elif isinstance(value, (bool, int, float, np.generic)):
-                scalar_type = self._scalar_types[position]
-                if scalar_type is not None and type(value) is not scalar_type:  # pylint: disable=unidiomatic-typecheck
+            elif isinstance(value, _PYTHON_SCALARS + (np.generic,)):
+                expected = self._scalar_types[position]
+                if expected is not None and value_type is not expected:
                     return False
-                key = (position, type(value))
+                key = (position, value_type)
             else:
                 key = None
-            if key is not None and key in checked:
+            if key in self._fit_cache:
                 continue
             value = np.asarray(value)
-            if value.shape != array.shape[1:] or not np.can_cast(value.dtype, array.dtype, "same_kind"):
+            if value.shape != shape or not np.can_cast(value.dtype, dtype, "same_kind"):
                 return False
             if key is not None:
-                checked.add(key)
+                self._fit_cache.add(key)
         return True
 
     def _to_list_storage(self) -> None:
-        """Fall back to the list-of-tuples storage (keeps the stored transitions and their order)."""
-        self._storage = [self._row(i) for i in range(self._n_stored)] if self._arrays is not None else []
-        self._arrays = None
+        """Move the stored transitions, in slot order, to a list of tuples."""
+        self._storage = [] if self._arrays is None else [self._row(i) for i in range(self._n_stored)]
+        self._arrays = self._frames = self._layout = None
 
-    def _store(self, data: Tuple[Any, Any, Any, Any, Any]) -> int:
-        idx = self._next_idx
+    def _oldest_slot(self) -> Optional[int]:
+        if self._n_stored == 0:
+            return None
+        return self._next_idx if self._n_stored == self._maxsize else 0
+
+    def _store(self, data: Transition) -> int:
+        """Write one transition at the next slot; :return: (int) the slot."""
+        slot = self._next_idx
         if self._storage is None:
-            if self._arrays is None and not self._allocate(data):
-                self._to_list_storage()
-            elif not self._fits(data):
-                self._to_list_storage()
-        if self._storage is not None:
-            data = self._transition(*data)
-            if idx >= len(self._storage):
-                self._storage.append(data)
+            if self._arrays is None:
+                fits = self._allocate(data)
             else:
-                self._storage[idx] = data
-            self._n_stored = len(self._storage)
+                fits = self._fits(data)
+            if not fits:
+                self._to_list_storage()
+        if self._storage is None:
+            if self._frames is not None:
+                self._frames.put(slot, data[0], data[3], self._oldest_slot())
+            for array, value in zip(self._arrays, data):
+                if array is not None:
+                    array[slot] = value
+            self._n_stored = min(self._n_stored + 1, self._maxsize)
         else:
-            arrays = self._arrays
-            for array, value in zip(arrays, data):
-                array[idx] = value
-            if self._n_stored < self._maxsize:
-                self._n_stored += 1
-        self._next_idx = (idx + 1) % self._maxsize
-        return idx
+            # copies: an environment may modify the arrays it returned in place
+            obs_t, action, reward, obs_tp1, done = data
+            row = (np.array(obs_t), np.array(action), reward, np.array(obs_tp1), done)
+            if slot == len(self._storage):
+                self._storage.append(row)
+            else:
+                self._storage[slot] = row
+            self._n_stored = len(self._storage)
+        self._next_idx = (slot + 1) % self._maxsize
+        return slot
 
     def add(self, obs_t: Any, action: Any, reward: float, obs_tp1: Any, done: float) -> None:
         """
-        add a new transition to the buffer
+        Store one transition (replacing the oldest one when the buffer is full).
 
-        :param obs_t: (Union[np.ndarray, int]) the last observation
+        :param obs_t: (Union[np.ndarray, int]) the observation the action was taken in
         :param action: (Union[np.ndarray, int]) the action
-        :param reward: (float) the reward of the transition
-        :param obs_tp1: (Union[np.ndarray, int]) the current observation
-        :param done: (bool) is the episode done
+        :param reward: (float) the reward received
+        :param obs_tp1: (Union[np.ndarray, int]) the observation that followed
+        :param done: (bool) whether the episode ended with this transition
         """
         self._store((obs_t, action, reward, obs_tp1, done))
 
     @staticmethod
     def _batch_length(obs_t, action, reward, obs_tp1, done) -> int:
-        lengths = []
+        lengths = {}
         for name, value in zip(_FIELDS, (obs_t, action, reward, obs_tp1, done)):
             try:
-                lengths.append(len(value))
+                lengths[name] = len(value)
             except TypeError:
                 raise TypeError("extend() expects sequences (one entry per transition) for every field, "
                                 "got {} of type {} for {}".format(value, type(value).__name__, name))
-        if len(set(lengths)) != 1:
+        if len(set(lengths.values())) != 1:
             raise ValueError("extend() expects the same number of transitions in every field, got lengths {}"
-                             .format(dict(zip(_FIELDS, lengths))))
-        return lengths[0]
+                             .format(lengths))
+        return lengths["obs_t"]
 
     def extend(self, obs_t, action, reward, obs_tp1, done) -> np.ndarray:
         """
-        add a new batch of transitions to the buffer
+        Store several transitions, in order; each argument holds one entry per transition (the keyword names are
+        those of ``add``).
 
-        :param obs_t: (Union[Tuple[Union[np.ndarray, int]], np.ndarray]) the last batch of observations
-        :param action: (Union[Tuple[Union[np.ndarray, int]]], np.ndarray]) the batch of actions
-        :param reward: (Union[Tuple[float], np.ndarray]) the batch of the rewards of the transition
-        :param obs_tp1: (Union[Tuple[Union[np.ndarray, int]], np.ndarray]) the current batch of observations
-        :param done: (Union[Tuple[bool], np.ndarray]) terminal status of the batch
-
-        Note: uses the same names as .add to keep compatibility with named argument passing,
-        but expects iterables and arrays with more than 1 dimensions.
-
-        :return: (np.ndarray) the buffer indices where the transitions were written, in order
+        :param obs_t: (Union[Tuple[Union[np.ndarray, int]], np.ndarray]) the observations
+        :param action: (Union[Tuple[Union[np.ndarray, int]]], np.ndarray]) the actions
+        :param reward: (Union[Tuple[float], np.ndarray]) the rewards
+        :param obs_tp1: (Union[Tuple[Union[np.ndarray, int]], np.ndarray]) the observations that followed
+        :param done: (Union[Tuple[bool], np.ndarray]) the episode-end flags
+        :return: (np.ndarray) the slots written, in order
         """
-        n_transitions = self._batch_length(obs_t, action, reward, obs_tp1, done)
-        written = np.empty(n_transitions, dtype=np.int64)
-        for i, data in enumerate(zip(obs_t, action, reward, obs_tp1, done)):
-            written[i] = self._store(data)
-        return written
+        count = self._batch_length(obs_t, action, reward, obs_tp1, done)
+        slots = np.empty(count, dtype=np.int64)
+        for position, data in enumerate(zip(obs_t, action, reward, obs_tp1, done)):
+            slots[position] = self._store(data)
+        return slots
+
+    # ----------------------------------------------------------------------------------------------------------
+    # reading
+    # ----------------------------------------------------------------------------------------------------------
+    def _observations(self, slots: np.ndarray, field: int) -> np.ndarray:
+        if self._arrays[field] is None:
+            return self._frames.gather(slots, 0 if field == 0 else 1)
+        return self._arrays[field][slots]
+
+    def _row(self, slot: int) -> Transition:
+        """Transition ``slot`` as a tuple of copies (Python scalar rewards / flags come back as Python scalars)."""
+        slots = np.array([slot])
+        obs_t, obs_tp1 = (self._observations(slots, field)[0] for field in _OBS_FIELDS)
+        action = np.array(self._arrays[1][slot])
+        reward, done = self._arrays[2][slot], self._arrays[4][slot]
+        if self._scalar_types[2] is not None:
+            reward = reward.item()
+        if self._scalar_types[4] is not None:
+            done = done.item()
+        return (obs_t, action, reward, obs_tp1, done)
 
     @staticmethod
     def _normalize_obs(obs: np.ndarray, env=None) -> np.ndarray:
-        """
-        Helper for normalizing the observation.
-        """
-        if env is not None:
-            return env.normalize_obs(obs)
-        return obs
+        """:return: (np.ndarray) ``obs`` normalised by a VecNormalize ``env`` (unchanged without one)"""
+        return obs if env is None else env.normalize_obs(obs)
 
     @staticmethod
     def _normalize_reward(reward: np.ndarray, env=None) -> np.ndarray:
-        """
-        Helper for normalizing the reward.
-        """
-        if env is not None:
-            return env.normalize_reward(reward)
-        return reward
+        """:return: (np.ndarray) ``reward`` normalised by a VecNormalize ``env`` (unchanged without one)"""
+        return reward if env is None else env.normalize_reward(reward)
 
     def _encode_sample(self, idxes: Union[List[int], np.ndarray], env=None):
         if self._storage is None:
-            obs_arr, act_arr, rew_arr, next_arr, done_arr = self._arrays
-            idxes = np.asarray(idxes)
-            obses_t = obs_arr[idxes]
-            actions = act_arr[idxes]
-            rewards = rew_arr[idxes].astype(np.float32).reshape(-1)
-            obses_tp1 = next_arr[idxes]
-            dones = done_arr[idxes].astype(np.float32).reshape(-1)
+            slots = np.asarray(idxes)
+            obses_t, obses_tp1 = (self._observations(slots, field) for field in _OBS_FIELDS)
+            actions = self._arrays[1][slots]
+            rewards, dones = (self._arrays[field][slots].astype(np.float32).reshape(-1) for field in (2, 4))
         else:
-            transitions = [self._storage[i] for i in idxes]
-            obses_t = np.array([t[0] for t in transitions])
-            actions = np.array([t[1] for t in transitions])
-            rewards = np.array([t[2] for t in transitions], dtype=np.float32).reshape(-1)
-            obses_tp1 = np.array([t[3] for t in transitions])
-            dones = np.array([t[4] for t in transitions], dtype=np.float32).reshape(-1)
-        return (self._normalize_obs(obses_t, env),
-                actions,
-                self._normalize_reward(rewards, env),
-                self._normalize_obs(obses_tp1, env),
-                dones)
+            rows = [self._storage[i] for i in idxes]
+            obses_t, actions, obses_tp1 = (np.array([row[field] for row in rows]) for field in (0, 1, 3))
+            rewards, dones = (np.array([row[field] for row in rows], dtype=np.float32).reshape(-1)
+                              for field in (2, 4))
+        return (self._normalize_obs(obses_t, env), actions, self._normalize_reward(rewards, env),
+                self._normalize_obs(obses_tp1, env), dones)
+
+    # ----------------------------------------------------------------------------------------------------------
+    # content as plain arrays (common/buffer_files.py writes and reads them)
+    # ----------------------------------------------------------------------------------------------------------
+    def _export_state(self) -> Tuple[dict, Dict[str, np.ndarray]]:
+        """:return: (dict, dict) a JSON-able description of the buffer and its arrays (views, not copies)"""
+        if self._storage is not None:
+            raise ValueError("this replay buffer holds transitions that do not fit numeric arrays (objects, or shapes "
+                             "that change from one transition to the next): it cannot be written without pickle")
+        header = {"size": self._maxsize, "n_stored": self._n_stored, "next_idx": self._next_idx, "fields": None,
+                  "frames": None}
+        arrays = {}
+        if self._arrays is not None:
+            header["fields"] = [{"shape": list(shape), "dtype": dtype.str,
+                                 "python_type": None if scalar is None else scalar.__name__}
+                                for (shape, dtype), scalar in zip(self._layout, self._scalar_types)]
+            arrays.update((name, array[:self._n_stored]) for name, array in zip(_FIELDS, self._arrays)
+                          if array is not None)
+            if self._frames is not None:
+                header["frames"], frame_arrays = self._frames.export(self._n_stored)
+                arrays.update(frame_arrays)
+        return header, arrays
+
+    def _import_state(self, header: dict, arrays: Dict[str, np.ndarray]) -> None:
+        """Take the content :meth:`_export_state` gave (checked by the reader) into this empty buffer."""
+        self._n_stored, self._next_idx = header["n_stored"], header["next_idx"]
+        if header["fields"] is None:
+            return
+        self._layout = [(tuple(field["shape"]), np.dtype(field["dtype"])) for field in header["fields"]]
+        scalar_names = {scalar.__name__: scalar for scalar in _PYTHON_SCALARS}
+        self._scalar_types = [scalar_names.get(field["python_type"]) for field in header["fields"]]
+        if header["frames"] is not None:
+            self._frames = FrameStackStore(self._maxsize, tuple(header["frames"]["obs_shape"]))
+            newest = (self._next_idx - 1) % self._maxsize if self._n_stored else None
+            self._frames.restore(header["frames"]["next_frame"], arrays["frame_ids"], arrays["frames"], newest)
+        self._arrays = []
+        for name, (shape, dtype) in zip(_FIELDS, self._layout):
+            if name in arrays:
+                array = np.zeros((self._maxsize,) + shape, dtype=dtype)
+                array[:self._n_stored] = arrays[name]
+            else:
+                array = None
+            self._arrays.append(array)
 
     def _check_batch_size(self, batch_size: int) -> int:
         batch_size = _check_positive_int(batch_size, "batch_size")
@@ -305,18 +372,17 @@ class ReplayBuffer(object):
 
     def sample(self, batch_size: int, env=None, **_kwargs):
         """
-        Sample a batch of experiences (uniformly, with replacement).
+        Draw ``batch_size`` stored transitions uniformly, with replacement.
 
-        :param batch_size: (int) How many transitions to sample.
-        :param env: (Optional[VecNormalize]) associated gym VecEnv
-            to normalize the observations/rewards when sampling
-        :return:
-            - obs_batch: (np.ndarray) batch of observations
-            - act_batch: (numpy float) batch of actions executed given obs_batch
-            - rew_batch: (numpy float) rewards received as results of executing act_batch
-            - next_obs_batch: (np.ndarray) next set of observations seen after executing act_batch
-            - done_mask: (numpy bool) done_mask[i] = 1 if executing act_batch[i] resulted in the end of an episode
-                and 0 otherwise.
+        :param batch_size: (int) the number of transitions
+        :param env: (Optional[VecNormalize]) when given, observations and rewards are normalised by it
+        :return: (tuple) five arrays with one entry per drawn transition:
+
+            - obs_batch: (np.ndarray) the observations
+            - act_batch: (numpy float) the actions taken in them
+            - rew_batch: (numpy float) the rewards received (float32)
+            - next_obs_batch: (np.ndarray) the observations that followed
+            - done_mask: (numpy bool) 1.0 where the episode ended with the transition, else 0.0 (float32)
         """
         batch_size = self._check_batch_size(batch_size)
         idxes = np.random.randint(0, self._n_stored, size=batch_size)
@@ -325,28 +391,19 @@ class ReplayBuffer(object):
 
 class PrioritizedReplayBuffer(ReplayBuffer):
     """
-    Create Prioritized Replay buffer.
+    A replay buffer that draws transitions in proportion to their priority (new ones get the largest priority
+    given so far) and returns the importance-sampling weights that correct for it.
 
-    See Also ReplayBuffer.__init__
-
-    :param size: (int) Max number of transitions to store in the buffer. When the buffer overflows the old memories
-        are dropped.
-    :param alpha: (float) how much prioritization is used (0 - no prioritization, 1 - full prioritization)
+    :param size: (int) the capacity; once it is reached every new transition replaces the oldest one
+    :param alpha: (float) the prioritization exponent (0: uniform sampling, 1: in proportion to the priorities)
     """
 
     def __init__(self, size: int, alpha: float):
         super(PrioritizedReplayBuffer, self).__init__(size)
-        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or alpha < 0:
-            raise ValueError("alpha must be a float >= 0 (0: uniform sampling, 1: full prioritization), got {!r}"
-                             .format(alpha))
-        self._alpha = float(alpha)
-
-        it_capacity = 1
-        while it_capacity < self._maxsize:
-            it_capacity *= 2
-
-        self._it_sum = SumSegmentTree(it_capacity)
-        self._it_min = MinSegmentTree(it_capacity)
+        self._alpha = _check_non_negative(alpha, "alpha", " (0: uniform sampling, 1: full prioritization)")
+        tree_capacity = 1 << (self._maxsize - 1).bit_length()  # the smallest power of two >= size
+        self._it_sum = SumSegmentTree(tree_capacity)
+        self._it_min = MinSegmentTree(tree_capacity)
         self._max_priority = 1.0
 
     def __repr__(self) -> str:
@@ -358,6 +415,19 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         """(float) the prioritization exponent"""
         return self._alpha
 
+    def _export_state(self) -> Tuple[dict, Dict[str, np.ndarray]]:
+        header, arrays = super(PrioritizedReplayBuffer, self)._export_state()
+        header["prioritized"] = {"alpha": self._alpha, "max_priority": self._max_priority,
+                                 "tree_capacity": self._it_sum.capacity}
+        arrays.update(sum_tree=self._it_sum.nodes, min_tree=self._it_min.nodes)
+        return header, arrays
+
+    def _import_state(self, header: dict, arrays: Dict[str, np.ndarray]) -> None:
+        super(PrioritizedReplayBuffer, self)._import_state(header, arrays)
+        self._max_priority = header["prioritized"]["max_priority"]
+        self._it_sum.load_nodes(arrays["sum_tree"])
+        self._it_min.load_nodes(arrays["min_tree"])
+
     def _set_priorities(self, idxes: np.ndarray, priorities: np.ndarray) -> None:
         scaled = np.asarray(priorities, dtype=np.float64) ** self._alpha
         self._it_sum[idxes] = scaled
@@ -365,126 +435,107 @@ class PrioritizedReplayBuffer(ReplayBuffer):
 
     def add(self, obs_t: Any, action: Any, reward: float, obs_tp1: Any, done: float) -> None:
         """
-        add a new transition to the buffer (with the maximum priority seen so far)
+        Store one transition with the largest priority given so far.
 
-        :param obs_t: (Any) the last observation
+        :param obs_t: (Any) the observation the action was taken in
         :param action: ([float]) the action
-        :param reward: (float) the reward of the transition
-        :param obs_tp1: (Any) the current observation
-        :param done: (bool) is the episode done
+        :param reward: (float) the reward received
+        :param obs_tp1: (Any) the observation that followed
+        :param done: (bool) whether the episode ended with this transition
         """
-        idx = self._store((obs_t, action, reward, obs_tp1, done))
+        slot = self._store((obs_t, action, reward, obs_tp1, done))
         scaled = self._max_priority ** self._alpha
-        self._it_sum[idx] = scaled
-        self._it_min[idx] = scaled
+        self._it_sum[slot] = scaled
+        self._it_min[slot] = scaled
 
     def extend(self, obs_t, action, reward, obs_tp1, done) -> np.ndarray:
         """
-        add a new batch of transitions to the buffer (with the maximum priority seen so far)
+        Store several transitions, in order, each with the largest priority given so far (see
+        :meth:`ReplayBuffer.extend`).
 
-        :param obs_t: (Union[Tuple[Union[np.ndarray, int]], np.ndarray]) the last batch of observations
-        :param action: (Union[Tuple[Union[np.ndarray, int]]], np.ndarray]) the batch of actions
-        :param reward: (Union[Tuple[float], np.ndarray]) the batch of the rewards of the transition
-        :param obs_tp1: (Union[Tuple[Union[np.ndarray, int]], np.ndarray]) the current batch of observations
-        :param done: (Union[Tuple[bool], np.ndarray]) terminal status of the batch
-
-        Note: uses the same names as .add to keep compatibility with named argument passing,
-        but expects iterables and arrays with more than 1 dimensions.
-
-        :return: (np.ndarray) the buffer indices where the transitions were written, in order
+        :param obs_t: (Union[Tuple[Union[np.ndarray, int]], np.ndarray]) the observations
+        :param action: (Union[Tuple[Union[np.ndarray, int]]], np.ndarray]) the actions
+        :param reward: (Union[Tuple[float], np.ndarray]) the rewards
+        :param obs_tp1: (Union[Tuple[Union[np.ndarray, int]], np.ndarray]) the observations that followed
+        :param done: (Union[Tuple[bool], np.ndarray]) the episode-end flags
+        :return: (np.ndarray) the slots written, in order
         """
-        written = super(PrioritizedReplayBuffer, self).extend(obs_t, action, reward, obs_tp1, done)
-        if written.size:
-            self._set_priorities(written, np.full(written.shape, self._max_priority))
-        return written
+        slots = super(PrioritizedReplayBuffer, self).extend(obs_t, action, reward, obs_tp1, done)
+        if slots.size:
+            self._set_priorities(slots, np.full(slots.shape, self._max_priority))
+        return slots
 
     def _sample_proportional(self, batch_size: int) -> np.ndarray:
         """
-        Stratified proportional sampling: the total mass is split into ``batch_size`` equal segments and one
-        prefix sum is drawn uniformly inside each segment. Transition ``i`` is drawn with probability
-        ``p_i ** alpha / sum_k p_k ** alpha`` (averaged over the positions of the batch).
+        Stratified draw: the total priority mass is cut into ``batch_size`` equal segments and one prefix sum is
+        drawn uniformly in each; :return: (np.ndarray) the slots whose prefix-sum interval holds them.
         """
-        n_stored = self._n_stored
-        total = self._it_sum.sum(0, n_stored)
+        count = self._n_stored
+        total = self._it_sum.sum(0, count)
         segment = total / batch_size
         mass = (np.arange(batch_size) + np.random.random(size=batch_size)) * segment
         mass = np.minimum(mass, np.nextafter(total, 0))
-        idxes = self._it_sum.find_prefixsum_idx(mass)
-        # floating point rounding could only push the search onto an (empty, zero-priority) leaf to the right
-        return np.minimum(idxes, n_stored - 1)
+        # rounding could only lead the search right, onto an empty leaf (priority 0)
+        return np.minimum(self._it_sum.find_prefixsum_idx(mass), count - 1)
 
     def _importance_weights(self, idxes: np.ndarray, beta: float) -> np.ndarray:
-        n_stored = self._n_stored
+        count = self._n_stored
         total = self._it_sum.sum()
-        p_min = self._it_min.min() / total
-        max_weight = (p_min * n_stored) ** (-beta)
-        p_sample = self._it_sum[idxes] / total
-        return (p_sample * n_stored) ** (-beta) / max_weight
+        largest = (self._it_min.min() / total * count) ** (-beta)
+        return (self._it_sum[idxes] / total * count) ** (-beta) / largest
 
     def sample(self, batch_size: int, beta: float = 0, env=None):
         """
-        Sample a batch of experiences.
+        Draw ``batch_size`` transitions in proportion to their priorities; like :meth:`ReplayBuffer.sample`, plus
+        the importance weights and the slots drawn.
 
-        compared to ReplayBuffer.sample
-        it also returns importance weights and idxes
-        of sampled experiences.
+        :param batch_size: (int) the number of transitions
+        :param beta: (float) the importance-sampling exponent (0: no correction, 1: full correction)
+        :param env: (Optional[VecNormalize]) when given, observations and rewards are normalised by it
+        :return: (tuple) seven arrays with one entry per drawn transition:
 
-        :param batch_size: (int) How many transitions to sample.
-        :param beta: (float) To what degree to use importance weights (0 - no corrections, 1 - full correction)
-        :param env: (Optional[VecNormalize]) associated gym VecEnv
-            to normalize the observations/rewards when sampling
-        :return:
-            - obs_batch: (np.ndarray) batch of observations
-            - act_batch: (numpy float) batch of actions executed given obs_batch
-            - rew_batch: (numpy float) rewards received as results of executing act_batch
-            - next_obs_batch: (np.ndarray) next set of observations seen after executing act_batch
-            - done_mask: (numpy bool) done_mask[i] = 1 if executing act_batch[i] resulted in the end of an episode
-                and 0 otherwise.
-            - weights: (numpy float) Array of shape (batch_size,) and dtype np.float32 denoting importance weight of
-                each sampled transition
-            - idxes: (numpy int) Array of shape (batch_size,) and dtype np.int32 idexes in buffer of sampled
-                experiences
+            - obs_batch: (np.ndarray) the observations
+            - act_batch: (numpy float) the actions taken in them
+            - rew_batch: (numpy float) the rewards received (float32)
+            - next_obs_batch: (np.ndarray) the observations that followed
+            - done_mask: (numpy bool) 1.0 where the episode ended with the transition, else 0.0 (float32)
+            - weights: (numpy float) the importance weights, largest 1 (float32)
+            - idxes: (numpy int) the slots drawn, to pass to :meth:`update_priorities`
         """
-        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or beta < 0:
-            raise ValueError("beta must be a float >= 0, got {!r}".format(beta))
+        beta = _check_non_negative(beta, "beta")
         batch_size = self._check_batch_size(batch_size)
         idxes = self._sample_proportional(batch_size)
-        weights = self._importance_weights(idxes, float(beta)).astype(np.float32)
-        encoded_sample = self._encode_sample(idxes, env=env)
-        return tuple(list(encoded_sample) + [weights, idxes])
+        weights = self._importance_weights(idxes, beta).astype(np.float32)
+        return tuple(self._encode_sample(idxes, env=env)) + (weights, idxes)
 
     def update_priorities(self, idxes: Union[Sequence[int], np.ndarray], priorities: Union[Sequence[float], np.ndarray]
                           ) -> None:
         """
-        Update priorities of sampled transitions.
+        Give the transitions in slots ``idxes`` new priorities (typically their last TD errors plus a small
+        constant).
 
-        sets priority of transition at index idxes[i] in buffer
-        to priorities[i].
-
-        :param idxes: ([int]) List of idxes of sampled transitions
-        :param priorities: ([float]) List of updated priorities corresponding to transitions at the sampled idxes
-            denoted by variable `idxes`.
+        :param idxes: ([int]) slots, as returned by :meth:`sample`
+        :param priorities: ([float]) one priority > 0 per slot
         """
-        idx_arr = np.asarray(idxes)
-        prio_arr = np.asarray(priorities, dtype=np.float64)
-        if idx_arr.ndim > 1 or prio_arr.ndim > 1:
+        slots = np.asarray(idxes)
+        values = np.asarray(priorities, dtype=np.float64)
+        if slots.ndim > 1 or values.ndim > 1:
             raise ValueError("update_priorities expects 1-D idxes and priorities, got shapes {} and {}"
-                             .format(idx_arr.shape, prio_arr.shape))
-        idx_arr = idx_arr.reshape(-1)
-        prio_arr = prio_arr.reshape(-1)
-        if idx_arr.shape != prio_arr.shape:
+                             .format(slots.shape, values.shape))
+        slots, values = slots.reshape(-1), values.reshape(-1)
+        if slots.shape != values.shape:
             raise ValueError("update_priorities expects as many priorities as idxes, got {} idxes and {} priorities"
-                             .format(idx_arr.size, prio_arr.size))
-        if idx_arr.size == 0:
+                             .format(slots.size, values.size))
+        if slots.size == 0:
             return
-        if idx_arr.dtype == bool or not np.issubdtype(idx_arr.dtype, np.integer):
-            raise TypeError("update_priorities expects integer idxes, got dtype {}".format(idx_arr.dtype))
-        if not np.all(np.isfinite(prio_arr)) or np.any(prio_arr <= 0):
-            bad = prio_arr[~(np.isfinite(prio_arr) & (prio_arr > 0))]
-            raise ValueError("priorities must be finite and > 0, got {}".format(bad[:10].tolist()))
-        if idx_arr.min() < 0 or idx_arr.max() >= self._n_stored:
-            bad = idx_arr[(idx_arr < 0) | (idx_arr >= self._n_stored)]
+        if slots.dtype == bool or not np.issubdtype(slots.dtype, np.integer):
+            raise TypeError("update_priorities expects integer idxes, got dtype {}".format(slots.dtype))
+        valid = np.isfinite(values) & (values > 0)
+        if not valid.all():
+            raise ValueError("priorities must be finite and > 0, got {}".format(values[~valid][:10].tolist()))
+        outside = (slots < 0) | (slots >= self._n_stored)
+        if outside.any():
             raise IndexError("idxes must be in [0, {}) (the number of stored transitions), got {}"
-                             .format(self._n_stored, bad[:10].tolist()))
-        self._set_priorities(idx_arr, prio_arr)
-        self._max_priority = max(self._max_priority, float(np.max(prio_arr)))
+                             .format(self._n_stored, slots[outside][:10].tolist()))
+        self._set_priorities(slots, values)
+        self._max_priority = max(self._max_priority, float(values.max()))

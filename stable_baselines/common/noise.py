@@ -1,15 +1,14 @@
 """
-Exploration noise of the off-policy continuous-control algorithms (DDPG, TD3, SAC).
+Exploration noise for the continuous-action off-policy algorithms (DDPG, TD3, SAC).
 
-- :class:`AdaptiveParamNoiseSpec`: the adaptive scale of parameter-space noise (Plappert et al., 2017,
-  https://arxiv.org/abs/1706.01905);
-- :class:`NormalActionNoise`: independent Gaussian action noise;
-- :class:`OrnsteinUhlenbeckActionNoise`: temporally correlated action noise (Uhlenbeck & Ornstein, 1930).
+Two kinds: noise added to the actions (:class:`NormalActionNoise`, uncorrelated Gaussian;
+:class:`OrnsteinUhlenbeckActionNoise`, correlated in time) and the scale of the noise added to the policy's
+parameters, adapted to a target distance in action space (:class:`AdaptiveParamNoiseSpec`, Plappert et al., 2017,
+https://arxiv.org/abs/1706.01905).
 
-These classes were in ``stable_baselines.ddpg.noise`` before 2.8; model files that reference the old module are
-loaded through :mod:`stable_baselines.common.safe_pickle`, which maps it here. The attribute names (``_mu``,
-``_sigma``, ``_theta``, ``_dt``, ``initial_noise``, ``noise_prev``, ``current_stddev``, ...) are those of the
-original classes, so pickled objects from the original library restore their state.
+Model files pickle these objects: their instance attributes (``_mu``, ``_sigma``, ``_theta``, ``_dt``,
+``initial_noise``, ``noise_prev``, ``initial_stddev``, ``current_stddev``, ...) are exactly those of the original
+classes, the ones the safe loader accepts (it reads the old ``stable_baselines.ddpg.noise`` paths too).
 """
 from abc import ABC, abstractmethod
 from typing import Any, Dict, Optional
@@ -17,60 +16,64 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 
+def _check_positive_scalar(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not np.isscalar(value) or not np.isreal(value) or not value > 0:
+        raise ValueError("{} must be a float > 0, got {!r}".format(name, value))
+
+
+def _check_scale(sigma: Any, meaning: str) -> None:
+    if np.any(np.asarray(sigma) < 0):
+        raise ValueError("sigma ({}) must be >= 0, got {!r}".format(meaning, sigma))
+
+
 class AdaptiveParamNoiseSpec(object):
     """
-    Implements adaptive parameter noise
+    The standard deviation of parameter-space noise, adapted so that the perturbed policy's actions stay about
+    ``desired_action_stddev`` away from the unperturbed policy's.
 
-    :param initial_stddev: (float) the initial value for the standard deviation of the noise
-    :param desired_action_stddev: (float) the desired value for the standard deviation of the noise
-    :param adoption_coefficient: (float) the update coefficient for the standard deviation of the noise
+    :param initial_stddev: (float) the standard deviation to start from
+    :param desired_action_stddev: (float) the distance in action space aimed at
+    :param adoption_coefficient: (float) the factor the standard deviation is multiplied or divided by at each
+        adaptation
     """
 
     def __init__(self, initial_stddev: float = 0.1, desired_action_stddev: float = 0.1,
                  adoption_coefficient: float = 1.01):
-        for name, value in (("initial_stddev", initial_stddev), ("desired_action_stddev", desired_action_stddev),
-                            ("adoption_coefficient", adoption_coefficient)):
-            if isinstance(value, bool) or not np.isscalar(value) or not np.isreal(value) or not value > 0:
-                raise ValueError("{} must be a float > 0, got {!r}".format(name, value))
+        _check_positive_scalar("initial_stddev", initial_stddev)
+        _check_positive_scalar("desired_action_stddev", desired_action_stddev)
+        _check_positive_scalar("adoption_coefficient", adoption_coefficient)
         self.initial_stddev = initial_stddev
         self.desired_action_stddev = desired_action_stddev
         self.adoption_coefficient = adoption_coefficient
-
         self.current_stddev = initial_stddev
 
     def adapt(self, distance: float) -> None:
         """
-        update the standard deviation for the parameter noise
+        Shrink the standard deviation (divide by ``adoption_coefficient``) when the perturbed actions were
+        further than ``desired_action_stddev``, grow it (multiply) otherwise.
 
-        The standard deviation shrinks (divided by ``adoption_coefficient``) when the distance between the
-        perturbed and the unperturbed policy is larger than ``desired_action_stddev``, and grows (multiplied by
-        ``adoption_coefficient``) otherwise.
-
-        :param distance: (float) the noise distance applied to the parameters
+        :param distance: (float) the measured distance between perturbed and unperturbed actions
         """
-        if distance > self.desired_action_stddev:
-            # Decrease stddev.
+        too_far = distance > self.desired_action_stddev
+        if too_far:
             self.current_stddev /= self.adoption_coefficient
         else:
-            # Increase stddev.
             self.current_stddev *= self.adoption_coefficient
 
     def get_stats(self) -> Dict[str, float]:
         """
-        return the standard deviation for the parameter noise
-
-        :return: (dict) the stats of the noise
+        :return: (dict) ``{'param_noise_stddev': current standard deviation}``, for the logger
         """
-        return {'param_noise_stddev': self.current_stddev}
+        return {"param_noise_stddev": self.current_stddev}
 
     def __repr__(self) -> str:
-        fmt = 'AdaptiveParamNoiseSpec(initial_stddev={}, desired_action_stddev={}, adoption_coefficient={})'
-        return fmt.format(self.initial_stddev, self.desired_action_stddev, self.adoption_coefficient)
+        return "AdaptiveParamNoiseSpec(initial_stddev={}, desired_action_stddev={}, adoption_coefficient={})".format(
+            self.initial_stddev, self.desired_action_stddev, self.adoption_coefficient)
 
 
 class ActionNoise(ABC):
     """
-    The action noise base class
+    Base of the action noises: calling the object gives the noise of the next step.
     """
 
     def __init__(self):
@@ -78,9 +81,8 @@ class ActionNoise(ABC):
 
     def reset(self) -> None:
         """
-        call end of episode reset for the noise
+        Called at the end of every episode (stateless noises do nothing).
         """
-        pass
 
     @abstractmethod
     def __call__(self) -> np.ndarray:
@@ -89,16 +91,15 @@ class ActionNoise(ABC):
 
 class NormalActionNoise(ActionNoise):
     """
-    A Gaussian action noise
+    Gaussian noise, drawn independently at every step.
 
-    :param mean: (float) the mean value of the noise
-    :param sigma: (float) the scale of the noise (std here)
+    :param mean: (float) the mean (scalar or one per action dimension)
+    :param sigma: (float) the standard deviation (scalar or one per action dimension)
     """
 
     def __init__(self, mean: Any, sigma: Any):
         super(NormalActionNoise, self).__init__()
-        if np.any(np.asarray(sigma) < 0):
-            raise ValueError("sigma (the standard deviation of the noise) must be >= 0, got {!r}".format(sigma))
+        _check_scale(sigma, "the standard deviation of the noise")
         try:
             np.broadcast(np.asarray(mean), np.asarray(sigma))
         except ValueError:
@@ -111,30 +112,26 @@ class NormalActionNoise(ActionNoise):
         return np.random.normal(self._mu, self._sigma)
 
     def __repr__(self) -> str:
-        return 'NormalActionNoise(mu={}, sigma={})'.format(self._mu, self._sigma)
+        return "NormalActionNoise(mu={}, sigma={})".format(self._mu, self._sigma)
 
 
 class OrnsteinUhlenbeckActionNoise(ActionNoise):
     """
-    A Ornstein Uhlenbeck action noise, this is designed to approximate brownian motion with friction.
-
-    Based on http://math.stackexchange.com/questions/1287634/implementing-ornstein-uhlenbeck-in-matlab
-
-    Each call advances the process by one Euler-Maruyama step:
+    Ornstein-Uhlenbeck noise: a random walk pulled back towards ``mean``, so consecutive values are correlated
+    (useful for physical control with inertia). Each call takes one Euler-Maruyama step
     ``x <- x + theta * (mean - x) * dt + sigma * sqrt(dt) * N(0, 1)``.
 
-    :param mean: (float) the mean of the noise
-    :param sigma: (float) the scale of the noise
-    :param theta: (float) the rate of mean reversion
-    :param dt: (float) the timestep for the noise
-    :param initial_noise: ([float]) the initial value for the noise output, (if None: 0)
+    :param mean: (float) the value the process reverts to (its shape is the noise's shape)
+    :param sigma: (float) the scale of the random increments
+    :param theta: (float) the strength of the pull towards ``mean``
+    :param dt: (float) the time step
+    :param initial_noise: ([float]) the value after a reset (None: zeros)
     """
 
     def __init__(self, mean: Any, sigma: Any, theta: float = .15, dt: float = 1e-2,
                  initial_noise: Optional[Any] = None):
         super(OrnsteinUhlenbeckActionNoise, self).__init__()
-        if np.any(np.asarray(sigma) < 0):
-            raise ValueError("sigma (the scale of the noise) must be >= 0, got {!r}".format(sigma))
+        _check_scale(sigma, "the scale of the noise")
         if not dt > 0:
             raise ValueError("dt (the timestep of the noise) must be > 0, got {!r}".format(dt))
         if initial_noise is not None and np.shape(initial_noise) != np.shape(mean):
@@ -149,16 +146,20 @@ class OrnsteinUhlenbeckActionNoise(ActionNoise):
         self.reset()
 
     def __call__(self) -> np.ndarray:
-        noise = self.noise_prev + self._theta * (self._mu - self.noise_prev) * self._dt + \
-            self._sigma * np.sqrt(self._dt) * np.random.normal(size=np.shape(self._mu))
-        self.noise_prev = noise
-        return noise
+        previous = self.noise_prev
+        pull = self._theta * (self._mu - previous) * self._dt
+        shock = self._sigma * np.sqrt(self._dt) * np.random.normal(size=np.shape(self._mu))
+        self.noise_prev = previous + pull + shock
+        return self.noise_prev
 
     def reset(self) -> None:
         """
-        reset the Ornstein Uhlenbeck noise, to the initial position
+        Put the process back at ``initial_noise`` (zeros when it is None).
         """
-        self.noise_prev = self.initial_noise if self.initial_noise is not None else np.zeros_like(self._mu)
+        if self.initial_noise is None:
+            self.noise_prev = np.zeros_like(self._mu)
+        else:
+            self.noise_prev = self.initial_noise
 
     def __repr__(self) -> str:
-        return 'OrnsteinUhlenbeckActionNoise(mu={}, sigma={})'.format(self._mu, self._sigma)
+        return "OrnsteinUhlenbeckActionNoise(mu={}, sigma={})".format(self._mu, self._sigma)

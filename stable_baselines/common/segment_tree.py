@@ -1,13 +1,14 @@
 """
-Segment trees: arrays of fixed size with O(log n) updates and range reductions.
+Segment trees: fixed-size arrays that also answer "combine all values in ``[start, end)``" in O(log n).
 
-They back the prioritized replay buffer: a :class:`SumSegmentTree` holds the priorities ``p_i ** alpha`` and finds
-the index matching a prefix sum (proportional sampling); a :class:`MinSegmentTree` gives the smallest priority
-(largest importance weight).
+The prioritized replay buffer keeps its priorities ``p_i ** alpha`` in a :class:`SumSegmentTree` (total mass, and
+the slot where a prefix sum falls: proportional sampling) and a :class:`MinSegmentTree` (the smallest priority,
+which gives the largest importance weight).
 
-The tree is stored in one flat array of size ``2 * capacity``: node ``1`` is the root, the children of node ``i``
-are ``2 * i`` and ``2 * i + 1`` and the leaves are ``capacity .. 2 * capacity - 1``. Setting items and searching
-prefix sums accept numpy arrays of indices / prefix sums and work level by level on the whole batch.
+Layout: one flat float64 array of ``2 * capacity`` nodes. Node 1 is the root, node ``i`` combines its children
+``2 * i`` and ``2 * i + 1``, and the leaves (the array's items) are nodes ``capacity .. 2 * capacity - 1``.
+Index arrays are accepted for reading and writing leaves and for prefix-sum searches; they are processed one tree
+level at a time for the whole batch.
 """
 import numbers
 import operator
@@ -15,26 +16,12 @@ from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
-# numpy ufuncs of the python operators, used when a whole level of the tree is recomputed at once
-_UFUNCS = {
-    operator.add: np.add,
-    operator.mul: np.multiply,
-    min: np.minimum,
-    max: np.maximum,
-    np.add: np.add,
-    np.minimum: np.minimum,
-    np.maximum: np.maximum,
-    np.multiply: np.multiply,
-}
-
-_SCALAR_OPERATIONS = {
-    np.add: operator.add,
-    np.multiply: operator.mul,
-    np.minimum: min,
-    np.maximum: max,
-}
-
 IndexLike = Union[int, np.integer, np.ndarray, list]
+
+# for a known operation: its elementwise numpy form (a whole tree level at once) and its fast form on two scalars
+_ARRAY_FORMS = {operator.add: np.add, np.add: np.add, operator.mul: np.multiply, np.multiply: np.multiply,
+                min: np.minimum, np.minimum: np.minimum, max: np.maximum, np.maximum: np.maximum}
+_SCALAR_FORMS = {np.add: operator.add, np.multiply: operator.mul, np.minimum: min, np.maximum: max}
 
 
 def _check_capacity(capacity: Any) -> int:
@@ -42,27 +29,22 @@ def _check_capacity(capacity: Any) -> int:
         raise TypeError("capacity must be a positive power of 2 (int), got {!r} of type {}"
                         .format(capacity, type(capacity).__name__))
     capacity = int(capacity)
-    if capacity <= 0 or capacity & (capacity - 1) != 0:
+    if capacity <= 0 or capacity & (capacity - 1):
         raise ValueError("capacity must be a positive power of 2 (1, 2, 4, 8, ...), got {}".format(capacity))
     return capacity
 
 
 class SegmentTree(object):
     """
-    Build a Segment Tree data structure.
+    An array of ``capacity`` values with fast range reductions (https://en.wikipedia.org/wiki/Segment_tree).
+    Writing one item costs O(log capacity) instead of O(1); :meth:`reduce` combines a contiguous range in
+    O(log capacity).
 
-    https://en.wikipedia.org/wiki/Segment_tree
-
-    Can be used as regular array that supports Index arrays, but with two important differences:
-
-        a) setting item's value is slightly slower. It is O(lg capacity) instead of O(1).
-        b) user has access to an efficient ( O(log segment size) ) `reduce` operation which reduces `operation`
-           over a contiguous subsequence of items in the array.
-
-    :param capacity: (int) Total size of the array - must be a power of two.
-    :param operation: (lambda (Any, Any): Any) operation for combining elements (eg. sum, max) must form a
-        mathematical group together with the set of possible values for array elements (i.e. be associative)
-    :param neutral_element: (Any) neutral element for the operation above. eg. float('-inf') for max and 0 for sum.
+    :param capacity: (int) the number of items, a power of two
+    :param operation: (lambda (Any, Any): Any) the associative operation combining two values (e.g.
+        ``operator.add``, ``min``)
+    :param neutral_element: (Any) the value that leaves the operation unchanged (0 for a sum, ``float('inf')``
+        for a minimum); every item starts with it
     """
 
     def __init__(self, capacity: int, operation: Callable[[Any, Any], Any], neutral_element: Any):
@@ -70,12 +52,8 @@ class SegmentTree(object):
         if not callable(operation):
             raise TypeError("operation must be callable (e.g. operator.add or min), got {!r}".format(operation))
         self._operation = operation
-        # vectorised version of the operation (falls back to np.vectorize for custom python operations)
-        self._ufunc = _UFUNCS.get(operation)
-        # python-level version of the operation for single values (much faster than a ufunc call on scalars)
-        self._scalar_operation = _SCALAR_OPERATIONS.get(operation, operation)
-        if self._ufunc is None:
-            self._ufunc = np.vectorize(operation, otypes=[float])
+        self._ufunc = _ARRAY_FORMS.get(operation) or np.vectorize(operation, otypes=[float])
+        self._scalar_operation = _SCALAR_FORMS.get(operation, operation)
         self.neutral_element = neutral_element
         self._value = np.full(2 * self._capacity, neutral_element, dtype=np.float64)
 
@@ -84,104 +62,118 @@ class SegmentTree(object):
         """(int) the number of leaves (items) of the tree"""
         return self._capacity
 
-    def _reduce_helper(self, start: int, end: int, node: int, node_start: int, node_end: int) -> float:
-        # inclusive bounds [start, end] inside the node's range [node_start, node_end]
-        if start == node_start and end == node_end:
-            return self._value[node]
-        mid = (node_start + node_end) // 2
-        if end <= mid:
-            return self._reduce_helper(start, end, 2 * node, node_start, mid)
-        if mid + 1 <= start:
-            return self._reduce_helper(start, end, 2 * node + 1, mid + 1, node_end)
-        return self._scalar_operation(
-            self._reduce_helper(start, mid, 2 * node, node_start, mid),
-            self._reduce_helper(mid + 1, end, 2 * node + 1, mid + 1, node_end)
-        )
+    def _bounds(self, start: int, end: Optional[int]) -> range:
+        """``[start, end)`` with None and negative values resolved, checked to lie in the tree."""
+        capacity = self._capacity
+        end = capacity if end is None else end
+        start, end = (bound + capacity if bound < 0 else bound for bound in (start, end))
+        if not (0 <= start <= capacity and 0 <= end <= capacity):
+            raise IndexError("reduce range [{}, {}) is outside the tree of capacity {}".format(start, end, capacity))
+        return range(start, end)
 
     def reduce(self, start: int = 0, end: Optional[int] = None) -> float:
         """
-        Returns result of applying `self.operation`
-        to a contiguous subsequence of the array.
+        Combine the items ``start .. end - 1`` with the tree's operation. The covering nodes are combined left to
+        right, the left ones from the smallest up, the right ones from the largest down (as a top-down recursion
+        would), so the result does not depend on how the range is walked.
 
-            self.operation(arr[start], operation(arr[start+1], operation(... arr[end])))
-
-        :param start: (int) beginning of the subsequence
-        :param end: (int) end of the subsequences (exclusive; negative values count from the end, None: capacity)
-        :return: (Any) result of reducing self.operation over the specified range of array elements.
+        :param start: (int) the first item (negative: counted from the end)
+        :param end: (int) one past the last item (negative: counted from the end; None: the capacity)
+        :return: (Any) the combined value, the neutral element for an empty range
         """
-        if end is None:
-            end = self._capacity
-        if end < 0:
-            end += self._capacity
-        if start < 0:
-            start += self._capacity
-        if not 0 <= start <= self._capacity or not 0 <= end <= self._capacity:
-            raise IndexError("reduce range [{}, {}) is outside the tree of capacity {}"
-                             .format(start, end, self._capacity))
-        end -= 1  # inclusive
-        if end < start:
-            # empty range
+        items = self._bounds(start, end)
+        if not items:
             return self.neutral_element
-        return self._reduce_helper(start, end, 1, 0, self._capacity - 1)
+        operation, values = self._scalar_operation, self._value
+        left = right = None  # the combined covering nodes left and right of the walk (None: none yet)
+        low, high = items.start + self._capacity, items.stop + self._capacity
+        while low < high:
+            if low % 2 == 1:  # a right child: its parent reaches outside the range
+                left = values[low] if left is None else operation(left, values[low])
+                low += 1
+            if high % 2 == 1:
+                high -= 1
+                right = values[high] if right is None else operation(values[high], right)
+            low //= 2
+            high //= 2
+        if left is None or right is None:
+            return right if left is None else left
+        return operation(left, right)
 
     def _leaf_indices(self, idx: IndexLike) -> np.ndarray:
         idx_arr = np.asarray(idx)
         if idx_arr.dtype == bool or not np.issubdtype(idx_arr.dtype, np.integer):
             raise TypeError("segment tree indices must be integers, got {!r} (dtype {})".format(idx, idx_arr.dtype))
         if idx_arr.size and (idx_arr.min() < 0 or idx_arr.max() >= self._capacity):
-            raise IndexError("segment tree index out of range: expected 0 <= idx < {}, got {}"
-                             .format(self._capacity, idx_arr.min() if idx_arr.min() < 0 else idx_arr.max()))
+            wrong = idx_arr.min() if idx_arr.min() < 0 else idx_arr.max()
+            raise IndexError("segment tree index out of range: expected 0 <= idx < {}, got {}".format(
+                self._capacity, wrong))
         return idx_arr.astype(np.int64) + self._capacity
+
+    def _set_one(self, idx: int, val: Any) -> None:
+        """One leaf, then its ancestors up to the root (called at every environment step: plain Python)."""
+        if not 0 <= idx < self._capacity:
+            raise IndexError("segment tree index out of range: expected 0 <= idx < {}, got {}".format(
+                self._capacity, idx))
+        values, operation = self._value, self._scalar_operation
+        node = int(idx) + self._capacity
+        values[node] = val
+        node //= 2
+        while node:
+            values[node] = operation(values[2 * node], values[2 * node + 1])
+            node //= 2
 
     def __setitem__(self, idx: IndexLike, val: Any) -> None:
         """
-        Set the value of one leaf, or of several leaves at once (``idx`` an array of indices, ``val`` a scalar
-        or an array of the same length). With repeated indices the last value wins.
+        Set one leaf, or several at once (``idx`` an array of indices, ``val`` a scalar or one value per index;
+        for a repeated index the last value wins).
 
         :param idx: (int or np.ndarray) index or indices of the leaves
         :param val: (float or np.ndarray) new value(s)
         """
         if isinstance(idx, (int, np.integer)) and not isinstance(idx, bool):
-            # fast path for one leaf (called at every environment step by the prioritized buffer)
-            if not 0 <= idx < self._capacity:
-                raise IndexError("segment tree index out of range: expected 0 <= idx < {}, got {}"
-                                 .format(self._capacity, idx))
-            node = int(idx) + self._capacity
-            values = self._value
-            values[node] = val
-            node //= 2
-            operation = self._scalar_operation
-            while node >= 1:
-                values[node] = operation(values[2 * node], values[2 * node + 1])
-                node //= 2
+            self._set_one(idx, val)
             return
         leaves = self._leaf_indices(idx)
         if leaves.ndim == 0:
-            self[int(leaves)] = val
+            self._set_one(int(leaves) - self._capacity, val)
             return
+        new_values = np.broadcast_to(np.asarray(val, dtype=np.float64), np.shape(idx)).ravel()
         leaves = leaves.ravel()
-        vals = np.broadcast_to(np.asarray(val, dtype=np.float64), np.asarray(idx).shape).ravel()
-        if leaves.size == 0:
+        if not leaves.size:
             return
-        self._value[leaves] = vals  # numpy fancy assignment: the last occurrence of a repeated index wins
-        nodes = np.unique(leaves // 2)
-        while nodes[0] >= 1:
-            self._value[nodes] = self._ufunc(self._value[2 * nodes], self._value[2 * nodes + 1])
-            if nodes[0] == 1:
+        self._value[leaves] = new_values
+        parents = np.unique(leaves // 2)
+        while parents[0] >= 1:  # all parents are on one level; a tree of one leaf has none
+            self._value[parents] = self._ufunc(self._value[2 * parents], self._value[2 * parents + 1])
+            if parents[0] == 1:
                 break
-            nodes = np.unique(nodes // 2)
+            parents = np.unique(parents // 2)
 
     def __getitem__(self, idx: IndexLike) -> Union[float, np.ndarray]:
         """
-        Value of one leaf, or array of values for an array of indices.
-
         :param idx: (int or np.ndarray) index or indices
-        :return: (float or np.ndarray)
+        :return: (float or np.ndarray) the value(s) of the leaves
         """
         return self._value[self._leaf_indices(idx)]
 
     def __len__(self) -> int:
         return self._capacity
+
+    @property
+    def nodes(self) -> np.ndarray:
+        """(np.ndarray) the flat node array (``2 * capacity`` values: unused slot 0, root at 1, leaves at the end)"""
+        return self._value
+
+    def load_nodes(self, nodes: np.ndarray) -> None:
+        """
+        :param nodes: (np.ndarray) a node array of this tree's size, as :attr:`nodes` gave it
+        """
+        nodes = np.asarray(nodes, dtype=np.float64)
+        if nodes.shape != self._value.shape:
+            raise ValueError("a segment tree of capacity {} has {} nodes, got an array of shape {}".format(
+                self._capacity, self._value.size, nodes.shape))
+        self._value = nodes.copy()
 
     def __repr__(self) -> str:
         return "{}(capacity={})".format(type(self).__name__, self._capacity)
@@ -189,9 +181,9 @@ class SegmentTree(object):
 
 class SumSegmentTree(SegmentTree):
     """
-    A segment tree reducing with the sum (neutral element 0.0).
+    A segment tree of sums (neutral element 0.0).
 
-    :param capacity: (int) Total size of the array - must be a power of two.
+    :param capacity: (int) the number of items, a power of two
     """
 
     def __init__(self, capacity: int):
@@ -199,53 +191,47 @@ class SumSegmentTree(SegmentTree):
 
     def sum(self, start: int = 0, end: Optional[int] = None) -> float:
         """
-        Returns arr[start] + ... + arr[end - 1]
-
-        :param start: (int) start position of the reduction (must be >= 0)
-        :param end: (int) end position of the reduction (exclusive; must be < len(arr), can be None for len(arr) - 1)
-        :return: (Any) reduction of SumSegmentTree
+        :param start: (int) the first item
+        :param end: (int) one past the last item (None: the capacity)
+        :return: (float) ``arr[start] + ... + arr[end - 1]``
         """
-        return super(SumSegmentTree, self).reduce(start, end)
+        return self.reduce(start, end)
 
     def find_prefixsum_idx(self, prefixsum: Union[float, np.ndarray]) -> Union[int, np.ndarray]:
         """
-        Find the highest index `i` in the array such that
-            sum(arr[0] + arr[1] + ... + arr[i - 1]) <= prefixsum for each entry in prefixsum
+        The item where a running sum crosses ``prefixsum``: the largest ``i`` with
+        ``arr[0] + ... + arr[i - 1] <= prefixsum``. With the items as (unnormalised) probabilities and
+        ``prefixsum`` uniform in ``[0, sum())``, ``i`` is drawn in proportion to ``arr[i]``.
 
-        if array values are probabilities, this function
-        allows to sample indexes according to the discrete
-        probability efficiently.
-
-        :param prefixsum: (float or np.ndarray) upperbound(s) on the sum of array prefix
-        :return: (int or np.ndarray) highest index (indices) satisfying the prefixsum constraint
-            (an int for a scalar prefixsum, an int64 array for an array)
+        :param prefixsum: (float or np.ndarray) the running sum(s) to find, in ``[0, sum()]``
+        :return: (int or np.ndarray) the index, or an int64 array of indices for an array
         """
         scalar = np.ndim(prefixsum) == 0
-        mass = np.array(prefixsum, dtype=np.float64).reshape(-1)
-        if mass.size == 0:
+        remaining = np.array(prefixsum, dtype=np.float64).reshape(-1)
+        if not remaining.size:
             return np.zeros(0, dtype=np.int64)
-        if not np.all(np.isfinite(mass)):
+        if not np.all(np.isfinite(remaining)):
             raise ValueError("prefixsum must be finite, got {}".format(prefixsum))
         total = self._value[1]
-        if mass.min() < 0 or mass.max() > total + 1e-5:
+        if remaining.min() < 0 or remaining.max() > total + 1e-5:
             raise ValueError("prefixsum must be in [0, sum()] = [0, {}], got values in [{}, {}]"
-                             .format(total, mass.min(), mass.max()))
-        node = np.ones(mass.shape, dtype=np.int64)
-        while node[0] < self._capacity:  # all nodes are on the same level
-            left = 2 * node
-            left_sum = self._value[left]
-            go_right = left_sum <= mass
-            mass = np.where(go_right, mass - left_sum, mass)
-            node = np.where(go_right, left + 1, left)
-        idx = node - self._capacity
-        return int(idx[0]) if scalar else idx
+                             .format(total, remaining.min(), remaining.max()))
+        node = np.ones(remaining.shape, dtype=np.int64)
+        for _ in range(self._capacity.bit_length() - 1):  # one step down per level
+            left_child = 2 * node
+            left_mass = self._value[left_child]
+            go_right = left_mass <= remaining
+            remaining = np.where(go_right, remaining - left_mass, remaining)
+            node = left_child + go_right
+        leaves = node - self._capacity
+        return int(leaves[0]) if scalar else leaves
 
 
 class MinSegmentTree(SegmentTree):
     """
-    A segment tree reducing with the minimum (neutral element +inf).
+    A segment tree of minimums (neutral element +inf).
 
-    :param capacity: (int) Total size of the array - must be a power of two.
+    :param capacity: (int) the number of items, a power of two
     """
 
     def __init__(self, capacity: int):
@@ -253,10 +239,8 @@ class MinSegmentTree(SegmentTree):
 
     def min(self, start: int = 0, end: Optional[int] = None) -> float:
         """
-        Returns min(arr[start], ...,  arr[end - 1])
-
-        :param start: (int) start position of the reduction (must be >= 0)
-        :param end: (int) end position of the reduction (exclusive; must be < len(arr), can be None for len(arr) - 1)
-        :return: (Any) reduction of MinSegmentTree
+        :param start: (int) the first item
+        :param end: (int) one past the last item (None: the capacity)
+        :return: (float) ``min(arr[start], ..., arr[end - 1])``
         """
-        return super(MinSegmentTree, self).reduce(start, end)
+        return self.reduce(start, end)

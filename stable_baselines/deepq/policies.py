@@ -5,7 +5,7 @@ Variables are created under ``tf.variable_scope("model", reuse=reuse)`` with the
 in the original order: ``model/action_value/fully_connected/weights``, ``model/action_value/LayerNorm/beta``,
 ..., then (dueling) ``model/state_value/...``; so parameter files saved by the original library load into them.
 """
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -18,24 +18,25 @@ from stable_baselines.common.tf_layers import flatten, fully_connected, layer_no
 
 class DQNPolicy(BasePolicy):
     """
-    Policy object that implements a DQN policy
+    Base of the DQN policies: a network giving one Q-value per discrete action (``q_values``) and their softmax
+    (``policy_proba``).
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param scale: (bool) whether or not to scale the input
-    :param obs_phs: (TensorFlow Tensor, TensorFlow Tensor) a tuple containing an override for observation placeholder
-        and the processed observation placeholder respectively
-    :param dueling: (bool) if true double the output MLP to compute a baseline for action scores
+    :param sess: (TensorFlow session) the session
+    :param ob_space: (Gym Space) the observation space
+    :param ac_space: (Gym Space) the action space (Discrete)
+    :param n_env: (int) the number of environments
+    :param n_steps: (int) the number of steps per environment in a batch
+    :param n_batch: (int) the batch size (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an existing network
+    :param scale: (bool) divide image observations by 255
+    :param obs_phs: (TensorFlow Tensor, TensorFlow Tensor) existing observation placeholder and processed
+        observation to build on (DQN's networks share them), or None to create them
+    :param dueling: (bool) split the network into a state value and centred action advantages (dueling
+        architecture, https://arxiv.org/abs/1511.06581)
     """
 
     def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, scale=False,
                  obs_phs=None, dueling=True):
-        # DQN policies need an override for the obs placeholder, due to the architecture of the code
         super(DQNPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale,
                                         obs_ph=obs_phs)
         if not isinstance(self.ac_space, spaces.Discrete):
@@ -49,7 +50,7 @@ class DQNPolicy(BasePolicy):
 
     def _setup_init(self) -> None:
         """
-        Set up action probability (the softmax of the q-values)
+        Build ``policy_proba``, the softmax of ``q_values`` (which the subclass has built).
         """
         with tf.variable_scope("output", reuse=True):
             if self.q_values is None:
@@ -59,25 +60,25 @@ class DQNPolicy(BasePolicy):
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
              deterministic: bool = True) -> Tuple[np.ndarray, np.ndarray, None]:
         """
-        Returns the q_values for a single step
+        Actions and Q-values for a batch of observations.
 
-        :param obs: (np.ndarray float or int) The current observation of the environment
-        :param state: (np.ndarray float) The last states (used in recurrent policies)
-        :param mask: (np.ndarray float) The last masks (used in recurrent policies)
-        :param deterministic: (bool) Whether or not to return deterministic actions.
-        :return: (np.ndarray int, np.ndarray float, np.ndarray float) actions, q_values, states
+        :param obs: (np.ndarray float or int) the observations
+        :param state: (np.ndarray float) unused (no recurrent DQN policy)
+        :param mask: (np.ndarray float) unused
+        :param deterministic: (bool) the greedy actions (True) or actions drawn from the softmax of the Q-values
+        :return: (np.ndarray int, np.ndarray float, np.ndarray float) the actions, the Q-values, None (no state)
         """
         raise NotImplementedError
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None,
                    mask: Optional[np.ndarray] = None) -> np.ndarray:
         """
-        Returns the action probability for a single step
+        The softmax of the Q-values for a batch of observations.
 
-        :param obs: (np.ndarray float or int) The current observation of the environment
-        :param state: (np.ndarray float) The last states (used in recurrent policies)
-        :param mask: (np.ndarray float) The last masks (used in recurrent policies)
-        :return: (np.ndarray float) the action probability
+        :param obs: (np.ndarray float or int) the observations
+        :param state: (np.ndarray float) unused
+        :param mask: (np.ndarray float) unused
+        :return: (np.ndarray float) one probability per action and observation
         """
         raise NotImplementedError
 
@@ -95,118 +96,113 @@ def _hidden_stack(features: tf.Tensor, layers: List[int], layer_norm: bool, act_
 
 class FeedForwardPolicy(DQNPolicy):
     """
-    Policy object that implements a DQN policy, using a feed forward neural network.
+    A feed-forward Q network: CNN features (``cnn_extractor``) or the flattened observation through ``layers``,
+    then one linear output per action; with ``dueling``, a second stream of the same hidden layers gives the state
+    value, and ``Q = V + (A - mean(A))``.
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param layers: ([int]) The size of the Neural network for the policy (if None, default to [64, 64])
-    :param cnn_extractor: (function (TensorFlow Tensor, ``**kwargs``): (TensorFlow Tensor)) the CNN feature extraction
-    :param feature_extraction: (str) The feature extraction type ("cnn" or "mlp")
-    :param obs_phs: (TensorFlow Tensor, TensorFlow Tensor) a tuple containing an override for observation placeholder
-        and the processed observation placeholder respectively (``obs_ph`` is accepted as an alias)
-    :param layer_norm: (bool) enable layer normalisation
-    :param dueling: (bool) if true double the output MLP to compute a baseline for action scores
-    :param act_fun: (tf.func) the activation function to use in the neural network.
-    :param kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
+    :param sess: (TensorFlow session) the session
+    :param ob_space: (Gym Space) the observation space
+    :param ac_space: (Gym Space) the action space (Discrete)
+    :param n_env: (int) the number of environments
+    :param n_steps: (int) the number of steps per environment in a batch
+    :param n_batch: (int) the batch size (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an existing network
+    :param layers: ([int]) the sizes of the hidden layers (None: [64, 64]); with CNN features only the state-value
+        stream uses them
+    :param cnn_extractor: (function (TensorFlow Tensor, ``**kwargs``): (TensorFlow Tensor)) the CNN turning
+        (scaled) images into features
+    :param feature_extraction: (str) "cnn" or "mlp"
+    :param obs_phs: (TensorFlow Tensor, TensorFlow Tensor) existing observation placeholder and processed
+        observation to build on, or None (``obs_ph`` is accepted as another name for it)
+    :param layer_norm: (bool) layer normalisation after each hidden layer (before the activation)
+    :param dueling: (bool) the dueling architecture (https://arxiv.org/abs/1511.06581)
+    :param act_fun: (tf.func) the activation of the hidden layers
+    :param kwargs: (dict) extra keyword arguments for ``cnn_extractor``
     """
 
     def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, layers=None,
                  cnn_extractor=nature_cnn, feature_extraction="cnn",
                  obs_phs=None, layer_norm=False, dueling=True, act_fun=tf.nn.relu, **kwargs):
-        if "obs_ph" in kwargs:
-            # the manual names this argument obs_ph in the policies' headers; both spellings work
-            alias = kwargs.pop("obs_ph")
-            if obs_phs is None:
-                obs_phs = alias
+        if "obs_ph" in kwargs:  # the name the manual's headers use
+            spelled_obs_ph = kwargs.pop("obs_ph")
+            obs_phs = spelled_obs_ph if obs_phs is None else obs_phs
         if feature_extraction not in ("cnn", "mlp"):
             raise ValueError("feature_extraction must be 'cnn' or 'mlp', got {!r}".format(feature_extraction))
         super(FeedForwardPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, dueling=dueling,
                                                 reuse=reuse, scale=(feature_extraction == "cnn"), obs_phs=obs_phs)
-
         self._kwargs_check(feature_extraction, kwargs)
-
-        if layers is None:
-            layers = [64, 64]
-        layers = list(layers)
-        for layer_size in layers:
-            if not isinstance(layer_size, (int, np.integer)) or isinstance(layer_size, bool) or layer_size <= 0:
-                raise ValueError("layers must be a list of positive ints, got {!r}".format(layers))
-        self.layers = layers
+        hidden = [64, 64] if layers is None else list(layers)
+        if not all(isinstance(size, (int, np.integer)) and not isinstance(size, bool) and size > 0
+                   for size in hidden):
+            raise ValueError("layers must be a list of positive ints, got {!r}".format(hidden))
+        self.layers = hidden
         self.act_fun = act_fun
         self.layer_norm = layer_norm
         self.feature_extraction = feature_extraction
-
         with tf.variable_scope("model", reuse=reuse):
             self._model_scope = tf.get_variable_scope().name
-            with tf.variable_scope("action_value"):
-                if feature_extraction == "cnn":
-                    extracted_features = cnn_extractor(self.processed_obs, **kwargs)
-                    action_out = extracted_features
-                else:
-                    extracted_features = flatten(self.processed_obs)
-                    action_out = _hidden_stack(extracted_features, layers, layer_norm, act_fun)
-                action_scores = fully_connected(action_out, num_outputs=self.n_actions, activation_fn=None)
-
-            if self.dueling:
-                with tf.variable_scope("state_value"):
-                    # as in the original, the state-value stream has the hidden layers for CNN features too
-                    state_out = _hidden_stack(extracted_features, layers, layer_norm, act_fun)
-                    state_score = fully_connected(state_out, num_outputs=1, activation_fn=None)
-                action_scores_mean = tf.reduce_mean(action_scores, axis=1)
-                action_scores_centered = action_scores - tf.expand_dims(action_scores_mean, axis=1)
-                q_out = state_score + action_scores_centered
-            else:
-                q_out = action_scores
-
-        self.q_values = q_out
+            self.q_values = self._q_network(cnn_extractor, kwargs)
         self._setup_init()
+
+    def _q_network(self, cnn_extractor: Callable, cnn_kwargs: dict) -> tf.Tensor:
+        """The Q-values, built in the open ``model`` scope (variable names and order of the original)."""
+        hidden, norm, activation = self.layers, self.layer_norm, self.act_fun
+        with tf.variable_scope("action_value"):
+            if self.feature_extraction == "cnn":
+                features = cnn_extractor(self.processed_obs, **cnn_kwargs)
+                advantage_input = features
+            else:
+                features = flatten(self.processed_obs)
+                advantage_input = _hidden_stack(features, hidden, norm, activation)
+            advantages = fully_connected(advantage_input, num_outputs=self.n_actions, activation_fn=None)
+        if not self.dueling:
+            return advantages
+        with tf.variable_scope("state_value"):
+            # the state-value stream has the hidden layers with CNN features too (as in the original)
+            value_hidden = _hidden_stack(features, hidden, norm, activation)
+            state_value = fully_connected(value_hidden, num_outputs=1, activation_fn=None)
+        mean_advantage = tf.reduce_mean(advantages, axis=1)
+        return state_value + (advantages - tf.expand_dims(mean_advantage, axis=1))
 
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
              deterministic: bool = True) -> Tuple[np.ndarray, np.ndarray, None]:
         """
-        Returns the q_values for a single step
+        Actions and Q-values for a batch of observations.
 
-        :param obs: (np.ndarray float or int) The current observation of the environment
-        :param state: (np.ndarray float) The last states (used in recurrent policies)
-        :param mask: (np.ndarray float) The last masks (used in recurrent policies)
-        :param deterministic: (bool) Whether or not to return deterministic actions.
-        :return: (np.ndarray int, np.ndarray float, np.ndarray float) actions, q_values, states
+        :param obs: (np.ndarray float or int) the observations
+        :param state: (np.ndarray float) unused (no recurrent DQN policy)
+        :param mask: (np.ndarray float) unused
+        :param deterministic: (bool) the greedy actions (True) or actions drawn from the softmax of the Q-values
+        :return: (np.ndarray int, np.ndarray float, np.ndarray float) the actions, the Q-values, None (no state)
         """
         forward = self._numpy_forward
-        q_values = forward.q_values(obs) if forward is not None else None
-        if q_values is not None:
-            actions_proba = None if deterministic else nf.softmax(q_values)
+        q_values = None if forward is None else forward.q_values(obs)
+        if q_values is None:
+            q_values, probabilities = self.sess.run([self.q_values, self.policy_proba], {self.obs_ph: obs})
         else:
-            q_values, actions_proba = self.sess.run([self.q_values, self.policy_proba], {self.obs_ph: obs})
+            probabilities = None if deterministic else nf.softmax(q_values)
         if deterministic:
-            actions = np.argmax(q_values, axis=1)
-        else:
-            # sample from the softmax of the q-values (inverse-CDF sampling, one uniform per row)
-            cumulative = np.cumsum(actions_proba, axis=1)
-            draws = np.random.uniform(size=(len(cumulative), 1)) * cumulative[:, -1:]
-            actions = np.minimum((cumulative < draws).sum(axis=1), self.n_actions - 1).astype(np.int64)
-        return actions, q_values, None
+            return np.argmax(q_values, axis=1), q_values, None
+        # one uniform draw per row, located in the cumulated probabilities
+        cumulative = np.cumsum(probabilities, axis=1)
+        draws = np.random.uniform(size=(len(cumulative), 1)) * cumulative[:, -1:]
+        sampled = np.minimum((cumulative < draws).sum(axis=1), self.n_actions - 1).astype(np.int64)
+        return sampled, q_values, None
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None,
                    mask: Optional[np.ndarray] = None) -> np.ndarray:
         """
-        Returns the action probability for a single step
+        The softmax of the Q-values for a batch of observations.
 
-        :param obs: (np.ndarray float or int) The current observation of the environment
-        :param state: (np.ndarray float) The last states (used in recurrent policies)
-        :param mask: (np.ndarray float) The last masks (used in recurrent policies)
-        :return: (np.ndarray float) the action probability
+        :param obs: (np.ndarray float or int) the observations
+        :param state: (np.ndarray float) unused
+        :param mask: (np.ndarray float) unused
+        :return: (np.ndarray float) one probability per action and observation
         """
         forward = self._numpy_forward
-        if forward is not None:
-            q_values = forward.q_values(obs)
-            if q_values is not None:
-                return nf.softmax(q_values)
+        q_values = None if forward is None else forward.q_values(obs)
+        if q_values is not None:
+            return nf.softmax(q_values)
         return self.sess.run(self.policy_proba, {self.obs_ph: obs})
 
     def enable_numpy_forward(self, rng=None, variables=None) -> bool:
@@ -318,113 +314,69 @@ class _NumpyQNetwork(nf.NumpyNetworkCopy):
         return state_score + (scores - scores.mean(axis=1, keepdims=True))
 
 
-def _pop_obs_phs(obs_ph: Any, kwargs: dict) -> Any:
-    """The placeholders override given as ``obs_ph`` (manual) or ``obs_phs`` (original code)."""
-    obs_phs = kwargs.pop("obs_phs", None)
-    return obs_ph if obs_ph is not None else obs_phs
+_PRESET_PARAMETERS = """
+    :param sess: (TensorFlow session) the session
+    :param ob_space: (Gym Space) the observation space
+    :param ac_space: (Gym Space) the action space (Discrete)
+    :param n_env: (int) the number of environments
+    :param n_steps: (int) the number of steps per environment in a batch
+    :param n_batch: (int) the batch size (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an existing network
+    :param obs_ph: (TensorFlow Tensor, TensorFlow Tensor) existing observation placeholder and processed
+        observation to build on, or None (``obs_phs`` is accepted as another name for it)
+    :param dueling: (bool) the dueling architecture (https://arxiv.org/abs/1511.06581)
+    :param kwargs: (dict) further arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ...) and of
+        the CNN feature extraction
+"""
 
 
-class CnnPolicy(FeedForwardPolicy):
-    """
-    Policy object that implements DQN policy, using a CNN (the nature CNN)
+class _PresetPolicy(FeedForwardPolicy):
+    __doc__ = """
+    A :class:`FeedForwardPolicy` whose feature extraction and layer normalisation its subclass fixes.
+""" + _PRESET_PARAMETERS
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param obs_ph: (TensorFlow Tensor, TensorFlow Tensor) a tuple containing an override for observation placeholder
-        and the processed observation placeholder respectively
-    :param dueling: (bool) if true double the output MLP to compute a baseline for action scores
-    :param kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
-    """
-
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch,
-                 reuse=False, obs_ph=None, dueling=True, **kwargs):
-        obs_phs = _pop_obs_phs(obs_ph, kwargs)
-        super(CnnPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                        feature_extraction="cnn", obs_phs=obs_phs, dueling=dueling,
-                                        layer_norm=False, **kwargs)
-
-
-class LnCnnPolicy(FeedForwardPolicy):
-    """
-    Policy object that implements DQN policy, using a CNN (the nature CNN), with layer normalisation
-
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param obs_ph: (TensorFlow Tensor, TensorFlow Tensor) a tuple containing an override for observation placeholder
-        and the processed observation placeholder respectively
-    :param dueling: (bool) if true double the output MLP to compute a baseline for action scores
-    :param kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
-    """
+    feature_extraction_kind = "mlp"
+    normalized = False
 
     def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch,
                  reuse=False, obs_ph=None, dueling=True, **kwargs):
-        obs_phs = _pop_obs_phs(obs_ph, kwargs)
-        super(LnCnnPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                          feature_extraction="cnn", obs_phs=obs_phs, dueling=dueling,
-                                          layer_norm=True, **kwargs)
+        other_spelling = kwargs.pop("obs_phs", None)
+        super(_PresetPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
+                                            feature_extraction=self.feature_extraction_kind,
+                                            obs_phs=other_spelling if obs_ph is None else obs_ph, dueling=dueling,
+                                            layer_norm=self.normalized, **kwargs)
 
 
-class MlpPolicy(FeedForwardPolicy):
-    """
-    Policy object that implements DQN policy, using a MLP (2 layers of 64)
+class CnnPolicy(_PresetPolicy):
+    __doc__ = """
+    DQN policy on the features of the Nature CNN (Mnih et al., 2015).
+""" + _PRESET_PARAMETERS
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param obs_ph: (TensorFlow Tensor, TensorFlow Tensor) a tuple containing an override for observation placeholder
-        and the processed observation placeholder respectively
-    :param dueling: (bool) if true double the output MLP to compute a baseline for action scores
-    :param kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
-    """
-
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch,
-                 reuse=False, obs_ph=None, dueling=True, **kwargs):
-        obs_phs = _pop_obs_phs(obs_ph, kwargs)
-        super(MlpPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                        feature_extraction="mlp", obs_phs=obs_phs, dueling=dueling,
-                                        layer_norm=False, **kwargs)
+    feature_extraction_kind = "cnn"
 
 
-class LnMlpPolicy(FeedForwardPolicy):
-    """
-    Policy object that implements DQN policy, using a MLP (2 layers of 64), with layer normalisation
+class LnCnnPolicy(_PresetPolicy):
+    __doc__ = """
+    DQN policy on the features of the Nature CNN, with layer-normalised hidden layers.
+""" + _PRESET_PARAMETERS
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param obs_ph: (TensorFlow Tensor, TensorFlow Tensor) a tuple containing an override for observation placeholder
-        and the processed observation placeholder respectively
-    :param dueling: (bool) if true double the output MLP to compute a baseline for action scores
-    :param kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
-    """
-
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch,
-                 reuse=False, obs_ph=None, dueling=True, **kwargs):
-        obs_phs = _pop_obs_phs(obs_ph, kwargs)
-        super(LnMlpPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                          feature_extraction="mlp", obs_phs=obs_phs, dueling=dueling,
-                                          layer_norm=True, **kwargs)
+    feature_extraction_kind = "cnn"
+    normalized = True
 
 
-register_policy("CnnPolicy", CnnPolicy)
-register_policy("LnCnnPolicy", LnCnnPolicy)
-register_policy("MlpPolicy", MlpPolicy)
-register_policy("LnMlpPolicy", LnMlpPolicy)
+class MlpPolicy(_PresetPolicy):
+    __doc__ = """
+    DQN policy with a multi-layer perceptron (two hidden layers of 64 by default).
+""" + _PRESET_PARAMETERS
+
+
+class LnMlpPolicy(_PresetPolicy):
+    __doc__ = """
+    DQN policy with a multi-layer perceptron, with layer-normalised hidden layers.
+""" + _PRESET_PARAMETERS
+
+    normalized = True
+
+
+for _policy in (CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy):
+    register_policy(_policy.__name__, _policy)

@@ -16,6 +16,11 @@ MAX_PARAMETER_LIST_BYTES = 16 << 20
 MAX_PARAMETER_BYTES = 1 << 30
 #: largest total of the arrays of an expert dataset file (``ExpertDataset(expert_path=...)``)
 MAX_DATASET_BYTES = 1 << 30
+#: largest replay buffer file (``stable_baselines.common.buffer_files.load_buffer``): its size on disk and the
+#: total of the arrays the buffer it describes allocates (an Atari buffer of 1e6 frame stacks takes about 7.5 GB)
+MAX_REPLAY_BUFFER_BYTES = 16 << 30
+#: largest capacity (transitions) of a replay buffer read from a file
+MAX_REPLAY_BUFFER_SIZE = 1 << 31
 #: largest pickle (a ``:serialized:`` entry, an old ``.pkl`` model, a VecNormalize or statistics file)
 MAX_PICKLE_BYTES = 1 << 30
 #: most instructions in one pickle (legitimate ones hold thousands; each costs about a microsecond to read)
