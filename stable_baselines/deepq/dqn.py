@@ -233,9 +233,15 @@ class DQN(OffPolicyRLModel):
                 as writer:
             self._setup_learn()
 
-            # Create the replay buffer
+            # Create the replay buffer (or keep the one load_replay_buffer gave)
+            keep_buffer = self._take_loaded_replay_buffer()
+            if keep_buffer and self.prioritized_replay != isinstance(self.replay_buffer, PrioritizedReplayBuffer):
+                raise ValueError("The loaded replay buffer is a {}, this DQN has prioritized_replay={}"
+                                 .format(type(self.replay_buffer).__name__, self.prioritized_replay))
             if self.prioritized_replay:
-                self.replay_buffer = PrioritizedReplayBuffer(self.buffer_size, alpha=self.prioritized_replay_alpha)
+                if not keep_buffer:
+                    self.replay_buffer = PrioritizedReplayBuffer(self.buffer_size,
+                                                                 alpha=self.prioritized_replay_alpha)
                 if self.prioritized_replay_beta_iters is None:
                     prioritized_replay_beta_iters = total_timesteps
                 else:
@@ -244,7 +250,8 @@ class DQN(OffPolicyRLModel):
                                                     initial_p=self.prioritized_replay_beta0,
                                                     final_p=1.0)
             else:
-                self.replay_buffer = ReplayBuffer(self.buffer_size)
+                if not keep_buffer:
+                    self.replay_buffer = ReplayBuffer(self.buffer_size)
                 self.beta_schedule = None
 
             if replay_wrapper is not None:

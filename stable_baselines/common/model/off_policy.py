@@ -10,6 +10,7 @@ from gymnasium import spaces
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
+from stable_baselines.common.buffer_files import load_buffer, save_buffer
 from stable_baselines.common.gym_compat import reset_env, step_env
 from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
 from stable_baselines.common.model.base import BaseRLModel
@@ -49,6 +50,58 @@ class OffPolicyRLModel(BaseRLModel):
         # of the flat weight vectors they fetch for the NumPy networks (by id of the NumPy forward)
         self._fused_train = None
         self._flat_layouts: Dict[int, List[Tuple[int, int, Tuple[int, ...]]]] = {}
+        # set by load_replay_buffer: the next learn() keeps the loaded buffer (DQN otherwise makes a new one)
+        self._replay_buffer_loaded = False
+
+    def _inner_replay_buffer(self) -> Any:
+        """:return: (ReplayBuffer) the replay buffer itself (inside HER's wrapper when there is one), or None"""
+        return self.replay_buffer.replay_buffer if self.is_using_her() else self.replay_buffer
+
+    def save_replay_buffer(self, path: str) -> None:
+        """
+        Write the replay buffer's transitions (and priorities) to a file, an ``.npz`` archive of plain arrays
+        with a JSON header (no pickle); the transitions of HER's current, unfinished episode are not included.
+
+        :param path: (str) the file to write (replaced atomically)
+        """
+        buffer = self._inner_replay_buffer()
+        if buffer is None:
+            raise ValueError("{} has no replay buffer yet: it is created by {}, save it after training"
+                             .format(type(self).__name__, "learn()" if type(self).__name__ == "DQN" else
+                                     "setup_model()"))
+        save_buffer(buffer, path)
+
+    def load_replay_buffer(self, path: str) -> None:
+        """
+        Replace the replay buffer with one written by :meth:`save_replay_buffer` (read without pickle, its sizes
+        checked before anything is allocated); the next ``learn`` continues with it.
+
+        :param path: (str) the file
+        """
+        buffer = load_buffer(path)
+        self._check_buffer_fits(buffer, path)
+        if self.is_using_her():
+            self.replay_buffer.replay_buffer = buffer
+        else:
+            self.replay_buffer = buffer
+        self._replay_buffer_loaded = True
+
+    def _check_buffer_fits(self, buffer: Any, path: str) -> None:
+        """Raise a ValueError when the stored observations do not have the model's observation shape."""
+        if len(buffer) == 0 or self.observation_space is None or self.is_using_her():
+            return
+        stored = np.asarray(buffer.storage[0][0]).shape
+        expected = tuple(self.observation_space.shape)
+        if stored != expected:
+            raise ValueError("The replay buffer in {!r} holds observations of shape {}, the model's observation "
+                             "space has shape {}".format(path, stored, expected))
+
+    def _take_loaded_replay_buffer(self) -> bool:
+        """
+        :return: (bool) whether a buffer was loaded since the last ``learn`` (then it is kept, once)
+        """
+        loaded, self._replay_buffer_loaded = self._replay_buffer_loaded, False
+        return loaded and self.replay_buffer is not None
 
     def _check_action_space(self) -> None:
         """
