@@ -10,7 +10,7 @@ pytest.importorskip("mpi4py", reason="mpi4py is not installed (the [mpi] extra)"
 from stable_baselines.common import tf_util  # noqa: E402
 from stable_baselines.common.console_util import colorize, fmt_item, fmt_row, timed  # noqa: E402
 from stable_baselines.common.mpi_adam import MpiAdam  # noqa: E402
-from stable_baselines.common.mpi_moments import mpi_mean, mpi_moments  # noqa: E402
+from stable_baselines.common.mpi_moments import _helper_runningmeanstd, mpi_mean, mpi_moments  # noqa: E402
 from stable_baselines.common.mpi_running_mean_std import RunningMeanStd  # noqa: E402
 from stable_baselines.common.tf_compat import tf  # noqa: E402
 from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
@@ -96,6 +96,11 @@ def test_mpi_mean_and_moments_on_one_worker():
         mpi_moments(arr, axis=-1)
 
 
+def test_mpi_moments_self_test_helper():
+    # the module's own check against numpy (run under mpirun it splits the data between the workers)
+    assert _helper_runningmeanstd() == 5
+
+
 def test_mpi_running_mean_std_values_and_variables():
     rng = np.random.RandomState(2)
     data = [rng.randn(10, 3) * [1.0, 2.0, 5.0] + [0.0, 1.0, -3.0] for _ in range(4)]
@@ -175,7 +180,9 @@ MPI_SCRIPT = textwrap.dedent("""
         mean, std, count = mpi_moments(local, axis=0)
         rms.update(local)
         rms_mean, rms_std = sess.run([rms.mean, rms.std])
-    out = dict(rank=rank, size=comm.Get_size(), after_sync=after_sync, after_update=after_update,
+    from stable_baselines.common.mpi_moments import _helper_runningmeanstd
+    n_checked = _helper_runningmeanstd()
+    out = dict(n_checked=n_checked, rank=rank, size=comm.Get_size(), after_sync=after_sync, after_update=after_update,
                exp_avg=adam.exp_avg.tolist(), mean=mean.tolist(), std=std.tolist(), count=float(count),
                rms_mean=rms_mean.tolist(), rms_std=rms_std.tolist())
     with open(sys.argv[1] + "." + str(rank), "w") as file_handler:
@@ -203,6 +210,7 @@ def test_mpirun_two_workers_average_gradients_and_stay_synced(tmp_path):
         np.testing.assert_allclose(res["mean"], both.mean(axis=0))
         np.testing.assert_allclose(res["std"], both.std(axis=0))
         assert res["count"] == 6
+        assert res["n_checked"] == 5  # mpi_moments' self-test passed on both workers
         np.testing.assert_allclose(res["rms_mean"], both.mean(axis=0), rtol=1e-5)
         np.testing.assert_allclose(res["rms_std"], both.std(axis=0), rtol=1e-5)
     assert results[0]["after_update"] == results[1]["after_update"]

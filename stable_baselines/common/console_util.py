@@ -12,40 +12,46 @@ from stable_baselines.common.misc_util import mpi_rank_or_zero
 
 def fmt_row(width: int, row: Sequence[Any], header: bool = False) -> str:
     """
-    fits a list of items to at least a certain length
+    One line of a console table: the items right-aligned in columns of at least ``width`` characters,
+    separated by `` | ``.
 
-    :param width: (int) the minimum width of the string
-    :param row: ([Any]) a list of object you wish to get the string representation
-    :param header: (bool) whether or not to return the string as a header
-    :return: (str) the string representation of all the elements in 'row', of length >= 'width'
+    :param width: (int) the minimum width of a column
+    :param row: ([Any]) the items of the line
+    :param header: (bool) underline the line with dashes
+    :return: (str) the formatted line (two lines for a header)
     """
-    out = " | ".join(fmt_item(x, width) for x in row)
-    if header:
-        out = out + "\n" + "-" * len(out)
-    return out
+    line = " | ".join(fmt_item(item, width) for item in row)
+    if not header:
+        return line
+    return "{}\n{}".format(line, "-" * len(line))
+
+
+def _number_text(number: float) -> str:
+    """
+    A float in 7 characters or more: scientific notation for very small or very large magnitudes.
+
+    :param number: (float) the number
+    :return: (str) its text
+    """
+    magnitude = abs(number)
+    use_exponent = magnitude > 0 and not 1e-4 <= magnitude <= 1e+4
+    return ("%7.2e" if use_exponent else "%7.5f") % number
 
 
 def fmt_item(item: Any, width: int) -> str:
     """
-    fits items to a given string length
+    The text of one table cell, right-aligned to at least ``width`` characters.
 
-    :param item: (Any) the item you wish to get the string representation
-    :param width: (int) the minimum width of the string
-    :return: (str) the string representation of 'item' of length >= 'width'
+    :param item: (Any) the value (a float gets a fixed number of digits, anything else ``str``)
+    :param width: (int) the minimum width
+    :return: (str) the text, at least ``width`` characters long
     """
     if isinstance(item, np.ndarray):
         if item.ndim != 0:
             raise ValueError("fmt_item expects a scalar or a 0-d array, got an array of shape {}".format(item.shape))
         item = item.item()
-    if isinstance(item, (float, np.floating)):
-        value = abs(item)
-        if (value < 1e-4 or value > 1e+4) and value > 0:
-            rep = "%7.2e" % item
-        else:
-            rep = "%7.5f" % item
-    else:
-        rep = str(item)
-    return " " * (width - len(rep)) + rep
+    text = _number_text(item) if isinstance(item, (float, np.floating)) else str(item)
+    return text.rjust(width)
 
 
 COLOR_TO_NUM = dict(
@@ -63,40 +69,36 @@ COLOR_TO_NUM = dict(
 
 def colorize(string: str, color: str, bold: bool = False, highlight: bool = False) -> str:
     """
-    Colorize, bold and/or highlight a string for terminal print
+    Wrap a string in ANSI escape codes for a colored terminal output.
 
-    :param string: (str) input string
-    :param color: (str) the color, the lookup table is the dict at console_util.color2num
-    :param bold: (bool) if the string should be bold or not
-    :param highlight: (bool) if the string should be highlighted or not
-    :return: (str) the stylized output string
+    :param string: (str) the text
+    :param color: (str) a key of ``COLOR_TO_NUM`` (gray, red, green, yellow, blue, magenta, cyan, white, crimson)
+    :param bold: (bool) also make it bold
+    :param highlight: (bool) color the background instead of the letters
+    :return: (str) the text with the escape codes
     """
     if color not in COLOR_TO_NUM:
         raise ValueError("Unknown color {!r}, expected one of {}".format(color, sorted(COLOR_TO_NUM)))
-    attr = []
-    num = COLOR_TO_NUM[color]
-    if highlight:
-        num += 10
-    attr.append(str(num))
-    if bold:
-        attr.append('1')
-    return '\x1b[%sm%s\x1b[0m' % (';'.join(attr), string)
+    code = COLOR_TO_NUM[color] + (10 if highlight else 0)
+    codes = [str(code)] + (['1'] if bold else [])
+    return "\x1b[{}m{}\x1b[0m".format(";".join(codes), string)
 
 
 @contextmanager
 def timed(msg: str, verbose: Optional[bool] = None) -> Iterator[None]:
     """
-    Time the enclosed block and print ``msg`` before it and the elapsed time after it, as
-    TRPO did with ``verbose >= 1`` on the rank-0 worker.
+    Print ``msg`` (in magenta) before the enclosed block and its duration after it, as TRPO does
+    with ``verbose >= 1`` on the rank-0 worker.
 
     :param msg: (str) what is being timed
     :param verbose: (bool) print (True), stay silent (False), or None: print on the MPI rank-0 worker only
     """
-    show = (mpi_rank_or_zero() == 0) if verbose is None else bool(verbose)
-    if not show:
+    if verbose is None:
+        verbose = mpi_rank_or_zero() == 0
+    if not verbose:
         yield
         return
     print(colorize(msg, color='magenta'))
-    start_time = time.time()
+    started = time.time()
     yield
-    print(colorize("done in {:.3f} seconds".format((time.time() - start_time)), color='magenta'))
+    print(colorize("done in {:.3f} seconds".format(time.time() - started), color='magenta'))

@@ -6,117 +6,136 @@ from typing import Any, Dict, Iterator, Optional, Sequence, Tuple
 import numpy as np
 
 
+def _require_positive(batch_size: int) -> None:
+    """
+    Refuse a batch size below 1.
+
+    :param batch_size: (int) the batch size
+    """
+    if batch_size <= 0:
+        raise ValueError("batch_size must be a positive int, got {!r}".format(batch_size))
+
+
+def _common_length(data_map: Dict[str, np.ndarray]) -> int:
+    """
+    The first dimension shared by all the arrays.
+
+    :param data_map: (dict) the arrays
+    :return: (int) their common length
+    """
+    lengths = {key: (array.shape[0] if array.ndim > 0 else None) for key, array in data_map.items()}
+    distinct = set(lengths.values())
+    if len(distinct) != 1 or None in distinct:
+        raise ValueError("Dataset expects arrays that all have the same first dimension, got lengths {}"
+                         .format(lengths))
+    return distinct.pop()
+
+
 class Dataset(object):
     """
-    Dataset used for PPO1, TRPO and GAIL: a dict of arrays that share their first dimension.
+    Named arrays of equal length (observations, actions, advantages, ...) served in minibatches,
+    reshuffled at every pass unless shuffling is disabled (as recurrent policies need).
 
-    :param data_map: (dict) the input data, where every key is a numpy array
-    :param shuffle: (bool) Whether to shuffle or not the dataset
-        Important: this should be disabled for recurrent policies
+    :param data_map: (dict) name -> numpy array, all with the same first dimension
+    :param shuffle: (bool) shuffle the rows (the same permutation for every array) at every pass
     """
 
     def __init__(self, data_map: Dict[str, np.ndarray], shuffle: bool = True):
         if not isinstance(data_map, dict) or len(data_map) == 0:
             raise ValueError("Dataset expects a non-empty dict of numpy arrays, got {!r}".format(type(data_map)))
-        data_map = {key: np.asarray(value) for key, value in data_map.items()}
-        lengths = {key: (value.shape[0] if value.ndim > 0 else None) for key, value in data_map.items()}
-        if len(set(lengths.values())) != 1 or None in lengths.values():
-            raise ValueError("Dataset expects arrays that all have the same first dimension, got lengths {}"
-                             .format(lengths))
-        self.data_map = data_map
+        arrays = {key: np.asarray(array) for key, array in data_map.items()}
+        self.n_samples = _common_length(arrays)
+        self.data_map = arrays
         self.enable_shuffle = shuffle
-        self.n_samples = next(iter(lengths.values()))
         self._next_id = 0
         self.shuffle()
 
+    def _rows(self, selection: Any) -> Dict[str, np.ndarray]:
+        """
+        The same rows of every array.
+
+        :param selection: (slice or np.ndarray) which rows
+        :return: (dict) name -> selected rows
+        """
+        return {key: array[selection] for key, array in self.data_map.items()}
+
     def shuffle(self) -> None:
         """
-        Shuffles the data_map (only when shuffling is enabled) and restarts from the first sample
+        Go back to the first row, after permuting the rows when shuffling is enabled.
         """
         if self.enable_shuffle:
-            perm = np.arange(self.n_samples)
-            np.random.shuffle(perm)
-
-            for key in self.data_map:
-                self.data_map[key] = self.data_map[key][perm]
-
+            order = np.arange(self.n_samples)
+            np.random.shuffle(order)
+            self.data_map.update(self._rows(order))
         self._next_id = 0
 
     def next_batch(self, batch_size: int) -> Dict[str, np.ndarray]:
         """
-        returns a batch of data of a given size (smaller at the end of the data)
+        The next ``batch_size`` rows (fewer at the end of the data; the pass after that starts over).
 
-        :param batch_size: (int) the size of the batch
-        :return: (dict) a batch of the input data of size 'batch_size'
+        :param batch_size: (int) the number of rows
+        :return: (dict) name -> rows of the batch
         """
-        if batch_size <= 0:
-            raise ValueError("batch_size must be a positive int, got {!r}".format(batch_size))
+        _require_positive(batch_size)
         if self._next_id >= self.n_samples:
             self.shuffle()
-
-        cur_id = self._next_id
-        cur_batch_size = min(batch_size, self.n_samples - self._next_id)
-        self._next_id += cur_batch_size
-
-        data_map = dict()
-        for key in self.data_map:
-            data_map[key] = self.data_map[key][cur_id:cur_id + cur_batch_size]
-        return data_map
+        first = self._next_id
+        last = min(first + batch_size, self.n_samples)
+        self._next_id = last
+        return self._rows(slice(first, last))
 
     def iterate_once(self, batch_size: int) -> Iterator[Dict[str, np.ndarray]]:
         """
-        generator that iterates over the dataset once, in full batches (a final partial batch is dropped)
+        One pass over the data in full batches (a last, smaller batch is left out).
 
-        :param batch_size: (int) the size of the batch
-        :return: (dict) a batch of the input data of size 'batch_size'
+        :param batch_size: (int) the number of rows of a batch
+        :return: (dict) name -> rows of the batch, for each batch
         """
-        if batch_size <= 0:
-            raise ValueError("batch_size must be a positive int, got {!r}".format(batch_size))
+        _require_positive(batch_size)
         self.shuffle()
-
-        while self._next_id <= self.n_samples - batch_size:
+        while self.n_samples - self._next_id >= batch_size:
             yield self.next_batch(batch_size)
         self._next_id = 0
 
     def subset(self, num_elements: int, deterministic: bool = True) -> "Dataset":
         """
-        Return a subset of the current dataset
+        A new dataset holding the first ``num_elements`` rows.
 
-        :param num_elements: (int) the number of element you wish to have in the subset
-        :param deterministic: (bool) True: the subset is not shuffled (the original passed this flag as
-            ``shuffle``, i.e. the opposite; no code of the library relied on it)
-        :return: (Dataset) a new subset of the current Dataset object
+        :param num_elements: (int) the number of rows to keep
+        :param deterministic: (bool) True: the new dataset does not shuffle (the original library passed this
+            flag on as ``shuffle``, the opposite; nothing in the library relied on it)
+        :return: (Dataset) the smaller dataset
         """
-        data_map = dict()
-        for key in self.data_map:
-            data_map[key] = self.data_map[key][:num_elements]
-        return Dataset(data_map, shuffle=not deterministic)
+        return Dataset(self._rows(slice(None, num_elements)), shuffle=not deterministic)
 
 
 def iterbatches(arrays: Sequence[Any], *, num_batches: Optional[int] = None, batch_size: Optional[int] = None,
                 shuffle: bool = True, include_final_partial_batch: bool = True) -> Iterator[Tuple[np.ndarray, ...]]:
     """
-    Iterates over arrays in batches, must provide either num_batches or batch_size, the other must be None.
+    Cut arrays of equal length into batches of the same rows. Give exactly one of ``num_batches``
+    (that many batches of near-equal size) and ``batch_size``.
 
-    :param arrays: (tuple) a tuple of arrays
-    :param num_batches: (int) the number of batches, must be None is batch_size is defined
-    :param batch_size: (int) the size of the batch, must be None is num_batches is defined
-    :param shuffle: (bool) enable auto shuffle
-    :param include_final_partial_batch: (bool) add the last batch if not the same size as the batch_size
-    :return: (tuples) a tuple of a batch of the arrays
+    :param arrays: (tuple) the arrays
+    :param num_batches: (int) the number of batches (None when batch_size is given)
+    :param batch_size: (int) the number of rows of a batch (None when num_batches is given)
+    :param shuffle: (bool) visit the rows in a random order
+    :param include_final_partial_batch: (bool) also yield a last batch smaller than batch_size
+    :return: (tuple) the rows of every array for one batch, for each batch
     """
     if (num_batches is None) == (batch_size is None):
         raise ValueError("Provide num_batches or batch_size, but not both (got num_batches={!r}, batch_size={!r})"
                          .format(num_batches, batch_size))
-    arrays = tuple(map(np.asarray, arrays))
-    n_samples = arrays[0].shape[0]
-    if not all(a.shape[0] == n_samples for a in arrays[1:]):
-        raise ValueError("iterbatches expects arrays with the same first dimension, got {}"
-                         .format([a.shape[0] for a in arrays]))
-    inds = np.arange(n_samples)
+    arrays = tuple(np.asarray(array) for array in arrays)
+    lengths = [array.shape[0] for array in arrays]
+    if len(set(lengths)) > 1:
+        raise ValueError("iterbatches expects arrays with the same first dimension, got {}".format(lengths))
+    order = np.arange(lengths[0])
     if shuffle:
-        np.random.shuffle(inds)
-    sections = np.arange(0, n_samples, batch_size)[1:] if num_batches is None else num_batches
-    for batch_inds in np.array_split(inds, sections):
-        if include_final_partial_batch or len(batch_inds) == batch_size:
-            yield tuple(a[batch_inds] for a in arrays)
+        np.random.shuffle(order)
+    if num_batches is None:
+        split_at = np.arange(batch_size, lengths[0], batch_size)
+    else:
+        split_at = num_batches
+    for rows in np.array_split(order, split_at):
+        if len(rows) == batch_size or include_final_partial_batch:
+            yield tuple(array[rows] for array in arrays)

@@ -1,14 +1,19 @@
 """
-Probability distributions over actions, and the types that build them from a policy's latent
-features.
+Action distributions of the policies, and the "types" that map an action space to one of them.
 
-- CategoricalProbabilityDistribution -> Discrete
-- DiagGaussianProbabilityDistribution -> Box (continuous actions)
-- MultiCategoricalProbabilityDistribution -> MultiDiscrete
-- BernoulliProbabilityDistribution -> MultiBinary
+=====================  ===============================================  ==========================================
+action space           distribution type                                distribution
+=====================  ===============================================  ==========================================
+``Discrete``           ``CategoricalProbabilityDistributionType``       ``CategoricalProbabilityDistribution``
+``MultiDiscrete``      ``MultiCategoricalProbabilityDistributionType``  ``MultiCategoricalProbabilityDistribution``
+``Box`` (1-D)          ``DiagGaussianProbabilityDistributionType``      ``DiagGaussianProbabilityDistribution``
+``MultiBinary``        ``BernoulliProbabilityDistributionType``         ``BernoulliProbabilityDistribution``
+=====================  ===============================================  ==========================================
 
-The policy networks output parameters for the distributions (named ``flat`` in the methods).
-Actions are then sampled from those distributions.
+A distribution is built from one tensor of parameters per sample (``flat``: logits, or mean and
+log standard deviation side by side). A type builds that tensor from the policy's latent features
+with a dense layer named ``pi`` (and the Q-value head ``q``); the layer and variable names are those of
+the original library, so trained parameters keep loading.
 """
 from typing import Any, List, Optional, Sequence, Tuple, Type
 
@@ -18,117 +23,141 @@ from gymnasium import spaces
 from stable_baselines.common.tf_compat import dim_value, tf
 from stable_baselines.common.tf_layers import linear
 
+_HALF_LOG_TWO_PI = 0.5 * np.log(2.0 * np.pi)
+_GAUSSIAN_ENTROPY_PER_DIM = .5 * np.log(2.0 * np.pi * np.e)
+
 
 class ProbabilityDistribution(object):
     """
-    Base class for describing a probability distribution.
+    A distribution over actions, described by TensorFlow tensors. Subclasses give the
+    negative log-likelihood; the log-likelihood follows from it.
     """
 
     def __init__(self):
-        super(ProbabilityDistribution, self).__init__()
+        super().__init__()
 
     def flatparam(self) -> tf.Tensor:
         """
-        Return the direct probabilities
+        The parameters this distribution was built from.
 
-        :return: ([float]) the probabilities
+        :return: (TensorFlow Tensor) the flat parameters (logits, or mean and log std)
         """
         raise NotImplementedError
 
     def mode(self) -> tf.Tensor:
         """
-        Returns the probability
+        The most likely action (used for deterministic predictions).
 
-        :return: (Tensorflow Tensor) the deterministic action
+        :return: (TensorFlow Tensor) the deterministic action
         """
         raise NotImplementedError
 
     def neglogp(self, x: tf.Tensor) -> tf.Tensor:
         """
-        returns the of the negative log likelihood
+        Negative log-likelihood of some actions.
 
-        :param x: (str) the labels of each index
-        :return: ([float]) The negative log likelihood of the distribution
+        :param x: (TensorFlow Tensor) the actions
+        :return: (TensorFlow Tensor) -log p(x), one value per sample
         """
-        # Usually it's easier to define the negative logprob
         raise NotImplementedError
 
     def kl(self, other: "ProbabilityDistribution") -> tf.Tensor:
         """
-        Calculates the Kullback-Leibler divergence from the given probability distribution
+        Kullback-Leibler divergence KL(self || other).
 
-        :param other: ([float]) the distribution to compare with
-        :return: (float) the KL divergence of the two distributions
+        :param other: (ProbabilityDistribution) a distribution of the same class
+        :return: (TensorFlow Tensor) the divergence, one value per sample
         """
         raise NotImplementedError
 
     def entropy(self) -> tf.Tensor:
         """
-        Returns Shannon's entropy of the probability
+        Shannon entropy of the distribution.
 
-        :return: (float) the entropy
+        :return: (TensorFlow Tensor) the entropy, one value per sample
         """
         raise NotImplementedError
 
     def sample(self) -> tf.Tensor:
         """
-        returns a sample from the probability distribution
+        Draw one action per sample.
 
-        :return: (Tensorflow Tensor) the stochastic action
+        :return: (TensorFlow Tensor) the stochastic action
         """
         raise NotImplementedError
 
     def logp(self, x: tf.Tensor) -> tf.Tensor:
         """
-        returns the of the log likelihood
+        Log-likelihood of some actions.
 
-        :param x: (str) the labels of each index
-        :return: ([float]) The log likelihood of the distribution
+        :param x: (TensorFlow Tensor) the actions
+        :return: (TensorFlow Tensor) log p(x), one value per sample
         """
         return - self.neglogp(x)
 
 
 class ProbabilityDistributionType(object):
     """
-    Parametrized family of probability distributions
+    A family of distributions: it knows the shapes of the parameters and of the actions, and
+    builds a distribution from flat parameters or from the latent features of a policy.
     """
 
     def probability_distribution_class(self) -> Type[ProbabilityDistribution]:
         """
-        returns the ProbabilityDistribution class of this type
+        The class of the distributions this type builds.
 
-        :return: (Type ProbabilityDistribution) the probability distribution class associated
+        :return: (Type ProbabilityDistribution) the distribution class
         """
         raise NotImplementedError
 
     def proba_distribution_from_flat(self, flat: tf.Tensor) -> ProbabilityDistribution:
         """
-        Returns the probability distribution from flat probabilities
-        flat: flattened vector of parameters of probability distribution
+        Build a distribution of this family from its flat parameters.
 
-        :param flat: ([float]) the flat probabilities
-        :return: (ProbabilityDistribution) the instance of the ProbabilityDistribution associated
+        :param flat: (TensorFlow Tensor) the parameters, shape (batch,) + param_shape()
+        :return: (ProbabilityDistribution) the distribution
         """
         return self.probability_distribution_class()(flat)
+
+    def _policy_output_size(self) -> int:
+        """
+        Number of units of the ``pi`` and ``q`` dense layers.
+
+        :return: (int) the width of the two output layers
+        """
+        raise NotImplementedError
+
+    def _flat_from_policy_output(self, policy_output: tf.Tensor) -> tf.Tensor:
+        """
+        Turn the output of the ``pi`` layer into the flat parameters (identity by default).
+
+        :param policy_output: (TensorFlow Tensor) the ``pi`` layer's output
+        :return: (TensorFlow Tensor) the flat parameters
+        """
+        return policy_output
 
     def proba_distribution_from_latent(self, pi_latent_vector: tf.Tensor, vf_latent_vector: tf.Tensor,
                                        init_scale: float = 1.0,
                                        init_bias: float = 0.0) -> Tuple[ProbabilityDistribution, tf.Tensor, tf.Tensor]:
         """
-        returns the probability distribution from latent values
+        Add the output layers ``pi`` and ``q`` on the latent features and build the distribution.
 
-        :param pi_latent_vector: ([float]) the latent pi values
-        :param vf_latent_vector: ([float]) the latent vf values
-        :param init_scale: (float) the initial scale of the distribution
-        :param init_bias: (float) the initial bias of the distribution
+        :param pi_latent_vector: (TensorFlow Tensor) latent features of the policy
+        :param vf_latent_vector: (TensorFlow Tensor) latent features of the value function
+        :param init_scale: (float) scale of the orthogonal initialization of the layers' weights
+        :param init_bias: (float) initial value of the layers' biases
         :return: (ProbabilityDistribution, TensorFlow Tensor, TensorFlow Tensor) the distribution,
-            its parameters (policy output) and the q values
+            the output of the ``pi`` layer and the Q-values
         """
-        raise NotImplementedError
+        n_units = self._policy_output_size()
+        policy_output = linear(pi_latent_vector, 'pi', n_units, init_scale=init_scale, init_bias=init_bias)
+        flat = self._flat_from_policy_output(policy_output)
+        q_values = linear(vf_latent_vector, 'q', n_units, init_scale=init_scale, init_bias=init_bias)
+        return self.proba_distribution_from_flat(flat), policy_output, q_values
 
     def param_shape(self) -> List[int]:
         """
-        returns the shape of the input parameters
+        Shape of the flat parameters of one sample.
 
         :return: ([int]) the shape
         """
@@ -136,7 +165,7 @@ class ProbabilityDistributionType(object):
 
     def sample_shape(self) -> List[int]:
         """
-        returns the shape of the sampling
+        Shape of one action.
 
         :return: ([int]) the shape
         """
@@ -144,39 +173,38 @@ class ProbabilityDistributionType(object):
 
     def sample_dtype(self) -> tf.DType:
         """
-        returns the type of the sampling
+        Data type of the actions.
 
-        :return: (type) the type
+        :return: (TensorFlow DType) the type
         """
         raise NotImplementedError
 
     def param_placeholder(self, prepend_shape: List[Optional[int]], name: Optional[str] = None) -> tf.Tensor:
         """
-        returns the TensorFlow placeholder for the input parameters
+        A float32 placeholder for flat parameters.
 
-        :param prepend_shape: ([int]) the prepend shape
-        :param name: (str) the placeholder name
+        :param prepend_shape: ([int]) leading dimensions (e.g. ``[None]`` for the batch)
+        :param name: (str) name of the placeholder
         :return: (TensorFlow Tensor) the placeholder
         """
-        return tf.placeholder(dtype=tf.float32, shape=list(prepend_shape) + self.param_shape(), name=name)
+        full_shape = list(prepend_shape) + self.param_shape()
+        return tf.placeholder(dtype=tf.float32, shape=full_shape, name=name)
 
     def sample_placeholder(self, prepend_shape: List[Optional[int]], name: Optional[str] = None) -> tf.Tensor:
         """
-        returns the TensorFlow placeholder for the sampling
+        A placeholder for actions.
 
-        :param prepend_shape: ([int]) the prepend shape
-        :param name: (str) the placeholder name
+        :param prepend_shape: ([int]) leading dimensions (e.g. ``[None]`` for the batch)
+        :param name: (str) name of the placeholder
         :return: (TensorFlow Tensor) the placeholder
         """
-        return tf.placeholder(dtype=self.sample_dtype(), shape=list(prepend_shape) + self.sample_shape(), name=name)
+        full_shape = list(prepend_shape) + self.sample_shape()
+        return tf.placeholder(dtype=self.sample_dtype(), shape=full_shape, name=name)
 
 
-# ------------------------------------------------------------------------------------------------
-# types
-# ------------------------------------------------------------------------------------------------
 class CategoricalProbabilityDistributionType(ProbabilityDistributionType):
     """
-    The probability distribution type for categorical input
+    Distribution type of a ``Discrete`` action space.
 
     :param n_cat: (int) the number of categories
     """
@@ -187,62 +215,59 @@ class CategoricalProbabilityDistributionType(ProbabilityDistributionType):
     def probability_distribution_class(self) -> Type[ProbabilityDistribution]:
         return CategoricalProbabilityDistribution
 
-    def proba_distribution_from_latent(self, pi_latent_vector, vf_latent_vector, init_scale=1.0, init_bias=0.0):
-        pdparam = linear(pi_latent_vector, 'pi', self.n_cat, init_scale=init_scale, init_bias=init_bias)
-        q_values = linear(vf_latent_vector, 'q', self.n_cat, init_scale=init_scale, init_bias=init_bias)
-        return self.proba_distribution_from_flat(pdparam), pdparam, q_values
+    def _policy_output_size(self) -> int:
+        return self.n_cat
 
-    def param_shape(self):
+    def param_shape(self) -> List[int]:
         return [self.n_cat]
 
-    def sample_shape(self):
+    def sample_shape(self) -> List[int]:
         return []
 
-    def sample_dtype(self):
+    def sample_dtype(self) -> tf.DType:
         return tf.int64
 
 
 class MultiCategoricalProbabilityDistributionType(ProbabilityDistributionType):
     """
-    The probability distribution type for multiple categorical input
+    Distribution type of a ``MultiDiscrete`` action space: one categorical per dimension.
 
-    :param n_vec: ([int]) the vectors
+    :param n_vec: ([int]) the number of categories of each dimension
     """
 
     def __init__(self, n_vec: Sequence[int]):
-        n_vec = np.asarray(n_vec)
-        if n_vec.ndim != 1 or not (n_vec > 0).all() or (n_vec > np.iinfo(np.int32).max).any():
-            raise ValueError("MultiCategorical needs a 1-D vector of positive category counts, got {}".format(n_vec))
-        # Casting into an int32 makes the tensorflow split happy
-        self.n_vec = n_vec.astype(np.int32)
+        counts = np.asarray(n_vec)
+        is_valid = counts.ndim == 1 and bool((counts > 0).all()) and not (counts > np.iinfo(np.int32).max).any()
+        if not is_valid:
+            raise ValueError("MultiCategorical needs a 1-D vector of positive category counts, got {}".format(counts))
+        # tf.split wants int32 sizes
+        self.n_vec = counts.astype(np.int32)
 
     def probability_distribution_class(self) -> Type[ProbabilityDistribution]:
         return MultiCategoricalProbabilityDistribution
 
-    def proba_distribution_from_flat(self, flat):
+    def proba_distribution_from_flat(self, flat: tf.Tensor) -> ProbabilityDistribution:
         return MultiCategoricalProbabilityDistribution(self.n_vec, flat)
 
-    def proba_distribution_from_latent(self, pi_latent_vector, vf_latent_vector, init_scale=1.0, init_bias=0.0):
-        n_total = int(sum(self.n_vec))
-        pdparam = linear(pi_latent_vector, 'pi', n_total, init_scale=init_scale, init_bias=init_bias)
-        q_values = linear(vf_latent_vector, 'q', n_total, init_scale=init_scale, init_bias=init_bias)
-        return self.proba_distribution_from_flat(pdparam), pdparam, q_values
+    def _policy_output_size(self) -> int:
+        return int(sum(self.n_vec))
 
-    def param_shape(self):
-        return [int(sum(self.n_vec))]
+    def param_shape(self) -> List[int]:
+        return [self._policy_output_size()]
 
-    def sample_shape(self):
+    def sample_shape(self) -> List[int]:
         return [len(self.n_vec)]
 
-    def sample_dtype(self):
+    def sample_dtype(self) -> tf.DType:
         return tf.int64
 
 
 class DiagGaussianProbabilityDistributionType(ProbabilityDistributionType):
     """
-    The probability distribution type for multivariate Gaussian input
+    Distribution type of a 1-D ``Box`` action space: a Gaussian with a diagonal covariance whose
+    log standard deviation is a free variable (``pi/logstd``), independent of the observation.
 
-    :param size: (int) the number of dimensions of the multivariate gaussian
+    :param size: (int) the number of action dimensions
     """
 
     def __init__(self, size: int):
@@ -251,37 +276,29 @@ class DiagGaussianProbabilityDistributionType(ProbabilityDistributionType):
     def probability_distribution_class(self) -> Type[ProbabilityDistribution]:
         return DiagGaussianProbabilityDistribution
 
-    def proba_distribution_from_flat(self, flat):
-        """
-        returns the probability distribution from flat probabilities
+    def _policy_output_size(self) -> int:
+        return self.size
 
-        :param flat: ([float]) the flat probabilities
-        :return: (ProbabilityDistribution) the instance of the ProbabilityDistribution associated
-        """
-        return self.probability_distribution_class()(flat)
+    def _flat_from_policy_output(self, policy_output: tf.Tensor) -> tf.Tensor:
+        # the pi layer gives the mean; the log std is broadcast over the batch
+        log_std = tf.get_variable(name='pi/logstd', shape=[1, self.size], initializer=tf.zeros_initializer())
+        return tf.concat([policy_output, policy_output * 0.0 + log_std], axis=1)
 
-    def proba_distribution_from_latent(self, pi_latent_vector, vf_latent_vector, init_scale=1.0, init_bias=0.0):
-        mean = linear(pi_latent_vector, 'pi', self.size, init_scale=init_scale, init_bias=init_bias)
-        logstd = tf.get_variable(name='pi/logstd', shape=[1, self.size], initializer=tf.zeros_initializer())
-        pdparam = tf.concat([mean, mean * 0.0 + logstd], axis=1)
-        q_values = linear(vf_latent_vector, 'q', self.size, init_scale=init_scale, init_bias=init_bias)
-        return self.proba_distribution_from_flat(pdparam), mean, q_values
-
-    def param_shape(self):
+    def param_shape(self) -> List[int]:
         return [2 * self.size]
 
-    def sample_shape(self):
+    def sample_shape(self) -> List[int]:
         return [self.size]
 
-    def sample_dtype(self):
+    def sample_dtype(self) -> tf.DType:
         return tf.float32
 
 
 class BernoulliProbabilityDistributionType(ProbabilityDistributionType):
     """
-    The probability distribution type for Bernoulli input
+    Distribution type of a ``MultiBinary`` action space: independent Bernoulli variables.
 
-    :param size: (int) the number of dimensions of the Bernoulli distribution
+    :param size: (int) the number of binary action dimensions
     """
 
     def __init__(self, size: int):
@@ -290,241 +307,254 @@ class BernoulliProbabilityDistributionType(ProbabilityDistributionType):
     def probability_distribution_class(self) -> Type[ProbabilityDistribution]:
         return BernoulliProbabilityDistribution
 
-    def proba_distribution_from_latent(self, pi_latent_vector, vf_latent_vector, init_scale=1.0, init_bias=0.0):
-        pdparam = linear(pi_latent_vector, 'pi', self.size, init_scale=init_scale, init_bias=init_bias)
-        q_values = linear(vf_latent_vector, 'q', self.size, init_scale=init_scale, init_bias=init_bias)
-        return self.proba_distribution_from_flat(pdparam), pdparam, q_values
+    def _policy_output_size(self) -> int:
+        return self.size
 
-    def param_shape(self):
+    def param_shape(self) -> List[int]:
         return [self.size]
 
-    def sample_shape(self):
+    def sample_shape(self) -> List[int]:
         return [self.size]
 
-    def sample_dtype(self):
+    def sample_dtype(self) -> tf.DType:
         return tf.int32
 
 
-# ------------------------------------------------------------------------------------------------
-# distributions
-# ------------------------------------------------------------------------------------------------
-def _log_softmax_parts(logits: tf.Tensor) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
-    """shifted logits, their normalizer and the probabilities (numerically stable softmax)"""
-    shifted = logits - tf.reduce_max(logits, axis=-1, keepdims=True)
-    exp_shifted = tf.exp(shifted)
-    normalizer = tf.reduce_sum(exp_shifted, axis=-1, keepdims=True)
-    return shifted, normalizer, exp_shifted / normalizer
-
-
-class CategoricalProbabilityDistribution(ProbabilityDistribution):
+def _require_same_kind(other: Any, expected: type) -> None:
     """
-    Probability distributions from categorical input
+    Refuse a KL divergence between distributions of different classes.
 
-    :param logits: ([float]) the categorical logits input
+    :param other: (Any) the second operand of the divergence
+    :param expected: (type) the class it must have
     """
+    if not isinstance(other, expected):
+        raise TypeError("kl: expected a {}, got {}".format(expected.__name__, type(other).__name__))
 
-    def __init__(self, logits: tf.Tensor):
-        self.logits = logits
-        super(CategoricalProbabilityDistribution, self).__init__()
 
-    def flatparam(self):
-        return self.logits
+def _stable_softmax(logits: tf.Tensor) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+    """
+    Softmax pieces computed after subtracting the largest logit.
 
-    def mode(self):
-        return tf.argmax(self.logits, axis=-1)
+    :param logits: (TensorFlow Tensor) the logits
+    :return: (TensorFlow Tensor, TensorFlow Tensor, TensorFlow Tensor) the shifted logits, the sum of
+        their exponentials and the probabilities
+    """
+    centred = logits - tf.reduce_max(logits, axis=-1, keepdims=True)
+    exponentials = tf.exp(centred)
+    partition = tf.reduce_sum(exponentials, axis=-1, keepdims=True)
+    return centred, partition, exponentials / partition
 
-    def neglogp(self, x):
-        # Note: we can't use sparse_softmax_cross_entropy_with_logits because
-        #       the implementation does not allow second-order derivatives...
-        n_cat = dim_value(self.logits.get_shape()[-1])
-        one_hot_actions = tf.one_hot(x, n_cat)
-        return tf.nn.softmax_cross_entropy_with_logits_v2(
-            logits=self.logits,
-            labels=tf.stop_gradient(one_hot_actions))
 
-    def kl(self, other):
-        if not isinstance(other, CategoricalProbabilityDistribution):
-            raise TypeError("kl: expected a CategoricalProbabilityDistribution, got {}".format(type(other).__name__))
-        shifted_0, norm_0, probs_0 = _log_softmax_parts(self.logits)
-        shifted_1, norm_1, _ = _log_softmax_parts(other.logits)
-        return tf.reduce_sum(probs_0 * (shifted_0 - tf.log(norm_0) - shifted_1 + tf.log(norm_1)), axis=-1)
-
-    def entropy(self):
-        shifted, normalizer, probs = _log_softmax_parts(self.logits)
-        return tf.reduce_sum(probs * (tf.log(normalizer) - shifted), axis=-1)
-
-    def sample(self):
-        # Gumbel-max trick to sample
-        # a categorical distribution (see http://amid.fish/humble-gumbel)
-        uniform = tf.random_uniform(tf.shape(self.logits), dtype=self.logits.dtype)
-        return tf.argmax(self.logits - tf.log(-tf.log(uniform)), axis=-1)
+class _SingleTensorDistribution(ProbabilityDistribution):
+    """
+    A distribution fully described by its one flat tensor, hence ``fromflat``.
+    """
 
     @classmethod
-    def fromflat(cls, flat: tf.Tensor) -> "CategoricalProbabilityDistribution":
+    def fromflat(cls, flat: tf.Tensor) -> "ProbabilityDistribution":
         """
-        Create an instance of this from new logits values
+        Build a distribution of this class from flat parameters.
 
-        :param flat: ([float]) the categorical logits input
-        :return: (ProbabilityDistribution) the instance from the given categorical input
+        :param flat: (TensorFlow Tensor) the flat parameters
+        :return: (ProbabilityDistribution) the distribution
         """
         return cls(flat)
 
 
+class CategoricalProbabilityDistribution(_SingleTensorDistribution):
+    """
+    Categorical distribution over ``n`` actions.
+
+    :param logits: (TensorFlow Tensor) the unnormalized log-probabilities, shape (batch, n)
+    """
+
+    def __init__(self, logits: tf.Tensor):
+        self.logits = logits
+        super().__init__()
+
+    def flatparam(self) -> tf.Tensor:
+        return self.logits
+
+    def mode(self) -> tf.Tensor:
+        return tf.argmax(self.logits, axis=-1)
+
+    def neglogp(self, x: tf.Tensor) -> tf.Tensor:
+        # a dense cross-entropy on one-hot labels (the sparse op has no second derivative)
+        depth = dim_value(self.logits.get_shape()[-1])
+        targets = tf.stop_gradient(tf.one_hot(x, depth))
+        return tf.nn.softmax_cross_entropy_with_logits_v2(logits=self.logits, labels=targets)
+
+    def kl(self, other: ProbabilityDistribution) -> tf.Tensor:
+        _require_same_kind(other, CategoricalProbabilityDistribution)
+        own_centred, own_partition, own_probs = _stable_softmax(self.logits)
+        other_centred, other_partition, _ = _stable_softmax(other.logits)
+        log_ratio = own_centred - tf.log(own_partition) - other_centred + tf.log(other_partition)
+        return tf.reduce_sum(own_probs * log_ratio, axis=-1)
+
+    def entropy(self) -> tf.Tensor:
+        centred, partition, probs = _stable_softmax(self.logits)
+        return tf.reduce_sum(probs * (tf.log(partition) - centred), axis=-1)
+
+    def sample(self) -> tf.Tensor:
+        # Gumbel-max: argmax(logits + Gumbel noise), the noise being -log(-log(U))
+        noise_source = tf.random_uniform(tf.shape(self.logits), dtype=self.logits.dtype)
+        return tf.argmax(self.logits - tf.log(-tf.log(noise_source)), axis=-1)
+
+
 class MultiCategoricalProbabilityDistribution(ProbabilityDistribution):
     """
-    Probability distributions from multicategorical input
+    Independent categorical distributions, one per action dimension.
 
-    :param nvec: ([int]) the sizes of the different categorical inputs
-    :param flat: ([float]) the categorical logits input
+    :param nvec: ([int]) the number of categories of each dimension
+    :param flat: (TensorFlow Tensor) the logits of all the dimensions side by side, shape (batch, sum(nvec))
     """
 
     def __init__(self, nvec: Sequence[int], flat: tf.Tensor):
         self.flat = flat
-        self.categoricals = list(map(CategoricalProbabilityDistribution,
-                                     tf.split(flat, [int(n) for n in nvec], axis=-1)))
-        super(MultiCategoricalProbabilityDistribution, self).__init__()
+        split_sizes = [int(count) for count in nvec]
+        self.categoricals = [CategoricalProbabilityDistribution(part)
+                             for part in tf.split(flat, split_sizes, axis=-1)]
+        super().__init__()
 
-    def flatparam(self):
+    def flatparam(self) -> tf.Tensor:
         return self.flat
 
-    def mode(self):
-        return tf.stack([p.mode() for p in self.categoricals], axis=-1)
+    def mode(self) -> tf.Tensor:
+        return tf.stack([part.mode() for part in self.categoricals], axis=-1)
 
-    def neglogp(self, x):
-        return tf.add_n([p.neglogp(px) for p, px in zip(self.categoricals, tf.unstack(x, axis=-1))])
+    def neglogp(self, x: tf.Tensor) -> tf.Tensor:
+        columns = tf.unstack(x, axis=-1)
+        return tf.add_n([part.neglogp(column) for part, column in zip(self.categoricals, columns)])
 
-    def kl(self, other):
-        if not isinstance(other, MultiCategoricalProbabilityDistribution):
-            raise TypeError("kl: expected a MultiCategoricalProbabilityDistribution, got {}".format(
-                type(other).__name__))
-        return tf.add_n([p.kl(q) for p, q in zip(self.categoricals, other.categoricals)])
+    def kl(self, other: ProbabilityDistribution) -> tf.Tensor:
+        _require_same_kind(other, MultiCategoricalProbabilityDistribution)
+        return tf.add_n([mine.kl(theirs) for mine, theirs in zip(self.categoricals, other.categoricals)])
 
-    def entropy(self):
-        return tf.add_n([p.entropy() for p in self.categoricals])
+    def entropy(self) -> tf.Tensor:
+        return tf.add_n([part.entropy() for part in self.categoricals])
 
-    def sample(self):
-        return tf.stack([p.sample() for p in self.categoricals], axis=-1)
+    def sample(self) -> tf.Tensor:
+        return tf.stack([part.sample() for part in self.categoricals], axis=-1)
 
     @classmethod
-    def fromflat(cls, flat):
+    def fromflat(cls, flat: tf.Tensor) -> "MultiCategoricalProbabilityDistribution":
         """
-        Create an instance of this from new logits values
+        Not available: the flat logits alone do not say how many categories each dimension has.
 
-        :param flat: ([float]) the multi categorical logits input
-        :return: (ProbabilityDistribution) the instance from the given multi categorical input
+        :param flat: (TensorFlow Tensor) the flat logits
+        :return: (ProbabilityDistribution) never returns
         """
         raise NotImplementedError("MultiCategoricalProbabilityDistribution needs nvec: use "
                                   "MultiCategoricalProbabilityDistributionType(nvec).proba_distribution_from_flat(flat)")
 
 
-class DiagGaussianProbabilityDistribution(ProbabilityDistribution):
+class DiagGaussianProbabilityDistribution(_SingleTensorDistribution):
     """
-    Probability distributions from multivariate Gaussian input
+    Gaussian with a diagonal covariance. Actions are not clipped here: the model clips them to the
+    action space's bounds when it steps the environment.
 
-    :param flat: ([float]) the multivariate Gaussian input data (mean and log std concatenated)
+    :param flat: (TensorFlow Tensor) the mean and the log standard deviation, concatenated on the last axis
     """
 
     def __init__(self, flat: tf.Tensor):
         self.flat = flat
-        mean, logstd = tf.split(axis=len(flat.shape) - 1, num_or_size_splits=2, value=flat)
-        self.mean = mean
-        self.logstd = logstd
-        self.std = tf.exp(logstd)
-        super(DiagGaussianProbabilityDistribution, self).__init__()
+        last_axis = len(flat.shape) - 1
+        self.mean, self.logstd = tf.split(axis=last_axis, num_or_size_splits=2, value=flat)
+        self.std = tf.exp(self.logstd)
+        super().__init__()
 
-    def flatparam(self):
+    def flatparam(self) -> tf.Tensor:
         return self.flat
 
-    def mode(self):
-        # Bounds are taken into account outside this class (during training only)
+    def mode(self) -> tf.Tensor:
         return self.mean
 
-    def neglogp(self, x):
-        return 0.5 * tf.reduce_sum(tf.square((x - self.mean) / self.std), axis=-1) \
-            + 0.5 * np.log(2.0 * np.pi) * tf.cast(tf.shape(x)[-1], tf.float32) \
-            + tf.reduce_sum(self.logstd, axis=-1)
+    def neglogp(self, x: tf.Tensor) -> tf.Tensor:
+        half_squared_z = 0.5 * tf.reduce_sum(tf.square((x - self.mean) / self.std), axis=-1)
+        normalizer = _HALF_LOG_TWO_PI * tf.cast(tf.shape(x)[-1], tf.float32)
+        return half_squared_z + normalizer + tf.reduce_sum(self.logstd, axis=-1)
 
-    def kl(self, other):
-        if not isinstance(other, DiagGaussianProbabilityDistribution):
-            raise TypeError("kl: expected a DiagGaussianProbabilityDistribution, got {}".format(type(other).__name__))
-        return tf.reduce_sum(other.logstd - self.logstd + (tf.square(self.std) + tf.square(self.mean - other.mean)) /
-                             (2.0 * tf.square(other.std)) - 0.5, axis=-1)
+    def kl(self, other: ProbabilityDistribution) -> tf.Tensor:
+        _require_same_kind(other, DiagGaussianProbabilityDistribution)
+        log_std_gap = other.logstd - self.logstd
+        spread = tf.square(self.std) + tf.square(self.mean - other.mean)
+        per_dim = log_std_gap + spread / (2.0 * tf.square(other.std)) - 0.5
+        return tf.reduce_sum(per_dim, axis=-1)
 
-    def entropy(self):
-        return tf.reduce_sum(self.logstd + .5 * np.log(2.0 * np.pi * np.e), axis=-1)
+    def entropy(self) -> tf.Tensor:
+        return tf.reduce_sum(self.logstd + _GAUSSIAN_ENTROPY_PER_DIM, axis=-1)
 
-    def sample(self):
-        # Bounds are taken into acount outside this class (during training only)
-        # Otherwise, it changes the distribution and breaks PPO2 for instance
-        return self.mean + self.std * tf.random_normal(tf.shape(self.mean), dtype=self.mean.dtype)
-
-    @classmethod
-    def fromflat(cls, flat: tf.Tensor) -> "DiagGaussianProbabilityDistribution":
-        """
-        Create an instance of this from new multivariate Gaussian input
-
-        :param flat: ([float]) the multivariate Gaussian input data
-        :return: (ProbabilityDistribution) the instance from the given multivariate Gaussian input data
-        """
-        return cls(flat)
+    def sample(self) -> tf.Tensor:
+        standard_normal = tf.random_normal(tf.shape(self.mean), dtype=self.mean.dtype)
+        return self.mean + self.std * standard_normal
 
 
-class BernoulliProbabilityDistribution(ProbabilityDistribution):
+class BernoulliProbabilityDistribution(_SingleTensorDistribution):
     """
-    Probability distributions from Bernoulli input
+    Independent Bernoulli variables.
 
-    :param logits: ([float]) the Bernoulli input data
+    :param logits: (TensorFlow Tensor) the log-odds of each variable being 1
     """
 
     def __init__(self, logits: tf.Tensor):
         self.logits = logits
         self.probabilities = tf.sigmoid(logits)
-        super(BernoulliProbabilityDistribution, self).__init__()
+        super().__init__()
 
-    def flatparam(self):
+    def _summed_cross_entropy(self, logits: tf.Tensor, labels: tf.Tensor) -> tf.Tensor:
+        """
+        Sigmoid cross-entropy of ``labels`` against ``logits``, summed over the variables.
+
+        :param logits: (TensorFlow Tensor) log-odds
+        :param labels: (TensorFlow Tensor) target probabilities
+        :return: (TensorFlow Tensor) one value per sample
+        """
+        return tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(logits=logits, labels=labels), axis=-1)
+
+    def flatparam(self) -> tf.Tensor:
         return self.logits
 
-    def mode(self):
+    def mode(self) -> tf.Tensor:
         return tf.round(self.probabilities)
 
-    def neglogp(self, x):
-        return tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(logits=self.logits,
-                                                                     labels=tf.cast(x, tf.float32)),
-                             axis=-1)
+    def neglogp(self, x: tf.Tensor) -> tf.Tensor:
+        return self._summed_cross_entropy(self.logits, tf.cast(x, tf.float32))
 
-    def kl(self, other):
-        if not isinstance(other, BernoulliProbabilityDistribution):
-            raise TypeError("kl: expected a BernoulliProbabilityDistribution, got {}".format(type(other).__name__))
-        return tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(logits=other.logits,
-                                                                     labels=self.probabilities), axis=-1) - \
-            tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(logits=self.logits,
-                                                                  labels=self.probabilities), axis=-1)
+    def kl(self, other: ProbabilityDistribution) -> tf.Tensor:
+        _require_same_kind(other, BernoulliProbabilityDistribution)
+        cross_entropy = self._summed_cross_entropy(other.logits, self.probabilities)
+        return cross_entropy - self.entropy()
 
-    def entropy(self):
-        return tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(logits=self.logits,
-                                                                     labels=self.probabilities), axis=-1)
+    def entropy(self) -> tf.Tensor:
+        return self._summed_cross_entropy(self.logits, self.probabilities)
 
-    def sample(self):
-        samples_from_uniform = tf.random_uniform(tf.shape(self.probabilities), dtype=self.probabilities.dtype)
-        return tf.cast(tf.less(samples_from_uniform, self.probabilities), tf.float32)
+    def sample(self) -> tf.Tensor:
+        uniform = tf.random_uniform(tf.shape(self.probabilities), dtype=self.probabilities.dtype)
+        return tf.cast(tf.less(uniform, self.probabilities), tf.float32)
 
-    @classmethod
-    def fromflat(cls, flat: tf.Tensor) -> "BernoulliProbabilityDistribution":
-        """
-        Create an instance of this from new Bernoulli input
 
-        :param flat: ([float]) the Bernoulli input data
-        :return: (ProbabilityDistribution) the instance from the given Bernoulli input data
-        """
-        return cls(flat)
+def _multi_binary_size(action_space: spaces.MultiBinary) -> int:
+    """
+    Number of variables of a 1-D ``MultiBinary`` space.
+
+    :param action_space: (MultiBinary) the space
+    :return: (int) its size
+    """
+    size = action_space.n
+    if isinstance(size, (int, np.integer)):
+        return int(size)
+    dims = tuple(size)
+    if len(dims) != 1:
+        raise ValueError("Error: the MultiBinary action space must be 1-D, got shape {}".format(dims))
+    return int(dims[0])
 
 
 def make_proba_dist_type(ac_space: spaces.Space) -> ProbabilityDistributionType:
     """
-    return an instance of ProbabilityDistributionType for the correct type of action space
+    Choose the distribution type matching an action space.
 
-    :param ac_space: (Gym Space) the input action space
-    :return: (ProbabilityDistributionType) the appropriate instance of a ProbabilityDistributionType
+    :param ac_space: (Gym Space) the action space (Box, Discrete, MultiDiscrete or MultiBinary)
+    :return: (ProbabilityDistributionType) the distribution type
     """
     if not isinstance(ac_space, spaces.Space):
         from stable_baselines.common.gym_compat import convert_space  # pylint: disable=import-outside-toplevel
@@ -539,12 +569,7 @@ def make_proba_dist_type(ac_space: spaces.Space) -> ProbabilityDistributionType:
     if isinstance(ac_space, spaces.MultiDiscrete):
         return MultiCategoricalProbabilityDistributionType(np.asarray(ac_space.nvec).ravel())
     if isinstance(ac_space, spaces.MultiBinary):
-        n = ac_space.n
-        if not isinstance(n, (int, np.integer)):
-            if len(tuple(n)) != 1:
-                raise ValueError("Error: the MultiBinary action space must be 1-D, got shape {}".format(tuple(n)))
-            n = tuple(n)[0]
-        return BernoulliProbabilityDistributionType(int(n))
+        return BernoulliProbabilityDistributionType(_multi_binary_size(ac_space))
     raise NotImplementedError("Error: probability distribution, not implemented for action space of type {}. "
                               "Must be of type Gym Spaces: Box, Discrete, MultiDiscrete or MultiBinary."
                               .format(type(ac_space).__name__))
@@ -552,13 +577,11 @@ def make_proba_dist_type(ac_space: spaces.Space) -> ProbabilityDistributionType:
 
 def shape_el(tensor: tf.Tensor, index: int) -> Any:
     """
-    get the shape of a TensorFlow Tensor element
+    One dimension of a tensor: the static size when known, else the dynamic one.
 
-    :param tensor: (TensorFlow Tensor) the input tensor
-    :param index: (int) the element
-    :return: ([int]) the shape
+    :param tensor: (TensorFlow Tensor) the tensor
+    :param index: (int) which dimension
+    :return: (int or TensorFlow Tensor) the size of that dimension
     """
-    maybe = dim_value(tensor.get_shape()[index])
-    if maybe is not None:
-        return maybe
-    return tf.shape(tensor)[index]
+    static_size = dim_value(tensor.get_shape()[index])
+    return tf.shape(tensor)[index] if static_size is None else static_size

@@ -2,7 +2,7 @@
 Observation placeholders: :func:`observation_input` builds the placeholder a policy is fed with
 and the processed (float32) tensor the network reads.
 """
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -10,25 +10,115 @@ from gymnasium import spaces
 from stable_baselines.common.tf_compat import tf
 
 
+def _discrete_input(ob_space: spaces.Discrete, batch_size: Optional[int],
+                    name: str) -> Tuple[tf.Tensor, tf.Tensor]:
+    """
+    An int32 placeholder of indices, read as one-hot vectors.
+
+    :param ob_space: (Discrete) the space
+    :param batch_size: (int) the batch dimension (None: any)
+    :param name: (str) name of the placeholder
+    :return: (TensorFlow Tensor, TensorFlow Tensor) the placeholder and the one-hot float32 tensor
+    """
+    indices = tf.placeholder(shape=(batch_size,), dtype=tf.int32, name=name)
+    first_value = int(getattr(ob_space, "start", 0) or 0)
+    zero_based = indices - first_value if first_value != 0 else indices
+    return indices, tf.cast(tf.one_hot(zero_based, int(ob_space.n)), tf.float32)
+
+
+def _box_input(ob_space: spaces.Box, batch_size: Optional[int], name: str,
+               scale: bool) -> Tuple[tf.Tensor, tf.Tensor]:
+    """
+    A placeholder of the space's dtype, read as float32, optionally mapped from [low, high] to [0, 1].
+
+    :param ob_space: (Box) the space
+    :param batch_size: (int) the batch dimension (None: any)
+    :param name: (str) name of the placeholder
+    :param scale: (bool) rescale when both bounds are finite and not all equal (images: divide by 255)
+    :return: (TensorFlow Tensor, TensorFlow Tensor) the placeholder and the float32 tensor
+    """
+    values = tf.placeholder(shape=(batch_size,) + tuple(ob_space.shape),
+                            dtype=tf.as_dtype(np.dtype(ob_space.dtype)), name=name)
+    as_float = tf.cast(values, tf.float32)
+    low = np.asarray(ob_space.low, dtype=np.float64)
+    high = np.asarray(ob_space.high, dtype=np.float64)
+    bounded = not (np.isinf(low).any() or np.isinf(high).any())
+    if not (scale and bounded and (high != low).any()):
+        return values, as_float
+    width = high - low
+    width = np.where(width == 0, 1.0, width)  # a constant dimension reads 0, not NaN
+    return values, (as_float - low.astype(np.float32)) / width.astype(np.float32)
+
+
+def _multi_binary_input(ob_space: spaces.MultiBinary, batch_size: Optional[int],
+                        name: str) -> Tuple[tf.Tensor, tf.Tensor]:
+    """
+    A float32 placeholder of 0/1 values.
+
+    :param ob_space: (MultiBinary) the space
+    :param batch_size: (int) the batch dimension (None: any)
+    :param name: (str) name of the placeholder
+    :return: (TensorFlow Tensor, TensorFlow Tensor) the placeholder and the float32 tensor
+    """
+    bits = tf.placeholder(shape=(batch_size,) + tuple(ob_space.shape), dtype=tf.float32, name=name)
+    return bits, tf.cast(bits, tf.float32)
+
+
+def _multi_discrete_input(ob_space: spaces.MultiDiscrete, batch_size: Optional[int],
+                          name: str) -> Tuple[tf.Tensor, tf.Tensor]:
+    """
+    An int32 placeholder with one index per dimension, read as the one-hot vectors of all the
+    dimensions side by side.
+
+    :param ob_space: (MultiDiscrete) the space (1-D)
+    :param batch_size: (int) the batch dimension (None: any)
+    :param name: (str) name of the placeholder
+    :return: (TensorFlow Tensor, TensorFlow Tensor) the placeholder and the float32 tensor
+    """
+    sizes = np.asarray(ob_space.nvec)
+    if sizes.ndim != 1:
+        raise NotImplementedError("Error: only 1-D MultiDiscrete observation spaces are supported, got nvec of "
+                                  "shape {}".format(sizes.shape))
+    indices = tf.placeholder(shape=(batch_size, len(sizes)), dtype=tf.int32, name=name)
+    offsets = np.asarray(getattr(ob_space, "start", np.zeros_like(sizes))).ravel()
+    encoded = []
+    for dim, column in enumerate(tf.unstack(indices, num=len(sizes), axis=-1)):
+        offset = int(offsets[dim]) if offsets.size else 0
+        if offset != 0:
+            column = column - offset
+        encoded.append(tf.cast(tf.one_hot(column, int(sizes[dim])), tf.float32))
+    return indices, tf.concat(encoded, axis=-1)
+
+
+def _unsupported(ob_space: Any) -> NotImplementedError:
+    """
+    The error for an observation space no policy can read.
+
+    :param ob_space: (Any) the space
+    :return: (NotImplementedError) the error to raise
+    """
+    return NotImplementedError("Error: the model does not support input space of type {} ({}); supported "
+                               "observation spaces: Box, Discrete, MultiBinary, MultiDiscrete".format(
+                                   type(ob_space).__name__, ob_space))
+
+
 def observation_input(ob_space: spaces.Space, batch_size: Optional[int] = None, name: str = 'Ob',
                       scale: bool = False) -> Tuple[tf.Tensor, tf.Tensor]:
     """
-    Build observation input with encoding depending on the observation space type
+    The placeholder a policy is fed observations through, and the float32 tensor its network reads.
 
-    When using Box ob_space, the input will be normalized between [1, 0] on the bounds ob_space.low
-    and ob_space.high when ``scale`` is True and the bounds are finite (e.g. images in [0, 255]).
+    - Discrete: int32 placeholder (batch,), read as one-hot vectors (batch, n)
+    - Box: placeholder of the space's dtype (batch,) + shape, read as float32; with ``scale`` and
+      finite bounds, mapped from [low, high] to [0, 1] (images in [0, 255] are divided by 255)
+    - MultiBinary: float32 placeholder (batch, n)
+    - MultiDiscrete: int32 placeholder (batch, len(nvec)), read as the concatenated one-hot vectors
+      (batch, sum(nvec))
 
-    - Discrete: int32 placeholder (batch,), processed: one-hot float32 (batch, n)
-    - Box: placeholder of the space's dtype (batch,) + shape, processed: cast to float32 (and scaled)
-    - MultiBinary: float32 placeholder (batch, n), processed: float32
-    - MultiDiscrete: int32 placeholder (batch, len(nvec)), processed: concatenated one-hots (batch, sum(nvec))
-
-    :param ob_space: (Gym Space) The observation space
-    :param batch_size: (int) batch size for input
-                       (default is None, so that resulting input placeholder can take tensors with any batch size)
-    :param name: (str) tensorflow variable name for input placeholder
-    :param scale: (bool) whether or not to scale the input
-    :return: (TensorFlow Tensor, TensorFlow Tensor) input_placeholder, processed_input_tensor
+    :param ob_space: (Gym Space) the observation space
+    :param batch_size: (int) the batch dimension of the placeholder (None: any batch size)
+    :param name: (str) the name of the placeholder
+    :param scale: (bool) rescale a bounded Box space to [0, 1]
+    :return: (TensorFlow Tensor, TensorFlow Tensor) the placeholder and the processed tensor
     """
     if not isinstance(ob_space, spaces.Space):
         from stable_baselines.common.gym_compat import convert_space  # pylint: disable=import-outside-toplevel
@@ -38,53 +128,12 @@ def observation_input(ob_space: spaces.Space, batch_size: Optional[int] = None, 
             raise NotImplementedError("Error: the model does not support input space of type {} ({!r}); "
                                       "supported: Box, Discrete, MultiBinary, MultiDiscrete".format(
                                           type(ob_space).__name__, ob_space)) from err
-
     if isinstance(ob_space, spaces.Discrete):
-        observation_ph = tf.placeholder(shape=(batch_size,), dtype=tf.int32, name=name)
-        index = observation_ph
-        start = int(getattr(ob_space, "start", 0) or 0)
-        if start != 0:
-            index = observation_ph - start
-        processed_observations = tf.cast(tf.one_hot(index, int(ob_space.n)), tf.float32)
-        return observation_ph, processed_observations
-
+        return _discrete_input(ob_space, batch_size, name)
     if isinstance(ob_space, spaces.Box):
-        observation_ph = tf.placeholder(shape=(batch_size,) + tuple(ob_space.shape),
-                                        dtype=tf.as_dtype(np.dtype(ob_space.dtype)), name=name)
-        processed_observations = tf.cast(observation_ph, tf.float32)
-        low = np.asarray(ob_space.low, dtype=np.float64)
-        high = np.asarray(ob_space.high, dtype=np.float64)
-        # rescale to [1, 0] if the bounds are defined
-        if (scale and not np.any(np.isinf(low)) and not np.any(np.isinf(high))
-                and np.any((high - low) != 0)):
-            # equivalent to processed_observations / 255.0 when bounds are set to [255, 0]
-            span = high - low
-            span = np.where(span == 0, 1.0, span)  # constant dimensions map to 0 instead of NaN
-            processed_observations = ((processed_observations - low.astype(np.float32))
-                                      / span.astype(np.float32))
-        return observation_ph, processed_observations
-
+        return _box_input(ob_space, batch_size, name, scale)
     if isinstance(ob_space, spaces.MultiBinary):
-        shape = tuple(ob_space.shape)
-        observation_ph = tf.placeholder(shape=(batch_size,) + shape, dtype=tf.float32, name=name)
-        processed_observations = tf.cast(observation_ph, tf.float32)
-        return observation_ph, processed_observations
-
+        return _multi_binary_input(ob_space, batch_size, name)
     if isinstance(ob_space, spaces.MultiDiscrete):
-        nvec = np.asarray(ob_space.nvec)
-        if nvec.ndim != 1:
-            raise NotImplementedError("Error: only 1-D MultiDiscrete observation spaces are supported, got nvec of "
-                                      "shape {}".format(nvec.shape))
-        observation_ph = tf.placeholder(shape=(batch_size, len(nvec)), dtype=tf.int32, name=name)
-        starts = np.asarray(getattr(ob_space, "start", np.zeros_like(nvec)))
-        one_hots = []
-        for i, column in enumerate(tf.unstack(observation_ph, num=len(nvec), axis=-1)):
-            if starts.size and int(starts.ravel()[i]) != 0:
-                column = column - int(starts.ravel()[i])
-            one_hots.append(tf.cast(tf.one_hot(column, int(nvec[i])), tf.float32))
-        processed_observations = tf.concat(one_hots, axis=-1)
-        return observation_ph, processed_observations
-
-    raise NotImplementedError("Error: the model does not support input space of type {} ({}); supported "
-                              "observation spaces: Box, Discrete, MultiBinary, MultiDiscrete".format(
-                                  type(ob_space).__name__, ob_space))
+        return _multi_discrete_input(ob_space, batch_size, name)
+    raise _unsupported(ob_space)

@@ -1,170 +1,172 @@
 """
-Numpy helpers shared by the algorithms: means, explained variance, discounting, action scaling.
+NumPy helpers of the algorithms: logging means, explained variance, flattening parameter vectors,
+discounted returns and the rescaling of continuous actions.
 """
 from typing import List, Sequence, Tuple
 
 import numpy as np
 
+_NO_VARIANCE = 1e-10
+
 
 def safe_mean(arr: Sequence) -> float:
     """
-    Compute the mean of an array if there is at least one element.
-    For empty array, return nan. It is used for logging only.
+    Mean of the values, or NaN when there are none (for logging episode statistics early on).
 
-    :param arr: (np.ndarray or list)
-    :return: (float)
+    :param arr: (np.ndarray or list) the values
+    :return: (float) their mean, NaN for an empty input
     """
-    return np.nan if len(arr) == 0 else np.mean(arr)
+    if len(arr) == 0:
+        return np.nan
+    return np.mean(arr)
 
 
-def _check_same_shape(y_pred: np.ndarray, y_true: np.ndarray, ndim: int, name: str) -> None:
-    if y_true.ndim != ndim or y_pred.ndim != ndim:
-        raise ValueError("{} expects {}-D arrays, got y_pred of shape {} and y_true of shape {}"
-                         .format(name, ndim, y_pred.shape, y_true.shape))
+def _require_ndim(y_pred: np.ndarray, y_true: np.ndarray, ndim: int, caller: str) -> None:
+    """
+    Check that the prediction and the target both have ``ndim`` dimensions.
+
+    :param y_pred: (np.ndarray) the prediction
+    :param y_true: (np.ndarray) the target
+    :param ndim: (int) the expected number of dimensions
+    :param caller: (str) name of the function, for the message
+    """
+    if y_pred.ndim == ndim and y_true.ndim == ndim:
+        return
+    raise ValueError("{} expects {}-D arrays, got y_pred of shape {} and y_true of shape {}"
+                     .format(caller, ndim, y_pred.shape, y_true.shape))
 
 
 def explained_variance(y_pred: np.ndarray, y_true: np.ndarray) -> float:
     """
-    Computes fraction of variance that ypred explains about y.
-    Returns 1 - Var[y-ypred] / Var[y]
-
-    interpretation:
-        ev=0  =>  might as well have predicted zero
-        ev=1  =>  perfect prediction
-        ev<0  =>  worse than just predicting zero
+    Share of the variance of ``y_true`` that ``y_pred`` accounts for: ``1 - Var[y_true - y_pred] / Var[y_true]``.
+    1 is a perfect prediction, 0 is no better than a constant, a negative value is worse than a constant.
 
     :param y_pred: (np.ndarray) the prediction (1-D)
-    :param y_true: (np.ndarray) the expected value (1-D)
-    :return: (float) explained variance of ypred and y (nan when y_true has no variance)
+    :param y_true: (np.ndarray) the target (1-D)
+    :return: (float) the explained variance (NaN when ``y_true`` is constant)
     """
-    y_pred, y_true = np.asarray(y_pred), np.asarray(y_true)
-    _check_same_shape(y_pred, y_true, 1, "explained_variance")
-    var_y = np.var(y_true)
-    return np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+    y_pred = np.asarray(y_pred)
+    y_true = np.asarray(y_true)
+    _require_ndim(y_pred, y_true, 1, "explained_variance")
+    target_variance = np.var(y_true)
+    if target_variance == 0:
+        return np.nan
+    return 1 - np.var(y_true - y_pred) / target_variance
 
 
 def explained_variance_2d(y_pred: np.ndarray, y_true: np.ndarray) -> np.ndarray:
     """
-    Computes fraction of variance that ypred explains about y, for 2D arrays: one value per
-    column. Returns 1 - Var[y-ypred] / Var[y] (0 for the columns where y has no variance).
-
-    interpretation:
-        ev=0  =>  might as well have predicted zero
-        ev=1  =>  perfect prediction
-        ev<0  =>  worse than just predicting zero
+    :func:`explained_variance` of every column of 2-D arrays (0 for a column where ``y_true`` is constant).
 
     :param y_pred: (np.ndarray) the prediction (2-D)
-    :param y_true: (np.ndarray) the expected value (2-D)
-    :return: (np.ndarray) explained variance of ypred and y, per column
+    :param y_true: (np.ndarray) the target (2-D)
+    :return: (np.ndarray) one explained variance per column
     """
-    y_pred, y_true = np.asarray(y_pred), np.asarray(y_true)
-    _check_same_shape(y_pred, y_true, 2, "explained_variance_2d")
-    var_y = np.var(y_true, axis=0)
-    safe_var = np.where(var_y < 1e-10, 1.0, var_y)
-    explained_var = 1 - np.var(y_true - y_pred, axis=0) / safe_var
-    explained_var[var_y < 1e-10] = 0
-    return explained_var
+    y_pred = np.asarray(y_pred)
+    y_true = np.asarray(y_true)
+    _require_ndim(y_pred, y_true, 2, "explained_variance_2d")
+    target_variance = np.var(y_true, axis=0)
+    constant_columns = target_variance < _NO_VARIANCE
+    denominator = np.where(constant_columns, 1.0, target_variance)
+    result = 1 - np.var(y_true - y_pred, axis=0) / denominator
+    result[constant_columns] = 0
+    return result
 
 
 def flatten_arrays(arrs: Sequence[np.ndarray]) -> np.ndarray:
     """
-    flattens a list of arrays down to 1D
+    Concatenate arrays of any shapes into one 1-D vector.
 
-    :param arrs: ([np.ndarray]) arrays
-    :return: (np.ndarray) 1D flattened array
+    :param arrs: ([np.ndarray]) the arrays
+    :return: (np.ndarray) their elements, one after the other
     """
-    return np.concatenate([np.asarray(arr).ravel() for arr in arrs])
+    return np.concatenate([np.asarray(part).ravel() for part in arrs])
 
 
 def unflatten_vector(vec: np.ndarray, shapes: Sequence[Tuple[int, ...]]) -> List[np.ndarray]:
     """
-    reshape a flattened array
+    Cut a 1-D vector back into arrays of the given shapes (the inverse of :func:`flatten_arrays`).
 
-    :param vec: (np.ndarray) 1D arrays
-    :param shapes: (tuple)
-    :return: ([np.ndarray]) reshaped array
+    :param vec: (np.ndarray) the 1-D vector
+    :param shapes: ([tuple]) the shapes, in order
+    :return: ([np.ndarray]) one array per shape (views of ``vec``)
     """
     vec = np.asarray(vec)
-    total = int(sum(int(np.prod(shape)) for shape in shapes))
-    if vec.ndim != 1 or vec.size != total:
+    sizes = [int(np.prod(shape)) for shape in shapes]
+    expected = int(sum(sizes))
+    if vec.ndim != 1 or vec.size != expected:
         raise ValueError("unflatten_vector expects a 1-D vector of {} elements for the shapes {}, got shape {}"
-                         .format(total, list(shapes), vec.shape))
-    i = 0
-    arrs = []
-    for shape in shapes:
-        size = int(np.prod(shape))
-        arrs.append(vec[i:i + size].reshape(shape))
-        i += size
-    return arrs
+                         .format(expected, list(shapes), vec.shape))
+    boundaries = np.cumsum([0] + sizes)
+    return [vec[begin:end].reshape(shape) for begin, end, shape in zip(boundaries[:-1], boundaries[1:], shapes)]
 
 
 def discount(vector: np.ndarray, gamma: float) -> np.ndarray:
     """
-    computes discounted sums along 0th dimension of vector x.
-        y[t] = x[t] + gamma*x[t+1] + gamma^2*x[t+2] + ... + gamma^k x[t+k],
-                where k = len(x) - t - 1
+    Discounted sums along the first axis: ``out[t] = sum_k gamma^k * vector[t + k]`` up to the end.
 
-    :param vector: (np.ndarray) the input vector
-    :param gamma: (float) the discount value
-    :return: (np.ndarray) the output vector
+    :param vector: (np.ndarray) the values (e.g. rewards), time on axis 0
+    :param gamma: (float) the discount factor
+    :return: (np.ndarray) the discounted sums, same shape
     """
     vector = np.asarray(vector)
     if vector.ndim < 1:
         raise ValueError("discount expects an array of at least 1 dimension, got a scalar")
-    import scipy.signal
-    return scipy.signal.lfilter([1], [1, -gamma], vector[::-1], axis=0)[::-1]
+    import scipy.signal  # pylint: disable=import-outside-toplevel
+    # out[t] - gamma * out[t + 1] = vector[t]: a first-order filter run backwards in time
+    backwards = scipy.signal.lfilter([1], [1, -gamma], vector[::-1], axis=0)
+    return backwards[::-1]
 
 
 def discount_with_boundaries(rewards: np.ndarray, episode_starts: np.ndarray, gamma: float) -> np.ndarray:
     """
-    computes discounted sums along 0th dimension of x (reward), while taking into account the start of each episode.
-        y[t] = x[t] + gamma*x[t+1] + gamma^2*x[t+2] + ... + gamma^k x[t+k],
-                where k = len(x) - t - 1
+    Like :func:`discount`, but a sum stops where a new episode starts.
 
-    :param rewards: (np.ndarray) the input vector (rewards)
-    :param episode_starts: (np.ndarray) 2d array of bools, indicating when a new episode has started
+    :param rewards: (np.ndarray) the rewards, time on axis 0
+    :param episode_starts: (np.ndarray) 1 (True) where a step is the first of an episode, same length as rewards
     :param gamma: (float) the discount factor
-    :return: (np.ndarray) the output vector (discounted rewards)
+    :return: (np.ndarray) the discounted returns
     """
     rewards = np.asarray(rewards)
     episode_starts = np.asarray(episode_starts)
     if rewards.shape[0] != episode_starts.shape[0]:
         raise ValueError("rewards and episode_starts must have the same length along axis 0, got shapes {} and {}"
                          .format(rewards.shape, episode_starts.shape))
-    discounted_rewards = np.zeros_like(rewards)
-    n_samples = rewards.shape[0]
-    if n_samples == 0:
-        return discounted_rewards
-    discounted_rewards[n_samples - 1] = rewards[n_samples - 1]
-    for step in range(n_samples - 2, -1, -1):
-        discounted_rewards[step] = rewards[step] + gamma * discounted_rewards[step + 1] * (1 - episode_starts[step + 1])
-    return discounted_rewards
+    returns = np.zeros_like(rewards)
+    length = rewards.shape[0]
+    if length == 0:
+        return returns
+    returns[-1] = rewards[-1]
+    for step in reversed(range(length - 1)):
+        continues = 1 - episode_starts[step + 1]
+        returns[step] = rewards[step] + gamma * returns[step + 1] * continues
+    return returns
 
 
 def scale_action(action_space, action: np.ndarray) -> np.ndarray:
     """
-    Rescale the action from [low, high] to [-1, 1]
-    (no need for symmetric action space)
+    Map an action from the box ``[low, high]`` to ``[-1, 1]`` (the box need not be symmetric).
 
-    :param action_space: (gym.spaces.box.Box)
-    :param action: (np.ndarray)
-    :return: (np.ndarray)
+    :param action_space: (gym.spaces.Box) the action space
+    :param action: (np.ndarray) the action, in the space's bounds
+    :return: (np.ndarray) the action in [-1, 1]
     """
-    low, high = action_space.low, action_space.high
-    return 2.0 * ((action - low) / (high - low)) - 1.0
+    low = action_space.low
+    width = action_space.high - low
+    return 2.0 * ((action - low) / width) - 1.0
 
 
 def unscale_action(action_space, scaled_action: np.ndarray) -> np.ndarray:
     """
-    Rescale the action from [-1, 1] to [low, high]
-    (no need for symmetric action space)
+    Map an action from ``[-1, 1]`` back to the box ``[low, high]`` (inverse of :func:`scale_action`).
 
-    :param action_space: (gym.spaces.box.Box)
-    :param scaled_action: (np.ndarray)
-    :return: (np.ndarray)
+    :param action_space: (gym.spaces.Box) the action space
+    :param scaled_action: (np.ndarray) the action in [-1, 1]
+    :return: (np.ndarray) the action in the space's bounds
     """
-    low, high = action_space.low, action_space.high
-    return low + (0.5 * (scaled_action + 1.0) * (high - low))
+    low = action_space.low
+    width = action_space.high - low
+    return low + (0.5 * (scaled_action + 1.0) * width)
 
 
 __all__ = ["safe_mean", "explained_variance", "explained_variance_2d", "flatten_arrays", "unflatten_vector",

@@ -12,32 +12,29 @@ import numpy as np
 
 def zipsame(*seqs: Sequence) -> Iterator[Tuple]:
     """
-    Performes a zip function, but asserts that all zipped elements are of the same size
+    ``zip`` for sequences that must have the same length (a mismatch is an error, not a silent cut).
 
-    :param seqs: a list of arrays that are zipped together
-    :return: the zipped arguments
+    :param seqs: (sequences) the sequences to zip
+    :return: (iterator) the tuples of elements at the same position
     """
-    if not seqs:
-        return zip()
-    length = len(seqs[0])
     lengths = [len(seq) for seq in seqs]
-    if any(other != length for other in lengths):
+    if len(set(lengths)) > 1:
         raise ValueError("zipsame expects sequences of the same length, got lengths {}".format(lengths))
     return zip(*seqs)
 
 
 def set_global_seeds(seed: int) -> None:
     """
-    set the seed for python random, tensorflow and numpy
+    Seed Python's ``random``, numpy's global generator and TensorFlow's default graph.
 
-    The TensorFlow seed is the graph-level seed of the *default* graph
-    (``tf.set_random_seed``); Stable Baselines models own their graph and seed it themselves from
-    their ``seed`` argument. gymnasium has no global random generator: environments are seeded
-    through ``reset(seed=...)`` (``VecEnv.seed``).
+    The TensorFlow seed is the graph-level seed of the *default* graph (``tf.set_random_seed``);
+    Stable Baselines models own their graph and seed it themselves from their ``seed`` argument.
+    gymnasium has no global generator: environments are seeded through ``reset(seed=...)``
+    (``VecEnv.seed``).
 
     :param seed: (int) the seed
     """
-    from stable_baselines.common.tf_compat import tf
+    from stable_baselines.common.tf_compat import tf  # pylint: disable=import-outside-toplevel
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise TypeError("Expected an integer seed, got {!r} of type {}".format(seed, type(seed).__name__))
     seed = int(seed)
@@ -49,26 +46,30 @@ def set_global_seeds(seed: int) -> None:
 def boolean_flag(parser: argparse.ArgumentParser, name: str, default: Optional[bool] = False,
                  help_msg: Optional[str] = None) -> None:
     """
-    Add a boolean flag to argparse parser.
+    Give an argparse parser the pair of options ``--<name>`` (sets True) and ``--no-<name>`` (sets False).
 
-    :param parser: (argparse.Parser) parser to add the flag to
-    :param name: (str) --<name> will enable the flag, while --no-<name> will disable it
-    :param default: (bool) default value of the flag
-    :param help_msg: (str) help string for the flag
+    :param parser: (argparse.ArgumentParser) the parser
+    :param name: (str) the option's name; dashes become underscores in the parsed namespace
+    :param default: (bool) the value when neither option is given
+    :param help_msg: (str) help text of ``--<name>``
     """
-    dest = name.replace('-', '_')
-    parser.add_argument("--" + name, action="store_true", default=default, dest=dest, help=help_msg)
-    parser.add_argument("--no-" + name, action="store_false", dest=dest)
+    destination = name.replace('-', '_')
+    parser.add_argument("--{}".format(name), dest=destination, action="store_true", default=default,
+                        help=help_msg)
+    parser.add_argument("--no-{}".format(name), dest=destination, action="store_false")
+
+
+_LAUNCHER_RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK")
 
 
 def mpi_rank_or_zero() -> int:
     """
-    Return the MPI rank if mpi is installed. Otherwise, return 0.
+    This process's MPI rank, 0 without MPI.
 
-    MPI is not initialised just to answer: the rank is read from ``mpi4py.MPI`` when it is
-    already imported, else from the MPI launcher's environment variables (``mpirun``), else 0.
+    MPI is not initialised just to answer: the rank comes from ``mpi4py.MPI`` when it is already
+    imported, else from the environment variables the MPI launcher (``mpirun``) sets, else 0.
 
-    :return: (int)
+    :return: (int) the rank
     """
     mpi_module = sys.modules.get("mpi4py.MPI")
     if mpi_module is not None:
@@ -76,21 +77,21 @@ def mpi_rank_or_zero() -> int:
             return int(mpi_module.COMM_WORLD.Get_rank())
         except Exception:  # pragma: no cover - MPI finalized
             pass
-    for var in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK"):
-        value = os.environ.get(var)
-        if value is not None and value.strip().isdigit():
-            return int(value)
+    for variable in _LAUNCHER_RANK_VARIABLES:
+        text = os.environ.get(variable)
+        if text is not None and text.strip().isdigit():
+            return int(text)
     return 0
 
 
 def flatten_lists(listoflists: Iterable[Iterable[Any]]) -> List[Any]:
     """
-    Flatten a python list of list
+    Join lists into one list.
 
-    :param listoflists: (list(list))
-    :return: (list)
+    :param listoflists: (list(list)) the lists
+    :return: (list) their elements, in order
     """
-    return [el for list_ in listoflists for el in list_]
+    return [element for inner in listoflists for element in inner]
 
 
 __all__ = ["zipsame", "set_global_seeds", "boolean_flag", "mpi_rank_or_zero", "flatten_lists"]

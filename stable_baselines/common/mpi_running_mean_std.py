@@ -16,67 +16,67 @@ from stable_baselines.common import tf_util
 from stable_baselines.common.tf_compat import tf
 
 
+def _statistic(name: str, shape: Tuple[int, ...], start: float) -> Any:
+    """
+    A float64, non-trainable variable of the current scope.
+
+    :param name: (str) the variable's name
+    :param shape: (tuple) its shape
+    :param start: (float) its initial value
+    :return: (TensorFlow Variable) the variable
+    """
+    return tf.get_variable(name=name, shape=shape, dtype=tf.float64, trainable=False,
+                           initializer=tf.constant_initializer(start))
+
+
 class RunningMeanStd(object):
     """
-    calulates the running mean and std of a data stream
-    https://en.wikipedia.org/wiki/Algorithms_for_calculating_variance#Parallel_algorithm
+    Mean and standard deviation of a stream of samples seen by all the MPI workers, kept as sums in
+    TensorFlow variables (so they are saved with the model): ``runningsum``, ``runningsumsq`` (shape
+    ``shape``) and ``count`` (scalar), float64 and not trainable, created in the current variable scope.
+    ``runningsumsq`` and ``count`` start at ``epsilon``. ``update`` runs in the default session.
 
-    The variables ``runningsum``, ``runningsumsq`` (shape ``shape``) and ``count`` (scalar), all
-    float64 and not trainable, are created in the current variable scope; ``runningsumsq`` and
-    ``count`` start at ``epsilon``. ``update`` must run with the model's session as default session.
-
-    :param epsilon: (float) helps with arithmetic issues
-    :param shape: (tuple) the shape of the data stream's output
+    :param epsilon: (float) the initial count and sum of squares (keeps the first estimates finite)
+    :param shape: (tuple) the shape of one sample
     """
 
     def __init__(self, epsilon: float = 1e-2, shape: Union[Tuple[int, ...], Sequence[int]] = ()):
         shape = tuple(int(dim) for dim in shape)
-        self._sum = tf.get_variable(
-            dtype=tf.float64,
-            shape=shape,
-            initializer=tf.constant_initializer(0.0),
-            name="runningsum", trainable=False)
-        self._sumsq = tf.get_variable(
-            dtype=tf.float64,
-            shape=shape,
-            initializer=tf.constant_initializer(epsilon),
-            name="runningsumsq", trainable=False)
-        self._count = tf.get_variable(
-            dtype=tf.float64,
-            shape=(),
-            initializer=tf.constant_initializer(epsilon),
-            name="count", trainable=False)
+        self._sum = _statistic("runningsum", shape, 0.0)
+        self._sumsq = _statistic("runningsumsq", shape, epsilon)
+        self._count = _statistic("count", (), epsilon)
         self.shape = shape
 
         self.mean = tf.cast(self._sum / self._count, tf.float32)
-        self.std = tf.sqrt(tf.maximum(tf.cast(self._sumsq / self._count, tf.float32) - tf.square(self.mean),
-                                      1e-2))
+        mean_of_squares = tf.cast(self._sumsq / self._count, tf.float32)
+        # the variance is floored at 1e-2, so the std is at least 0.1
+        self.std = tf.sqrt(tf.maximum(mean_of_squares - tf.square(self.mean), 1e-2))
 
-        newsum = tf.placeholder(shape=self.shape, dtype=tf.float64, name='sum')
-        newsumsq = tf.placeholder(shape=self.shape, dtype=tf.float64, name='var')
-        newcount = tf.placeholder(shape=[], dtype=tf.float64, name='count')
-        self.incfiltparams = tf_util.function([newsum, newsumsq, newcount], [],
-                                              updates=[tf.assign_add(self._sum, newsum),
-                                                       tf.assign_add(self._sumsq, newsumsq),
-                                                       tf.assign_add(self._count, newcount)])
+        added_sum = tf.placeholder(name='sum', shape=shape, dtype=tf.float64)
+        added_sumsq = tf.placeholder(name='var', shape=shape, dtype=tf.float64)
+        added_count = tf.placeholder(name='count', shape=[], dtype=tf.float64)
+        increments = [tf.assign_add(variable, increment) for variable, increment in
+                      ((self._sum, added_sum), (self._sumsq, added_sumsq), (self._count, added_count))]
+        self.incfiltparams = tf_util.function([added_sum, added_sumsq, added_count], [], updates=increments)
 
     def update(self, data: Any) -> None:
         """
-        update the running mean and std with the data of all the MPI workers
+        Add a batch of this worker's samples, and those the other workers add at the same time.
 
-        :param data: (np.ndarray) the data, of shape ``(n_samples,) + shape``
+        :param data: (np.ndarray) the samples, shape ``(n_samples,) + shape``
         """
         data = np.asarray(data, dtype='float64')
         if data.shape[1:] != self.shape:
             raise ValueError("RunningMeanStd.update expects data of shape (n_samples,) + {}, got shape {}"
                              .format(self.shape, data.shape))
-        data_size = int(np.prod(self.shape))
-        totalvec = np.zeros(data_size * 2 + 1, 'float64')
-        addvec = np.concatenate([data.sum(axis=0).ravel(), np.square(data).sum(axis=0).ravel(),
-                                 np.array([len(data)], dtype='float64')])
-        MPI.COMM_WORLD.Allreduce(addvec, totalvec, op=MPI.SUM)
-        self.incfiltparams(totalvec[0: data_size].reshape(self.shape),
-                           totalvec[data_size: 2 * data_size].reshape(self.shape), totalvec[2 * data_size])
+        # one message for all the workers: [sums..., sums of squares..., count]
+        local = np.concatenate([data.sum(axis=0).ravel(), np.square(data).sum(axis=0).ravel(),
+                                np.array([len(data)], dtype='float64')])
+        total = np.zeros_like(local)
+        MPI.COMM_WORLD.Allreduce(local, total, op=MPI.SUM)
+        n_values = int(np.prod(self.shape))
+        sums, squares, count = np.split(total, [n_values, 2 * n_values])
+        self.incfiltparams(sums.reshape(self.shape), squares.reshape(self.shape), count[0])
 
 
 def _self_test() -> None:

@@ -23,40 +23,34 @@ class RunningMeanStd(object):
 
     def update(self, arr: np.ndarray) -> None:
         """
-        Update the statistics with a batch of samples.
+        Add a batch of samples to the statistics.
 
         :param arr: (np.ndarray) the batch, shape ``(batch_size,) + shape``
         """
-        arr = np.asarray(arr, dtype=np.float64)
-        expected = np.shape(self.mean)
-        if arr.shape[1:] != expected:
+        samples = np.asarray(arr, dtype=np.float64)
+        sample_shape = np.shape(self.mean)
+        if samples.shape[1:] != sample_shape:
             raise ValueError("RunningMeanStd.update expected a batch of shape (batch_size,) + {}, got an array of "
-                             "shape {}".format(tuple(expected), arr.shape))
-        batch_mean = np.mean(arr, axis=0)
-        batch_var = np.var(arr, axis=0)
-        batch_count = arr.shape[0]
-        self.update_from_moments(batch_mean, batch_var, batch_count)
+                             "shape {}".format(tuple(sample_shape), samples.shape))
+        self.update_from_moments(samples.mean(axis=0), samples.var(axis=0), samples.shape[0])
 
     def update_from_moments(self, batch_mean: np.ndarray, batch_var: np.ndarray, batch_count: int) -> None:
         """
-        Merge the moments of a batch into the running statistics.
+        Merge the mean and variance of a batch into the statistics (Chan et al.'s pairwise formula).
 
-        :param batch_mean: (np.ndarray) mean of the batch
-        :param batch_var: (np.ndarray) (population) variance of the batch
-        :param batch_count: (int) number of samples in the batch
+        :param batch_mean: (np.ndarray) the mean of the batch
+        :param batch_var: (np.ndarray) the (population) variance of the batch
+        :param batch_count: (int) the number of samples of the batch
         """
-        delta = batch_mean - self.mean
-        tot_count = self.count + batch_count
-
-        new_mean = self.mean + delta * batch_count / tot_count
-        m_a = self.var * self.count
-        m_b = batch_var * batch_count
-        m_2 = m_a + m_b + np.square(delta) * self.count * batch_count / tot_count
-        new_var = m_2 / tot_count
-
-        self.mean = new_mean
-        self.var = new_var
-        self.count = tot_count
+        shift = batch_mean - self.mean
+        merged_count = self.count + batch_count
+        merged_mean = self.mean + shift * batch_count / merged_count
+        # sum of squared deviations of the union = both parts' own + the correction for their distinct means
+        squared_deviations = (self.var * self.count + batch_var * batch_count
+                              + np.square(shift) * self.count * batch_count / merged_count)
+        self.mean = merged_mean
+        self.var = squared_deviations / merged_count
+        self.count = merged_count
 
     def __repr__(self) -> str:
         return "RunningMeanStd(mean={}, var={}, count={})".format(self.mean, self.var, self.count)

@@ -1,128 +1,132 @@
 """
-This file is used for specifying various schedules that evolve over
-time throughout the execution of the algorithm, such as:
+Values that change while a model trains: learning rates, the exploration rate of DQN, the
+importance-sampling exponent of prioritized replay, ...
 
- - learning rate for the optimizer
- - exploration epsilon for the epsilon greedy exploration strategy
- - beta parameter for beta parameter in prioritized replay
+Two families live here:
 
-Each schedule has a function `value(t)` which returns the current value
-of the parameter given the timestep t of the optimization procedure.
+- :class:`Schedule` objects, asked with ``value(step)`` for the value at a timestep
+  (constant, linear, piecewise);
+- the legacy :class:`Scheduler` of A2C, ACER and ACKTR, which moves one step per call along a
+  named curve of the progress (``'linear'``, ``'middle_drop'``, ...).
 
-All objects of this module pickle by reference (no closures), as they are saved inside model files.
+Everything is a module-level function or a plain class (no closures), because model files store
+these objects by reference.
 """
 import numbers
 from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+Number = Union[int, float]
+
 
 class Schedule(object):
     """
-    Base class of the schedules: ``value(step)`` gives the value of the parameter at ``step``.
+    A value that depends on the timestep.
     """
 
-    def value(self, step: Union[int, float]) -> float:
+    def value(self, step: Number) -> float:
         """
-        Value of the schedule for a given timestep
+        The value at a timestep.
 
         :param step: (int) the timestep
-        :return: (float) the output value for the given timestep
+        :return: (float) the value at ``step``
         """
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        fields = ", ".join("{}={!r}".format(key.lstrip("_"), value) for key, value in sorted(vars(self).items()))
-        return "{}({})".format(type(self).__name__, fields)
+        settings = sorted(vars(self).items())
+        listed = ", ".join("{}={!r}".format(name.lstrip("_"), setting) for name, setting in settings)
+        return "{}({})".format(type(self).__name__, listed)
 
 
 class ConstantSchedule(Schedule):
     """
-    Value remains constant over time.
+    The same value at every timestep.
 
-    :param value: (float) Constant value of the schedule
+    :param value: (float) the value
     """
 
     def __init__(self, value: float):
         self._value = value
 
-    def value(self, step: Union[int, float]) -> float:
+    def value(self, step: Number) -> float:
         return self._value
 
 
 def linear_interpolation(left: float, right: float, alpha: float) -> float:
     """
-    Linear interpolation between `left` and `right`.
+    The point a fraction ``alpha`` of the way from ``left`` to ``right``.
 
-    :param left: (float) left boundary
-    :param right: (float) right boundary
-    :param alpha: (float) coeff in [0, 1]
-    :return: (float)
+    :param left: (float) value at alpha = 0
+    :param right: (float) value at alpha = 1
+    :param alpha: (float) the fraction, in [0, 1]
+    :return: (float) the interpolated value
     """
-
     return left + alpha * (right - left)
+
+
+def _checked_endpoints(endpoints: Sequence[Tuple[float, float]]) -> list:
+    """
+    The endpoints as a list of ``(time, value)`` tuples, after checking that times increase.
+
+    :param endpoints: ([(int, float)]) the endpoints
+    :return: ([(int, float)]) the same endpoints, as tuples
+    """
+    pairs = [tuple(point) for point in endpoints]
+    malformed = [pair for pair in pairs if len(pair) != 2]
+    if malformed:
+        raise ValueError("PiecewiseSchedule endpoints must be (time, value) pairs, got {!r}".format(malformed[0]))
+    times = [pair[0] for pair in pairs]
+    if sorted(times) != times:
+        raise ValueError("PiecewiseSchedule endpoint times must be sorted in increasing order, got {}".format(times))
+    return pairs
 
 
 class PiecewiseSchedule(Schedule):
     """
-    Piecewise schedule.
+    A schedule through given ``(time, value)`` points, interpolated between consecutive points.
 
-    :param endpoints: ([(int, int)])
-        list of pairs `(time, value)` meaning that schedule should output
-        `value` when `t==time`. All the values for time must be sorted in
-        an increasing order. When t is between two times, e.g. `(time_a, value_a)`
-        and `(time_b, value_b)`, such that `time_a <= t < time_b` then value outputs
-        `interpolation(value_a, value_b, alpha)` where alpha is a fraction of
-        time passed between `time_a` and `time_b` for time `t`.
-    :param interpolation: (lambda (float, float, float): float)
-        a function that takes value to the left and to the right of t according
-        to the `endpoints`. Alpha is the fraction of distance from left endpoint to
-        right endpoint that t has covered. See linear_interpolation for example.
-    :param outside_value: (float)
-        if the value is requested outside of all the intervals specified in
-        `endpoints` this value is returned. If None then AssertionError is
-        raised when outside value is requested.
+    :param endpoints: ([(int, float)]) the points, times in increasing order. For
+        ``time_a <= step < time_b`` the value is ``interpolation(value_a, value_b, alpha)`` with
+        ``alpha = (step - time_a) / (time_b - time_a)``
+    :param interpolation: (function (float, float, float) -> float) how to blend the two neighbouring
+        values (default: :func:`linear_interpolation`)
+    :param outside_value: (float) the value before the first and from the last time on; None makes such
+        a request an error (AssertionError)
     """
 
     def __init__(self, endpoints: Sequence[Tuple[float, float]],
                  interpolation: Callable[[float, float, float], float] = linear_interpolation,
                  outside_value: Optional[float] = None):
-        endpoints = [tuple(point) for point in endpoints]
-        for point in endpoints:
-            if len(point) != 2:
-                raise ValueError("PiecewiseSchedule endpoints must be (time, value) pairs, got {!r}".format(point))
-        idxes = [point[0] for point in endpoints]
-        if idxes != sorted(idxes):
-            raise ValueError("PiecewiseSchedule endpoint times must be sorted in increasing order, got {}".format(idxes))
+        pairs = _checked_endpoints(endpoints)
         if not callable(interpolation):
             raise TypeError("interpolation must be a function (left, right, alpha) -> value, got {!r}"
                             .format(interpolation))
         self._interpolation = interpolation
         self._outside_value = outside_value
-        self._endpoints = endpoints
+        self._endpoints = pairs
 
-    def value(self, step: Union[int, float]) -> float:
-        for (left_t, left), (right_t, right) in zip(self._endpoints[:-1], self._endpoints[1:]):
-            if left_t <= step < right_t:
-                alpha = float(step - left_t) / (right_t - left_t)
-                return self._interpolation(left, right, alpha)
-
-        # t does not belong to any of the pieces, so doom.
-        if self._outside_value is None:
-            raise AssertionError("PiecewiseSchedule: step {} is outside of the endpoints' times {} and no "
-                                 "outside_value was given".format(step, [point[0] for point in self._endpoints]))
-        return self._outside_value
+    def value(self, step: Number) -> float:
+        for (start_time, start_value), (end_time, end_value) in zip(self._endpoints, self._endpoints[1:]):
+            if start_time <= step < end_time:
+                fraction = float(step - start_time) / (end_time - start_time)
+                return self._interpolation(start_value, end_value, fraction)
+        if self._outside_value is not None:
+            return self._outside_value
+        times = [pair[0] for pair in self._endpoints]
+        raise AssertionError("PiecewiseSchedule: step {} is outside of the endpoints' times {} and no "
+                             "outside_value was given".format(step, times))
 
 
 class LinearSchedule(Schedule):
     """
-    Linear interpolation between initial_p and final_p over
-    schedule_timesteps. After this many timesteps pass final_p is
-    returned.
+    Goes in a straight line from ``initial_p`` (step 0) to ``final_p`` (step ``schedule_timesteps``),
+    then stays at ``final_p``.
 
-    :param schedule_timesteps: (int) Number of timesteps for which to linearly anneal initial_p to final_p
-    :param initial_p: (float) initial output value
-    :param final_p: (float) final output value
+    :param schedule_timesteps: (int) number of steps the change takes
+    :param final_p: (float) the value at the end
+    :param initial_p: (float) the value at the start
     """
 
     def __init__(self, schedule_timesteps: int, final_p: float, initial_p: float = 1.0):
@@ -132,17 +136,17 @@ class LinearSchedule(Schedule):
         self.final_p = final_p
         self.initial_p = initial_p
 
-    def value(self, step: Union[int, float]) -> float:
-        fraction = min(float(step) / self.schedule_timesteps, 1.0)
-        return self.initial_p + fraction * (self.final_p - self.initial_p)
+    def value(self, step: Number) -> float:
+        progress = min(float(step) / self.schedule_timesteps, 1.0)
+        return self.initial_p + progress * (self.final_p - self.initial_p)
 
 
 class ConstantFunction(object):
     """
-    A function that always returns the same value (what :func:`constfn` returns). Unlike a closure,
-    it pickles by reference, so it can be saved in model files.
+    A callable returning one value whatever its argument (what :func:`constfn` builds). Being a
+    class rather than a closure, it can be stored in model files.
 
-    :param val: (float) the value
+    :param val: (Any) the value
     """
 
     def __init__(self, val: Any):
@@ -152,7 +156,7 @@ class ConstantFunction(object):
         return self.val
 
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, ConstantFunction) and other.val == self.val
+        return isinstance(other, ConstantFunction) and self.val == other.val
 
     def __hash__(self) -> int:
         return hash((ConstantFunction, self.val))
@@ -163,45 +167,51 @@ class ConstantFunction(object):
 
 def constfn(val: Any) -> Callable[[Any], Any]:
     """
-    Create a function that returns a constant
-    It is useful for learning rate schedule (to avoid code duplication)
+    A function of the progress that always gives ``val`` (a constant learning rate, clip range, ...).
 
-    :param val: (float)
-    :return: (function)
+    :param val: (float) the value
+    :return: (function) the constant function
     """
     return ConstantFunction(val)
 
 
+def _is_plain_number(candidate: Any) -> bool:
+    """
+    Whether ``candidate`` is a real number (not a bool), including a 0-d numeric numpy array.
+
+    :param candidate: (Any) the object
+    :return: (bool) True for a number
+    """
+    if isinstance(candidate, bool):
+        return False
+    if isinstance(candidate, numbers.Real):
+        return True
+    return (isinstance(candidate, np.ndarray) and candidate.shape == ()
+            and np.issubdtype(candidate.dtype, np.number))
+
+
 def get_schedule_fn(value_schedule: Union[Callable, float]) -> Callable:
     """
-    Transform (if needed) learning rate and clip range
-    to callable.
+    Make a schedule argument callable: a number becomes a constant function, a function is kept.
 
-    :param value_schedule: (callable or float)
-    :return: (function)
+    :param value_schedule: (callable or float) a number, or a function of the remaining progress
+    :return: (function) the schedule as a function
     """
-    # If the passed schedule is a float
-    # create a constant function
-    if isinstance(value_schedule, numbers.Real) and not isinstance(value_schedule, bool):
+    if _is_plain_number(value_schedule):
         return constfn(float(value_schedule))
-    if isinstance(value_schedule, np.ndarray) and value_schedule.shape == () and \
-            np.issubdtype(value_schedule.dtype, np.number):
-        return constfn(float(value_schedule))
-    if not callable(value_schedule):
-        raise TypeError("Expected a number or a function of the remaining progress (callable) for the schedule, "
-                        "got {!r} of type {}".format(value_schedule, type(value_schedule).__name__))
-    return value_schedule
+    if callable(value_schedule):
+        return value_schedule
+    raise TypeError("Expected a number or a function of the remaining progress (callable) for the schedule, "
+                    "got {!r} of type {}".format(value_schedule, type(value_schedule).__name__))
 
 
-# ================================================================
-# Legacy scheduler used by A2C, AKCTR and ACER
-# ================================================================
+# --- curves of the legacy Scheduler (A2C, ACER, ACKTR): functions of the progress in [0, 1] ----------
 
 def constant(_: Any) -> float:
     """
-    Returns a constant value for the Scheduler
+    Curve ``'constant'``: always 1.
 
-    :param _: ignored
+    :param _: (float) the progress (ignored)
     :return: (float) 1
     """
     return 1.
@@ -209,9 +219,9 @@ def constant(_: Any) -> float:
 
 def linear_schedule(progress: float) -> float:
     """
-    Returns a linear value for the Scheduler
+    Curve ``'linear'``: from 1 down to 0.
 
-    :param progress: (float) Current progress status (in [0, 1])
+    :param progress: (float) the progress, in [0, 1]
     :return: (float) 1 - progress
     """
     return 1 - progress
@@ -219,46 +229,43 @@ def linear_schedule(progress: float) -> float:
 
 def middle_drop(progress: float) -> float:
     """
-    Returns a linear value with a drop near the middle to a constant value for the Scheduler
+    Curve ``'middle_drop'``: linear until it falls under 0.75, then 0.075.
 
-    :param progress: (float) Current progress status (in [0, 1])
-    :return: (float) 1 - progress if (1 - progress) >= 0.75 else 0.075
+    :param progress: (float) the progress, in [0, 1]
+    :return: (float) 1 - progress while that is >= 0.75, else 0.075
     """
-    eps = 0.75
-    if 1 - progress < eps:
-        return eps * 0.1
-    return 1 - progress
+    remaining = 1 - progress
+    threshold = 0.75
+    return threshold * 0.1 if remaining < threshold else remaining
 
 
 def double_linear_con(progress: float) -> float:
     """
-    Returns a linear value (x2) with a flattened tail for the Scheduler
+    Curve ``'double_linear_con'``: twice as steep as ``'linear'``, floored at 0.125.
 
-    :param progress: (float) Current progress status (in [0, 1])
-    :return: (float) 1 - progress*2 if (1 - progress*2) >= 0.125 else 0.125
+    :param progress: (float) the progress, in [0, 1]
+    :return: (float) max(1 - 2 * progress, 0.125)
     """
-    progress *= 2
-    eps = 0.125
-    if 1 - progress < eps:
-        return eps
-    return 1 - progress
+    remaining = 1 - progress * 2
+    floor = 0.125
+    return floor if remaining < floor else remaining
 
 
 def double_middle_drop(progress: float) -> float:
     """
-    Returns a linear value with two drops near the middle to a constant value for the Scheduler
+    Curve ``'double_middle_drop'``: linear down to 0.75, then 0.075, then 0.125 once under 0.25
+    (the values the original implementation returns).
 
-    :param progress: (float) Current progress status (in [0, 1])
-    :return: (float) if 0.75 <= 1 - p: 1 - p, if 0.25 <= 1 - p < 0.75: 0.075, if 1 - p < 0.25: 0.125
-        (the value of the original implementation, ``0.75 * 0.1``; the original docstring said 0.75)
+    :param progress: (float) the progress, in [0, 1]
+    :return: (float) 1 - progress, 0.075 or 0.125
     """
-    eps1 = 0.75
-    eps2 = 0.25
-    if 1 - progress < eps1:
-        if 1 - progress < eps2:
-            return eps2 * 0.5
-        return eps1 * 0.1
-    return 1 - progress
+    remaining = 1 - progress
+    first_drop, second_drop = 0.75, 0.25
+    if remaining < second_drop:
+        return second_drop * 0.5
+    if remaining < first_drop:
+        return first_drop * 0.1
+    return remaining
 
 
 SCHEDULES = {
@@ -266,56 +273,63 @@ SCHEDULES = {
     'constant': constant,
     'double_linear_con': double_linear_con,
     'middle_drop': middle_drop,
-    'double_middle_drop': double_middle_drop
+    'double_middle_drop': double_middle_drop,
 }
+
+
+def _curve_from(schedule: Union[str, Callable[[float], float]]) -> Callable[[float], float]:
+    """
+    The curve named by ``schedule``, or ``schedule`` itself when it is a function.
+
+    :param schedule: (str or function) a key of ``SCHEDULES`` or a function of the progress
+    :return: (function) the curve
+    """
+    if isinstance(schedule, str):
+        if schedule in SCHEDULES:
+            return SCHEDULES[schedule]
+        raise ValueError("Unknown schedule {!r}: expected one of {}".format(schedule, sorted(SCHEDULES)))
+    if callable(schedule):
+        return schedule
+    raise TypeError("Expected the name of a schedule ({}) or a function of the progress, got {!r}"
+                    .format(", ".join(sorted(SCHEDULES)), schedule))
 
 
 class Scheduler(object):
     """
-    Update a value every iteration, with a specific curve.
+    Legacy schedule of A2C, ACER and ACKTR: ``initial_value`` times a curve of the progress, the
+    progress being the number of calls to :meth:`value` divided by ``n_values``.
 
-    This is a legacy version of schedules, originally defined
-    in a2c/utils.py. Used by A2C, ACER and ACKTR algorithms.
-
-    :param initial_value: (float) initial value
-    :param n_values: (int) the total number of iterations
-    :param schedule: (str) the curve you wish to follow for your value
-        ('linear', 'constant', 'double_linear_con', 'middle_drop' or 'double_middle_drop')
+    :param initial_value: (float) the value at progress 0
+    :param n_values: (int) the number of steps that make the progress reach 1
+    :param schedule: (str or function) the curve: 'linear', 'constant', 'double_linear_con',
+        'middle_drop', 'double_middle_drop', or a function of the progress
     """
 
     def __init__(self, initial_value: float, n_values: int, schedule: Union[str, Callable[[float], float]]):
-        if isinstance(schedule, str):
-            if schedule not in SCHEDULES:
-                raise ValueError("Unknown schedule {!r}: expected one of {}".format(schedule, sorted(SCHEDULES)))
-            schedule_fn = SCHEDULES[schedule]
-        elif callable(schedule):
-            schedule_fn = schedule
-        else:
-            raise TypeError("Expected the name of a schedule ({}) or a function of the progress, got {!r}"
-                            .format(", ".join(sorted(SCHEDULES)), schedule))
+        curve = _curve_from(schedule)
         if n_values <= 0:
             raise ValueError("Scheduler needs n_values > 0, got {!r}".format(n_values))
         self.step = 0.
         self.initial_value = initial_value
         self.nvalues = n_values
-        self.schedule = schedule_fn
+        self.schedule = curve
 
     def value(self) -> float:
         """
-        Update the Scheduler, and return the current value
+        The value at the current step; then move one step forward.
 
-        :return: (float) the current value
+        :return: (float) the value
         """
-        current_value = self.initial_value * self.schedule(self.step / self.nvalues)
+        result = self.value_steps(self.step)
         self.step += 1.
-        return current_value
+        return result
 
-    def value_steps(self, steps: Union[int, float]) -> float:
+    def value_steps(self, steps: Number) -> float:
         """
-        Get a value for a given step
+        The value at a given step, without moving.
 
-        :param steps: (int) The current number of iterations
-        :return: (float) the value for the current number of iterations
+        :param steps: (int) the step
+        :return: (float) the value at ``steps``
         """
         return self.initial_value * self.schedule(steps / self.nvalues)
 

@@ -6,24 +6,22 @@ import numpy as np
 
 def tile_images(img_nhwc: Union[Sequence[np.ndarray], np.ndarray]) -> np.ndarray:
     """
-    Tile N images into one big P x Q image, (P, Q) chosen to be as close as possible to a square,
-    with P >= Q. Missing places are filled with black (zeros).
+    Arrange N images on a grid as close to a square as possible (rows >= columns), filling the
+    empty cells with black.
 
     :param img_nhwc: (list or np.ndarray) the images, shape (n_images, height, width, n_channels)
-    :return: (np.ndarray) the tiled image, shape (P * height, Q * width, n_channels)
+    :return: (np.ndarray) the grid, shape (rows * height, columns * width, n_channels)
     """
-    img_nhwc = np.asarray(img_nhwc)
-    if img_nhwc.ndim != 4:
+    images = np.asarray(img_nhwc)
+    if images.ndim != 4:
         raise ValueError("tile_images expected images of shape (n_images, height, width, n_channels), got an array "
-                         "of shape {}".format(img_nhwc.shape))
-    n_images, height, width, n_channels = img_nhwc.shape
+                         "of shape {}".format(images.shape))
+    n_images, height, width, n_channels = images.shape
     if n_images == 0:
         raise ValueError("tile_images expected at least one image, got none")
-    # new_height was named this way because it is the number of rows of images
-    new_height = int(np.ceil(np.sqrt(n_images)))
-    new_width = int(np.ceil(float(n_images) / new_height))
-    padding = np.zeros((new_height * new_width - n_images, height, width, n_channels), dtype=img_nhwc.dtype)
-    img_nhwc = np.concatenate([img_nhwc, padding], axis=0)
-    out_image = img_nhwc.reshape((new_height, new_width, height, width, n_channels))
-    out_image = out_image.transpose(0, 2, 1, 3, 4)
-    return out_image.reshape((new_height * height, new_width * width, n_channels))
+    n_rows = int(np.ceil(np.sqrt(n_images)))
+    n_columns = int(np.ceil(float(n_images) / n_rows))
+    blanks = np.zeros((n_rows * n_columns - n_images, height, width, n_channels), dtype=images.dtype)
+    grid = np.concatenate([images, blanks], axis=0).reshape((n_rows, n_columns, height, width, n_channels))
+    # (row, column, y, x, c) -> (row, y, column, x, c): image rows stacked, then pixel rows
+    return grid.swapaxes(1, 2).reshape((n_rows * height, n_columns * width, n_channels))
