@@ -204,6 +204,15 @@ class DQN(OffPolicyRLModel):
                               initial_p=self.exploration_initial_eps,
                               final_p=self.exploration_final_eps)
 
+    def _prepare_replay_buffer(self) -> None:
+        """A new replay buffer for this learn, unless load_replay_buffer gave one (of the same kind)."""
+        if not self._take_loaded_replay_buffer():
+            self.replay_buffer = PrioritizedReplayBuffer(self.buffer_size, alpha=self.prioritized_replay_alpha) \
+                if self.prioritized_replay else ReplayBuffer(self.buffer_size)
+        elif self.prioritized_replay != isinstance(self.replay_buffer, PrioritizedReplayBuffer):
+            raise ValueError("The loaded replay buffer is a {}, this DQN has prioritized_replay={}"
+                             .format(type(self.replay_buffer).__name__, self.prioritized_replay))
+
     def learn(self, total_timesteps: int, callback: Any = None,  # type: ignore[override]
               log_interval: Optional[int] = 100,
               tb_log_name: str = "DQN", reset_num_timesteps: bool = True, replay_wrapper: Optional[Callable] = None,
@@ -234,14 +243,8 @@ class DQN(OffPolicyRLModel):
             self._setup_learn()
 
             # Create the replay buffer (or keep the one load_replay_buffer gave)
-            keep_buffer = self._take_loaded_replay_buffer()
-            if keep_buffer and self.prioritized_replay != isinstance(self.replay_buffer, PrioritizedReplayBuffer):
-                raise ValueError("The loaded replay buffer is a {}, this DQN has prioritized_replay={}"
-                                 .format(type(self.replay_buffer).__name__, self.prioritized_replay))
+            self._prepare_replay_buffer()
             if self.prioritized_replay:
-                if not keep_buffer:
-                    self.replay_buffer = PrioritizedReplayBuffer(self.buffer_size,
-                                                                 alpha=self.prioritized_replay_alpha)
                 if self.prioritized_replay_beta_iters is None:
                     prioritized_replay_beta_iters = total_timesteps
                 else:
@@ -250,8 +253,6 @@ class DQN(OffPolicyRLModel):
                                                     initial_p=self.prioritized_replay_beta0,
                                                     final_p=1.0)
             else:
-                if not keep_buffer:
-                    self.replay_buffer = ReplayBuffer(self.buffer_size)
                 self.beta_schedule = None
 
             if replay_wrapper is not None:
