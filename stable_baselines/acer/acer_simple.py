@@ -10,6 +10,7 @@ from stable_baselines.acer.buffer import Buffer
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.rollouts import collect_rollout
 from stable_baselines.common.runners import AbstractEnvRunner
 from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
@@ -599,6 +600,10 @@ class ACER(ActorCriticRLModel):
 
 
 class _Runner(AbstractEnvRunner):
+    # the behaviour policy's probabilities are kept for the importance weights
+    recorded_outputs = ("mus",)
+    start_states_name = "start_states"
+
     def __init__(self, env, model, n_steps):
         """
         A runner to collect the segments of an ACER model
@@ -613,18 +618,31 @@ class _Runner(AbstractEnvRunner):
         self.n_batch = self.n_env * n_steps
         self.batch_ob_shape = (self.n_env * (n_steps + 1),) + env.observation_space.shape
 
-    def _policy_step(self, obs, states, dones):
-        """Actions, probabilities of all actions and next states of the step model, in one session call."""
+    def policy_step(self):
+        """
+        :return: (np.ndarray, Any, dict) actions, next recurrent states and the probabilities of all actions
+            (``mus``), in one session call where the policy allows it
+        """
+        obs, states, dones = self.obs, self.states, self.dones
         policy = self.model.step_model
         if not policy.recurrent:
             actions, mus = policy.sess.run([policy.action, policy.policy_proba], {policy.obs_ph: obs})
-            return actions, mus, states
-        if hasattr(policy, "snew"):
+        elif hasattr(policy, "snew"):
             feed = {policy.obs_ph: obs, policy.states_ph: states, policy.dones_ph: np.asarray(dones, np.float32)}
-            return policy.sess.run([policy.action, policy.policy_proba, policy.snew], feed)
-        actions, _, new_states, _ = self.model.step(obs, states, dones)
-        mus = self.model.proba_step(obs, states, dones)
-        return actions, mus, new_states
+            actions, mus, states = policy.sess.run([policy.action, policy.policy_proba, policy.snew], feed)
+        else:
+            actions, _, new_states, _ = self.model.step(obs, states, dones)
+            mus = self.model.proba_step(obs, states, dones)
+            states = new_states
+        return actions, states, {"mus": mus}
+
+    def extra_columns(self):
+        # the observations of the segment as the replay buffer stores them: the first one and the one after
+        # every step
+        return {"enc_obs": [np.copy(self.obs)]}
+
+    def after_step(self, columns, obs):
+        columns["enc_obs"].append(np.copy(obs))
 
     def _run(self):
         """
@@ -634,47 +652,19 @@ class _Runner(AbstractEnvRunner):
             encoded observation, observations, actions, rewards, mus, dones, masks, states at the start of the
             segment, episode infos
         """
-        start_states = self.states
-        enc_obs = [np.copy(self.obs)]
-        mb_obs, mb_actions, mb_mus, mb_dones, mb_rewards = [], [], [], [], []
-        ep_infos = []
-        for _ in range(self.n_steps):
-            actions, mus, states = self._policy_step(self.obs, self.states, self.dones)
-            mb_obs.append(np.copy(self.obs))
-            mb_actions.append(actions)
-            mb_mus.append(mus)
-            mb_dones.append(self.dones)
-            clipped_actions = self._clip_actions(actions)
-            obs, rewards, dones, infos = self.env.step(clipped_actions)
+        rollout = collect_rollout(self)
+        if rollout is None:
+            return [None] * 9
+        # observations and episode-start flags of the n_steps + 1 positions (the last one bootstraps)
+        rollout["mb_obs"].append(np.copy(self.obs))
+        rollout["mb_dones"].append(self.dones)
 
-            self.model.num_timesteps += self.n_envs
+        def env_major(name, dtype):
+            return np.asarray(rollout[name], dtype=dtype).swapaxes(1, 0)
 
-            if not self._on_env_step(locals()):
-                # Abort training early
-                return [None] * 9
-
-            for info in infos:
-                maybe_ep_info = info.get('episode')
-                if maybe_ep_info is not None:
-                    ep_infos.append(maybe_ep_info)
-
-            self.states = states
-            self.dones = dones
-            self.obs = obs
-            mb_rewards.append(rewards)
-            enc_obs.append(np.copy(obs))
-        mb_obs.append(np.copy(self.obs))
-        mb_dones.append(self.dones)
-
-        enc_obs = np.asarray(enc_obs, dtype=self.obs.dtype).swapaxes(1, 0)
-        mb_obs = np.asarray(mb_obs, dtype=self.obs.dtype).swapaxes(1, 0)
-        mb_actions = np.asarray(mb_actions, dtype=np.int64).swapaxes(1, 0)
-        mb_rewards = np.asarray(mb_rewards, dtype=np.float32).swapaxes(1, 0)
-        mb_mus = np.asarray(mb_mus, dtype=np.float32).swapaxes(1, 0)
-        mb_dones = np.asarray(mb_dones, dtype=bool).swapaxes(1, 0)
-
-        mb_masks = mb_dones  # Used for statefull models like LSTM's to mask state when done
-        mb_dones = mb_dones[:, 1:]  # Used for calculating returns. The dones array is now aligned with rewards
-
-        # every array is [n_envs, n_steps (+ 1 for observations and masks), ...]
-        return enc_obs, mb_obs, mb_actions, mb_rewards, mb_mus, mb_dones, mb_masks, start_states, ep_infos
+        masks = env_major("mb_dones", bool)
+        # every array is [n_envs, n_steps (+ 1 for observations and masks), ...]; the dones (episode ends
+        # aligned with the rewards) are the start flags shifted by one
+        return (env_major("enc_obs", self.obs.dtype), env_major("mb_obs", self.obs.dtype),
+                env_major("mb_actions", np.int64), env_major("mb_rewards", np.float32),
+                env_major("mb_mus", np.float32), masks[:, 1:], masks, rollout["start_states"], rollout["ep_infos"])

@@ -11,6 +11,8 @@ from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.returns import discounted_returns, gae_advantages
+from stable_baselines.common.rollouts import collect_rollout
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
@@ -376,61 +378,23 @@ class ACKTRRunner(AbstractEnvRunner):
             observations, initial states, returns, masks, actions, values, episode infos, true rewards,
             flattened as [n_envs * n_steps, ...] in env-major order
         """
-        mb_obs, mb_rewards, mb_actions, mb_values, mb_dones = [], [], [], [], []
-        mb_states = self.states
-        ep_infos = []
-        for _ in range(self.n_steps):
-            actions, values, states, _ = self.model.step(self.obs, self.states, self.dones)
-            mb_obs.append(np.copy(self.obs))
-            mb_actions.append(actions)
-            mb_values.append(values)
-            mb_dones.append(self.dones)
-            clipped_actions = self._clip_actions(actions)
-            obs, rewards, dones, infos = self.env.step(clipped_actions)
-
-            self.model.num_timesteps += self.n_envs
-
-            if not self._on_env_step(locals()):
-                # Abort training early
-                return [None] * 8
-
-            for info in infos:
-                maybe_ep_info = info.get('episode')
-                if maybe_ep_info is not None:
-                    ep_infos.append(maybe_ep_info)
-
-            self.states = states
-            self.dones = dones
-            self.obs = obs
-            mb_rewards.append(rewards)
-
-        # [n_steps, n_envs, ...]
-        mb_obs = np.asarray(mb_obs, dtype=self.obs.dtype)
-        mb_rewards = np.asarray(mb_rewards, dtype=np.float32)
-        mb_actions = np.asarray(mb_actions)
-        mb_values = np.asarray(mb_values, dtype=np.float32)
-        # dones[t] = the episode had ended before step t (mask of step t); next_dones[t] = it ends at step t
-        mb_masks = np.asarray(mb_dones, dtype=bool)
-        next_dones = np.concatenate([mb_masks[1:], np.asarray(self.dones, dtype=bool)[None]], axis=0)
+        rollout = collect_rollout(self)
+        if rollout is None:
+            return [None] * 8
+        rewards = np.asarray(rollout["mb_rewards"], dtype=np.float32)
+        values = np.asarray(rollout["mb_values"], dtype=np.float32)
+        masks = np.asarray(rollout["mb_dones"], dtype=bool)
+        last_dones = np.asarray(self.dones, dtype=bool)
         last_values = np.asarray(self.model.value(self.obs, self.states, self.dones), dtype=np.float32)
-
-        true_rewards = np.copy(mb_rewards)
-        returns = np.zeros_like(mb_rewards)
         if self.lam is None:
-            running = last_values
-            for step in reversed(range(self.n_steps)):
-                nonterminal = 1.0 - next_dones[step]
-                running = mb_rewards[step] + self.gamma * running * nonterminal
-                returns[step] = running
+            # episode ends of every step: the start flags shifted by one
+            ends = np.concatenate([masks[1:], last_dones[None]], axis=0)
+            returns = discounted_returns(rewards, ends, last_values, self.gamma)
         else:
-            last_gae_lam = 0.0
-            for step in reversed(range(self.n_steps)):
-                nonterminal = 1.0 - next_dones[step]
-                next_values = last_values if step == self.n_steps - 1 else mb_values[step + 1]
-                delta = mb_rewards[step] + self.gamma * next_values * nonterminal - mb_values[step]
-                last_gae_lam = delta + self.gamma * self.lam * nonterminal * last_gae_lam
-                returns[step] = last_gae_lam + mb_values[step]
+            advantages = gae_advantages(rewards, values, masks, last_values, last_dones, self.gamma, self.lam)
+            returns = (advantages + values).astype(np.float32)
 
-        mb_obs, returns, mb_masks, mb_actions, mb_values, true_rewards = map(
-            swap_and_flatten, (mb_obs, returns, mb_masks, mb_actions, mb_values, true_rewards))
-        return mb_obs, mb_states, returns, mb_masks, mb_actions, mb_values, ep_infos, true_rewards
+        arrays = (np.asarray(rollout["mb_obs"], dtype=self.obs.dtype), returns, masks,
+                  np.asarray(rollout["mb_actions"]), values, rewards)
+        observations, returns, masks, actions, values, rewards = [swap_and_flatten(arr) for arr in arrays]
+        return observations, rollout["mb_states"], returns, masks, actions, values, rollout["ep_infos"], rewards
