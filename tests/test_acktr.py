@@ -213,38 +213,6 @@ def test_seed_makes_runs_identical():
         np.testing.assert_array_equal(first[name], second[name], err_msg=name)
 
 
-@pytest.mark.slow
-def test_seeded_runs_stay_identical_over_hundreds_of_updates():
-    """Issue 20: with TensorFlow's oneDNN kernels, two seeded runs parted after 133 to 442 updates."""
-    def run():
-        model = ACKTR("MlpPolicy", "CartPole-v1", seed=0, n_cpu_tf_sess=1)
-        model.learn(6000)
-        return model.get_parameters()
-
-    first, second = run(), run()
-    for name in first:
-        np.testing.assert_array_equal(first[name], second[name], err_msg=name)
-
-
-@pytest.mark.parametrize("user_value", [None, "1"])
-def test_import_turns_off_the_onednn_kernels_unless_the_user_chose(user_value):
-    code = ("import os\n"
-            "import stable_baselines\n"
-            "from tensorflow.python.util import _pywrap_util_port\n"
-            "print(os.environ['TF_ENABLE_ONEDNN_OPTS'], _pywrap_util_port.IsMklEnabled())\n")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    env.pop("TF_ENABLE_ONEDNN_OPTS", None)
-    if user_value is not None:
-        env["TF_ENABLE_ONEDNN_OPTS"] = user_value
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    env_value, onednn_on = result.stdout.strip().splitlines()[-1].split()
-    if user_value is None:
-        assert (env_value, onednn_on) == ("0", "False")
-    else:
-        assert env_value == "1"  # the user's choice is kept (oneDNN then runs where TensorFlow has it)
-
-
 def test_callbacks_stop_training_and_rollout_events():
     events = []
 

@@ -17,13 +17,6 @@ The library itself works either way: each model builds its own ``tf.Graph`` and 
 
 ``TF_USE_LEGACY_KERAS=1`` is set (if the user has not set it) before Keras first loads, so that
 ``tf.compat.v1.layers.dense`` & co. in user code keep working through the ``tf-keras`` package.
-
-``TF_ENABLE_ONEDNN_OPTS=0`` is set (if the user has not set it) before TensorFlow loads: the oneDNN kernels
-that TensorFlow uses by default on x86 are not bitwise reproducible from run to run, so two seeded runs
-(``seed=...``, ``n_cpu_tf_sess=1``) drifted apart after a few hundred updates (ACKTR on CartPole: identical
-for 133 to 442 updates, then different; with the variable set, identical over 600 updates in every try).
-A user who imported TensorFlow before ``stable_baselines``, or who sets ``TF_ENABLE_ONEDNN_OPTS=1``, keeps
-oneDNN (and loses that reproducibility).
 """
 import logging
 import os
@@ -32,8 +25,6 @@ import warnings
 # Must happen before Keras is first imported (TensorFlow imports it lazily, so setting it after
 # ``import tensorflow`` still works as long as no Keras symbol was touched yet).
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-# Read by TensorFlow when it loads: seeded runs are reproducible only without the oneDNN kernels.
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
 import tensorflow as _tf2  # noqa: E402  (the environment variable above must come first)
 
