@@ -1,7 +1,5 @@
 """A2C: synchronous advantage actor-critic (the batched, single-learner form of A3C)."""
 import time
-from typing import List
-
 import numpy as np
 from gymnasium import spaces
 
@@ -10,29 +8,13 @@ from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
-from stable_baselines.common.runners import AbstractEnvRunner
+from stable_baselines.common.returns import discount_with_dones, discounted_returns  # noqa: F401 (public here)
+from stable_baselines.common.rollouts import collect_rollout
+from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_util import float_input, mse, total_episode_reward_logger
-
-
-def discount_with_dones(rewards: List[float], dones: List[float], gamma: float) -> List[float]:
-    """
-    Turn one environment's reward sequence into discounted returns, walking backwards in time; the running
-    return restarts from zero after every step flagged as terminal.
-
-    :param rewards: ([float]) rewards of consecutive steps
-    :param dones: ([bool]) for each step, True when the episode ended with that step
-    :param gamma: (float) discount factor
-    :return: ([float]) the discounted return of every step, in the order of ``rewards``
-    """
-    returns = [0.0] * len(rewards)
-    running = 0
-    for idx in range(len(rewards) - 1, -1, -1):
-        running = rewards[idx] + gamma * running * (1. - dones[idx])
-        returns[idx] = running
-    return returns
 
 
 class A2C(ActorCriticRLModel):
@@ -339,25 +321,6 @@ class A2CRunner(AbstractEnvRunner):
         super().__init__(env=env, model=model, n_steps=n_steps)
         self.gamma = gamma
 
-    def _bootstrapped_returns(self, rewards, dones, last_values):
-        """
-        Discount the rewards of each environment copy in place; a copy whose last step did not end an
-        episode continues from the value estimate of the observation it is in now.
-
-        :param rewards: (np.ndarray) rewards, shape (n_envs, n_steps); overwritten with the returns
-        :param dones: (np.ndarray) episode-end flags, shape (n_envs, n_steps)
-        :param last_values: ([float]) value estimate of the current observation of each copy
-        """
-        for env_idx, bootstrap in enumerate(last_values):
-            env_rewards = rewards[env_idx].tolist()
-            env_dones = dones[env_idx].tolist()
-            if env_dones[-1] != 0:
-                rewards[env_idx] = discount_with_dones(env_rewards, env_dones, self.gamma)
-            else:
-                # append the estimate as a last, non-terminal "reward" and drop its own return afterwards
-                extended = discount_with_dones(env_rewards + [bootstrap], env_dones + [0], self.gamma)
-                rewards[env_idx] = extended[:-1]
-
     def _run(self):
         """
         Step all environment copies ``n_steps`` times with the acting network.
@@ -366,55 +329,22 @@ class A2CRunner(AbstractEnvRunner):
             observations, recurrent states at the start, returns, episode-start masks, actions, values,
             episode infos and undiscounted rewards, each flattened with the environment index first
         """
-        mb_obs, mb_rewards, mb_actions, mb_values, mb_dones = [], [], [], [], []
-        mb_states = self.states
-        ep_infos = []
-        for _ in range(self.n_steps):
-            actions, values, states, _ = self.model.step(self.obs, self.states, self.dones)
-            mb_obs.append(np.copy(self.obs))
-            mb_actions.append(actions)
-            mb_values.append(values)
-            mb_dones.append(self.dones)
-            clipped_actions = self._clip_actions(actions)
-            obs, rewards, dones, infos = self.env.step(clipped_actions)
+        rollout = collect_rollout(self)
+        if rollout is None:
+            return [None] * 8
+        # the flags before every step (masks) and after the last one: n_steps + 1 rows
+        rollout["mb_dones"].append(self.dones)
+        rewards = np.asarray(rollout["mb_rewards"], dtype=np.float32)
+        flags = np.asarray(rollout["mb_dones"], dtype=bool)
+        # the returns are discounted in float64 and stored as float32
+        last_values = np.asarray(self.model.value(self.obs, self.states, self.dones), dtype=np.float64)
+        bootstrap = np.where(flags[-1], 0.0, last_values)
+        returns = discounted_returns(rewards.astype(np.float64), flags[1:], bootstrap, self.gamma)
 
-            self.model.num_timesteps += self.n_envs
-
-            if not self._on_env_step(locals()):
-                # the callback asked to stop
-                return [None] * 8
-
-            for info in infos:
-                maybe_ep_info = info.get("episode", None)
-                if maybe_ep_info is not None:
-                    ep_infos.append(maybe_ep_info)
-
-            self.obs, self.states, self.dones = obs, states, dones
-            mb_rewards.append(rewards)
-        mb_dones.append(self.dones)
-        return self._assemble(mb_obs, mb_states, mb_rewards, mb_actions, mb_values, mb_dones, ep_infos)
-
-    def _assemble(self, obs_list, start_states, reward_list, action_list, value_list, done_list, ep_infos):
-        """
-        Stack the per-step lists (step index first) into arrays with the environment index first, compute
-        the returns and flatten everything to one sample per row.
-        """
-        def env_major(steps, dtype=None):
-            return np.asarray(steps, dtype=dtype).swapaxes(0, 1)
-
-        def flat(arr):
-            return arr.reshape((-1,) + arr.shape[2:])
-
-        observations = env_major(obs_list, self.obs.dtype).reshape(self.batch_ob_shape)
-        rewards = env_major(reward_list, np.float32)
-        actions = env_major(action_list)
-        values = env_major(value_list, np.float32)
-        # done_list has n_steps + 1 entries: flags before each step (masks) and after each step (dones)
-        all_dones = env_major(done_list, bool)
-        masks, dones = all_dones[:, :-1], all_dones[:, 1:]
-        raw_rewards = np.copy(rewards)
-        last_values = self.model.value(self.obs, self.states, self.dones).tolist()
-        self._bootstrapped_returns(rewards, dones, last_values)
-
-        return (observations, start_states, flat(rewards), flat(masks), flat(actions), flat(values), ep_infos,
-                flat(raw_rewards))
+        observations = np.asarray(rollout["mb_obs"], dtype=self.obs.dtype).swapaxes(0, 1).reshape(self.batch_ob_shape)
+        flat = [swap_and_flatten(arr) for arr in (returns.astype(np.float32), flags[:-1],
+                                                  np.asarray(rollout["mb_actions"]),
+                                                  np.asarray(rollout["mb_values"], dtype=np.float32))]
+        returns, masks, actions, values = flat
+        return (observations, rollout["mb_states"], returns, masks, actions, values, rollout["ep_infos"],
+                swap_and_flatten(rewards))

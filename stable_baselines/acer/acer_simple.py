@@ -10,6 +10,7 @@ from stable_baselines.acer.buffer import Buffer
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.rollouts import collect_rollout
 from stable_baselines.common.runners import AbstractEnvRunner
 from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
@@ -128,45 +129,49 @@ class EpisodeStats:
 
 class ACER(ActorCriticRLModel):
     """
-    The ACER (Actor-Critic with Experience Replay) model class, https://arxiv.org/abs/1611.01224
+    ACER, Actor-Critic with Experience Replay (Wang et al. 2016, https://arxiv.org/abs/1611.01224): an
+    off-policy actor-critic for discrete actions. Every on-policy segment is learned from once and stored;
+    segments drawn from the replay buffer (``replay_ratio`` of them on average per segment) are learned from
+    with truncated importance weights and bias correction, the Q values regressed on Retrace targets, and,
+    with ``trust_region``, the policy gradient projected so that the policy stays close to an exponential moving
+    average of itself.
 
-    :param policy: (ActorCriticPolicy or str) The policy model to use (MlpPolicy, CnnPolicy, CnnLstmPolicy, ...)
-    :param env: (Gym environment or str) The environment to learn from (if registered in Gym, can be str)
-    :param gamma: (float) The discount value
-    :param n_steps: (int) The number of steps to run for each environment per update
-        (i.e. batch size is n_steps * n_env where n_env is number of environment copies running in parallel)
-    :param num_procs: (int) The number of threads for TensorFlow operations
+    :param policy: (ActorCriticPolicy or str) policy class, or the registered name of one (MlpPolicy, CnnPolicy,
+        CnnLstmPolicy, ...)
+    :param env: (Gym environment or str) environment to train on, or a registered environment id
+    :param gamma: (float) discount factor
+    :param n_steps: (int) steps taken in every environment per segment (a batch holds n_steps * n_envs
+        transitions)
+    :param num_procs: (int) former name of ``n_cpu_tf_sess``
 
         .. deprecated:: 2.9.0
             Use `n_cpu_tf_sess` instead.
 
-    :param q_coef: (float) The weight for the loss on the Q value
-    :param ent_coef: (float) The weight for the entropy loss
-    :param max_grad_norm: (float) The clipping value for the maximum gradient
-    :param learning_rate: (float) The initial learning rate for the RMS prop optimizer
-    :param lr_schedule: (str) The type of scheduler for the learning rate update ('linear', 'constant',
-        'double_linear_con', 'middle_drop' or 'double_middle_drop')
-    :param rprop_epsilon: (float) RMSProp epsilon (stabilizes square root computation in denominator
-        of RMSProp update) (default: 1e-5)
-    :param rprop_alpha: (float) RMSProp decay parameter (default: 0.99)
-    :param buffer_size: (int) The buffer size in number of steps
-    :param replay_ratio: (float) The number of replay learning per on policy learning on average,
-        using a poisson distribution
-    :param replay_start: (int) The minimum number of steps in the buffer, before learning replay
-    :param correction_term: (float) Importance weight clipping factor (default: 10)
-    :param trust_region: (bool) Whether or not algorithms estimates the gradient KL divergence
-        between the old and updated policy and uses it to determine step size  (default: True)
-    :param alpha: (float) The decay rate for the Exponential moving average of the parameters
-    :param delta: (float) max KL divergence between the old policy and updated policy (default: 1)
-    :param verbose: (int) the verbosity level: 0 none, 1 training information, 2 tensorflow debug
-    :param tensorboard_log: (str) the log location for tensorboard (if None, no logging)
-    :param _init_setup_model: (bool) Whether or not to build the network at the creation of the instance
-    :param policy_kwargs: (dict) additional arguments to be passed to the policy on creation
-    :param full_tensorboard_log: (bool) also write histograms of the inputs and of every parameter to
-        tensorboard (the event files grow fast)
-    :param seed: (int) seed of Python's, NumPy's and TensorFlow's generators (None: not seeded); runs repeat
-        exactly only with ``n_cpu_tf_sess=1``
-    :param n_cpu_tf_sess: (int) number of threads TensorFlow may use (None: one per CPU)
+    :param q_coef: (float) weight of the Q-value regression in the loss
+    :param ent_coef: (float) weight of the entropy bonus in the loss
+    :param max_grad_norm: (float) the gradients are rescaled so that their global norm stays below this value
+    :param learning_rate: (float) initial step size of RMSProp
+    :param lr_schedule: (str) how the learning rate evolves during training: 'linear', 'constant',
+        'double_linear_con', 'middle_drop' or 'double_middle_drop'
+    :param rprop_epsilon: (float) RMSProp epsilon, added under the square root of the denominator (default: 1e-5)
+    :param rprop_alpha: (float) RMSProp decay of the squared-gradient average (default: 0.99)
+    :param buffer_size: (int) capacity of the replay buffer, in steps per environment
+    :param replay_ratio: (float) mean of the Poisson-distributed number of replayed segments per on-policy segment
+    :param replay_start: (int) steps per environment the buffer must hold before replay starts
+    :param correction_term: (float) bound ``c`` of the truncated importance weights (default: 10)
+    :param trust_region: (bool) project the policy gradient so that the KL divergence from the average policy
+        stays bounded (default: True)
+    :param alpha: (float) decay of the exponential moving average of the parameters (the average policy)
+    :param delta: (float) bound of the KL divergence between the average policy and the updated one (default: 1)
+    :param verbose: (int) amount of output: 0 nothing, 1 training statistics, 2 also TensorFlow messages
+    :param tensorboard_log: (str) directory for the tensorboard event files (None: no tensorboard logging)
+    :param _init_setup_model: (bool) build the graph in the constructor (False is used when loading)
+    :param policy_kwargs: (dict) extra keyword arguments for the policy constructor
+    :param full_tensorboard_log: (bool) add histograms and run metadata to the tensorboard log
+        (the files can become large)
+    :param seed: (int) seed of the python, numpy and TensorFlow generators; None leaves them unseeded.
+        Runs are only reproducible with ``n_cpu_tf_sess=1``
+    :param n_cpu_tf_sess: (int) number of threads of the TensorFlow session (None: as many as the machine has cores)
     """
 
     _saved_settings = ("gamma", "n_steps", "q_coef", "ent_coef", "max_grad_norm", "learning_rate",
@@ -178,56 +183,30 @@ class ACER(ActorCriticRLModel):
                  buffer_size=5000, replay_ratio=4, replay_start=1000, correction_term=10.0, trust_region=True,
                  alpha=0.99, delta=1, verbose=0, tensorboard_log=None, _init_setup_model=True, policy_kwargs=None,
                  full_tensorboard_log=False, seed=None, n_cpu_tf_sess=1):
-
-        self.n_steps = n_steps
-        self.replay_ratio = replay_ratio
-        self.buffer_size = buffer_size
-        self.replay_start = replay_start
-        self.gamma = gamma
-        self.alpha = alpha
-        self.correction_term = correction_term
-        self.q_coef = q_coef
-        self.ent_coef = ent_coef
-        self.trust_region = trust_region
-        self.delta = delta
-        self.max_grad_norm = max_grad_norm
-        self.rprop_alpha = rprop_alpha
-        self.rprop_epsilon = rprop_epsilon
-        self.learning_rate = learning_rate
-        self.lr_schedule = lr_schedule
-        self.tensorboard_log = tensorboard_log
-        self.full_tensorboard_log = full_tensorboard_log
-
+        # hyperparameters (these are also what `save` writes)
+        self.gamma, self.n_steps = gamma, n_steps
+        self.q_coef, self.ent_coef, self.max_grad_norm = q_coef, ent_coef, max_grad_norm
+        self.learning_rate, self.lr_schedule = learning_rate, lr_schedule
+        self.rprop_alpha, self.rprop_epsilon = rprop_alpha, rprop_epsilon
+        self.buffer_size, self.replay_ratio, self.replay_start = buffer_size, replay_ratio, replay_start
+        self.correction_term, self.trust_region, self.alpha, self.delta = correction_term, trust_region, alpha, delta
+        self.tensorboard_log, self.full_tensorboard_log = tensorboard_log, full_tensorboard_log
         if num_procs is not None:
             warnings.warn("num_procs will be removed in a future version (v3.x.x) "
                           "use n_cpu_tf_sess instead", DeprecationWarning)
             n_cpu_tf_sess = num_procs
 
-        self.action_ph = None
-        self.done_ph = None
-        self.reward_ph = None
-        self.mu_ph = None
-        self.learning_rate_ph = None
-        self.polyak_model = None
-        self.learning_rate_schedule = None
-        self.run_ops = None
-        self.names_ops = None
-        self.train_model = None
-        self.step_model = None
-        self.proba_step = None
-        self.n_act = None
-        self.n_batch = None
-        self.summary = None
-        self.average_params = None
-        self._sync_average_op = None
+        # graph handles, filled in by setup_model()
+        for attribute in ("action_ph", "done_ph", "reward_ph", "mu_ph", "learning_rate_ph", "polyak_model",
+                          "learning_rate_schedule", "run_ops", "names_ops", "train_model", "step_model",
+                          "proba_step", "n_act", "n_batch", "summary", "average_params", "_sync_average_op"):
+            setattr(self, attribute, None)
 
-        super(ACER, self).__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
-                                   _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
-                                   seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
-
+        super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
+                         _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
+                         seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
         if self.action_space is not None:
             self._check_action_space(self.action_space)
-
         if _init_setup_model:
             self.setup_model()
 
@@ -259,6 +238,140 @@ class ACER(ActorCriticRLModel):
             action_ph = policy.pdtype.sample_placeholder([None])
         return policy.obs_ph, action_ph, policy.policy
 
+    # ------------------------------------------------------------------ graph construction
+
+    def _build_networks(self):
+        """
+        Create the acting network (one step per environment), the training network (``n_steps + 1``
+        observations per environment, the last one for bootstrapping) and the average policy network, which
+        reads an exponential moving average of every parameter (kept under "moving_average", not saved, as in
+        the original).
+
+        :return: (ActorCriticPolicy, ActorCriticPolicy, ActorCriticPolicy) acting, training and average networks
+        """
+        recurrent = issubclass(self.policy, RecurrentActorCriticPolicy)
+        spaces_args = (self.sess, self.observation_space, self.action_space, self.n_envs)
+        segment_rows = self.n_envs * (self.n_steps + 1)
+
+        acting = self.policy(*spaces_args, 1, self.n_envs if recurrent else None, reuse=False, **self.policy_kwargs)
+        self.params = tf_util.get_trainable_vars("model")
+        with tf.variable_scope("train_model", reuse=True, custom_getter=tf_util.outer_scope_getter("train_model")):
+            training = self.policy(*spaces_args, self.n_steps + 1, segment_rows, reuse=True, **self.policy_kwargs)
+
+        with tf.variable_scope("moving_average"):
+            self.average_params = [tf.get_variable(param.op.name, shape=param.shape, dtype=param.dtype.base_dtype,
+                                                   initializer=tf.zeros_initializer(), trainable=False)
+                                   for param in self.params]
+        averages = dict(zip((param.op.name for param in self.params), self.average_params))
+        self._sync_average_op = tf.group(*[average.assign(param)
+                                           for param, average in zip(self.params, self.average_params)])
+
+        def read_average(getter, name, *args, **kwargs):  # pylint: disable=unused-argument
+            name = name.replace("polyak_model/", "", 1)
+            if name not in averages:
+                raise ValueError("The policy asked for the variable {!r}, which is not a trainable variable "
+                                 "of the step model: ACER cannot build its average policy network".format(name))
+            return averages[name]
+
+        with tf.variable_scope("polyak_model", reuse=True, custom_getter=read_average):
+            average = self.policy(*spaces_args, self.n_steps + 1, segment_rows, reuse=True, **self.policy_kwargs)
+        return acting, training, average
+
+    def _build_loss(self, net, average_net):
+        """
+        Create the inputs of an update and the ACER loss (truncated importance-weighted policy gradient with
+        bias correction, Retrace regression of Q, entropy bonus). Called inside the "loss" variable scope.
+
+        :param net: (ActorCriticPolicy) the training network
+        :param average_net: (ActorCriticPolicy) the average policy network
+        :return: (dict) the tensors the gradients and the logged values are made of
+        """
+        n_envs, n_steps, n_batch = self.n_envs, self.n_steps, self.n_batch
+        self.done_ph = tf.placeholder(tf.float32, [n_batch], name="done_ph")
+        self.reward_ph = tf.placeholder(tf.float32, [n_batch], name="reward_ph")
+        self.mu_ph = tf.placeholder(tf.float32, [n_batch, self.n_act], name="mu_ph")
+        self.action_ph = net.pdtype.sample_placeholder([n_batch], name="action_ph")
+        self.learning_rate_ph = tf.placeholder(tf.float32, [], name="learning_rate_ph")
+
+        # V(s) = sum_a pi(a|s) Q(s, a) for every observation, bootstrap ones included
+        state_values = tf.reduce_sum(net.policy_proba * net.q_value, axis=-1)
+        # without the bootstrap rows: [n_batch, n_act]
+        pi, average_pi, q_values = [strip(tensor, n_envs, n_steps)
+                                    for tensor in (net.policy_proba, average_net.policy_proba, net.q_value)]
+        pi_taken = get_by_index(pi, self.action_ph)
+        q_taken = get_by_index(q_values, self.action_ph)
+        values = strip(state_values, n_envs, n_steps, True)
+
+        # importance weights pi / mu of every action, and of the actions taken
+        ratios = pi / (self.mu_ph + EPS)
+        ratio_taken = get_by_index(ratios, self.action_ph)
+        q_targets = q_retrace(self.reward_ph, self.done_ph, q_taken, state_values, ratio_taken, n_envs, n_steps,
+                              self.gamma)
+
+        # the entropy of the whole batch is SUMMED (bootstrap observations included), as the original does: with
+        # trust_region=False the bonus is ent_coef times this sum. Under the trust region the policy gradient goes
+        # through the probabilities pi, which this entropy (a function of the logits) does not: ent_coef then
+        # only changes the logged loss, as in the original.
+        entropy = tf.reduce_sum(net.proba_distribution.entropy())
+
+        # min(c, rho) (Q_ret - V) grad log pi(a_taken)
+        advantages = q_targets - values
+        log_pi_taken = tf.log(pi_taken + EPS)
+        truncated_term = log_pi_taken * tf.stop_gradient(advantages * tf.minimum(self.correction_term, ratio_taken))
+        truncated_loss = -tf.reduce_mean(truncated_term)
+        # bias correction, over all actions weighted by pi: [1 - c / rho(a)]_+ (Q(a) - V) grad log pi(a)
+        action_advantages = q_values - tf.reshape(values, [n_batch, 1])
+        log_pi = tf.log(pi + EPS)
+        correction_weights = action_advantages * tf.nn.relu(1.0 - (self.correction_term / (ratios + EPS))) * pi
+        correction_term = tf.reduce_sum(log_pi * tf.stop_gradient(correction_weights), axis=1)
+        correction_loss = -tf.reduce_mean(correction_term)
+        policy_loss = truncated_loss + correction_loss
+
+        check_shape([q_targets, q_taken], [[n_batch]] * 2)
+        explained = q_explained_variance(tf.reshape(q_taken, [n_envs, n_steps]),
+                                         tf.reshape(q_targets, [n_envs, n_steps]))
+        q_loss = tf.reduce_mean(tf.square(tf.stop_gradient(q_targets) - q_taken) * 0.5)
+        check_shape([policy_loss, q_loss, entropy], [[]] * 3)
+        loss = policy_loss + self.q_coef * q_loss - self.ent_coef * entropy
+
+        for tag, tensor in (('entropy_loss', entropy), ('policy_gradient_loss', policy_loss),
+                            ('value_function_loss', q_loss), ('loss', loss)):
+            tf.summary.scalar(tag, tensor)
+        return dict(pi=pi, average_pi=average_pi, advantages=advantages, entropy=entropy, loss=loss,
+                    truncated_loss=truncated_loss, correction_loss=correction_loss, policy_loss=policy_loss,
+                    q_loss=q_loss, explained=explained)
+
+    def _trust_region_gradients(self, terms):
+        """
+        The gradients of the loss with the policy part projected (ACER paper, eq. 13): the gradient with respect to
+        the probabilities pi loses its component along the gradient of KL(average policy || pi) beyond ``delta``.
+
+        :param terms: (dict) the tensors of :meth:`_build_loss`
+        :return: ([TensorFlow Tensor], [TensorFlow Tensor], [str]) gradients per parameter, and the logged
+            statistics with their names
+        """
+        pi, n_batch = terms["pi"], self.n_batch
+        # gradient of the per-sample objective with respect to pi (the entropy term has no path to pi)
+        objective_grad = tf.gradients(- (terms["policy_loss"] - self.ent_coef * terms["entropy"]) * n_batch, pi)[0]
+        kl_grad = - terms["average_pi"] / (pi + EPS)
+        kl_dot_grad = tf.reduce_sum(kl_grad * objective_grad, axis=-1)
+        excess = tf.maximum(0.0, (kl_dot_grad - self.delta) / (tf.reduce_sum(tf.square(kl_grad), axis=-1) + EPS))
+
+        stats = [avg_norm(kl_grad), avg_norm(objective_grad), tf.reduce_mean(tf.abs(kl_dot_grad)),
+                 tf.reduce_mean(tf.abs(excess))]
+        projected = objective_grad - tf.reshape(excess, [n_batch, 1]) * kl_grad
+        pi_grads = -projected / n_batch
+        policy_grads = tf.gradients(pi, self.params, pi_grads)
+        q_grads = tf.gradients(terms["q_loss"] * self.q_coef, self.params)
+        grads = [gradient_add(policy_grad, q_grad, param, verbose=self.verbose)
+                 for (policy_grad, q_grad, param) in zip(policy_grads, q_grads, self.params)]
+
+        pi_grads_norm = avg_norm(pi_grads) * n_batch
+        stats = [tf.global_norm([grad for grad in q_grads if grad is not None]),
+                 tf.global_norm([grad for grad in policy_grads if grad is not None]), pi_grads_norm] + stats
+        return grads, stats, ['norm_grads_q', 'norm_grads_policy', 'avg_norm_grads_f', 'avg_norm_k', 'avg_norm_g',
+                              'avg_norm_k_dot_g', 'avg_norm_adj']
+
     def setup_model(self):
         with SetVerbosity(self.verbose):
             self._check_policy_class()
@@ -268,182 +381,42 @@ class ACER(ActorCriticRLModel):
             self._new_graph_and_session()
 
             with self.graph.as_default():
-                n_batch_step = None
-                if issubclass(self.policy, RecurrentActorCriticPolicy):
-                    n_batch_step = self.n_envs
-                n_batch_train = self.n_envs * (self.n_steps + 1)
-
-                step_model = self.policy(self.sess, self.observation_space, self.action_space, self.n_envs, 1,
-                                         n_batch_step, reuse=False, **self.policy_kwargs)
-
-                self.params = tf_util.get_trainable_vars("model")
-
-                with tf.variable_scope("train_model", reuse=True,
-                                       custom_getter=tf_util.outer_scope_getter("train_model")):
-                    train_model = self.policy(self.sess, self.observation_space, self.action_space, self.n_envs,
-                                              self.n_steps + 1, n_batch_train, reuse=True, **self.policy_kwargs)
-
-                # The average policy network of the efficient trust region: one exponential moving
-                # average of every parameter (not part of the saved parameters, as in the original)
-                with tf.variable_scope("moving_average"):
-                    self.average_params = [tf.get_variable(param.op.name, shape=param.shape,
-                                                           dtype=param.dtype.base_dtype,
-                                                           initializer=tf.zeros_initializer(), trainable=False)
-                                           for param in self.params]
-                average_of = {param.op.name: average for param, average in zip(self.params, self.average_params)}
-                self._sync_average_op = tf.group(*[average.assign(param)
-                                                   for param, average in zip(self.params, self.average_params)])
-
-                def average_getter(getter, name, *args, **kwargs):  # pylint: disable=unused-argument
-                    name = name.replace("polyak_model/", "", 1)
-                    if name not in average_of:
-                        raise ValueError("The policy asked for the variable {!r}, which is not a trainable variable "
-                                         "of the step model: ACER cannot build its average policy network"
-                                         .format(name))
-                    return average_of[name]
-
-                with tf.variable_scope("polyak_model", reuse=True, custom_getter=average_getter):
-                    self.polyak_model = polyak_model = self.policy(self.sess, self.observation_space,
-                                                                   self.action_space, self.n_envs, self.n_steps + 1,
-                                                                   n_batch_train, reuse=True, **self.policy_kwargs)
-
+                step_model, train_model, self.polyak_model = self._build_networks()
                 with tf.variable_scope("loss", reuse=False):
-                    self.done_ph = tf.placeholder(tf.float32, [self.n_batch], name="done_ph")
-                    self.reward_ph = tf.placeholder(tf.float32, [self.n_batch], name="reward_ph")
-                    self.mu_ph = tf.placeholder(tf.float32, [self.n_batch, self.n_act], name="mu_ph")
-                    self.action_ph = train_model.pdtype.sample_placeholder([self.n_batch], name="action_ph")
-                    self.learning_rate_ph = tf.placeholder(tf.float32, [], name="learning_rate_ph")
-
-                    # value of every observation (the last one of each env included): sum_a pi(a|s) Q(s, a)
-                    value = tf.reduce_sum(train_model.policy_proba * train_model.q_value, axis=-1)
-
-                    # strip off the last step: [n_envs * n_steps, n_act]
-                    distribution_f, f_polyak, q_value = \
-                        [strip(variables, self.n_envs, self.n_steps)
-                         for variables in (train_model.policy_proba, polyak_model.policy_proba,
-                                           train_model.q_value)]
-
-                    # pi and Q of the actions taken
-                    f_i = get_by_index(distribution_f, self.action_ph)
-                    q_i = get_by_index(q_value, self.action_ph)
-                    stripped_value = strip(value, self.n_envs, self.n_steps, True)
-
-                    # importance weights of the current policy against the behaviour policy mu
-                    rho = distribution_f / (self.mu_ph + EPS)
-                    rho_i = get_by_index(rho, self.action_ph)
-
-                    # Retrace targets
-                    qret = q_retrace(self.reward_ph, self.done_ph, q_i, value, rho_i, self.n_envs, self.n_steps,
-                                     self.gamma)
-
-                    # entropy of the policy distribution SUMMED over every observation of the batch (the
-                    # n_envs * (n_steps + 1) observations, bootstrap ones included), as the original computes
-                    # it: with trust_region=False the entropy bonus is ent_coef times this sum (not a mean).
-                    # Under the trust region the policy gradient is taken with respect to the probabilities
-                    # pi (distribution_f), which this entropy (a function of the logits) does not go through:
-                    # as in the original, ent_coef then only changes the logged loss.
-                    entropy = tf.reduce_sum(train_model.proba_distribution.entropy())
-
-                    # Policy gradient with truncated importance weights: min(c, rho) (Q_ret - V) grad log pi
-                    adv = qret - stripped_value
-                    log_f = tf.log(f_i + EPS)
-                    gain_f = log_f * tf.stop_gradient(adv * tf.minimum(self.correction_term, rho_i))
-                    loss_f = -tf.reduce_mean(gain_f)
-
-                    # Bias correction for the truncation: sum over all actions, weighted by pi,
-                    # of [1 - c / rho(a)]_+ (Q(a) - V) grad log pi(a)
-                    adv_bc = q_value - tf.reshape(stripped_value, [self.n_batch, 1])
-                    log_f_bc = tf.log(distribution_f + EPS)
-                    gain_bc = tf.reduce_sum(log_f_bc * tf.stop_gradient(
-                        adv_bc * tf.nn.relu(1.0 - (self.correction_term / (rho + EPS))) * distribution_f), axis=1)
-                    loss_bc = -tf.reduce_mean(gain_bc)
-
-                    loss_policy = loss_f + loss_bc
-
-                    # Q loss and explained variance
-                    check_shape([qret, q_i], [[self.n_batch]] * 2)
-                    explained_variance = q_explained_variance(tf.reshape(q_i, [self.n_envs, self.n_steps]),
-                                                              tf.reshape(qret, [self.n_envs, self.n_steps]))
-                    loss_q = tf.reduce_mean(tf.square(tf.stop_gradient(qret) - q_i) * 0.5)
-
-                    check_shape([loss_policy, loss_q, entropy], [[]] * 3)
-                    loss = loss_policy + self.q_coef * loss_q - self.ent_coef * entropy
-
-                    tf.summary.scalar('entropy_loss', entropy)
-                    tf.summary.scalar('policy_gradient_loss', loss_policy)
-                    tf.summary.scalar('value_function_loss', loss_q)
-                    tf.summary.scalar('loss', loss)
-
-                    extra_ops, extra_names = [], []
+                    terms = self._build_loss(train_model, self.polyak_model)
                     if self.trust_region:
-                        # gradient of the (per-sample) objective with respect to the policy statistics phi = pi
-                        # (the entropy term has no path to pi: see above)
-                        grad = tf.gradients(- (loss_policy - self.ent_coef * entropy) * self.n_batch,
-                                            distribution_f)[0]
-                        # gradient of KL(average policy || pi) with respect to pi
-                        kl_grad = - f_polyak / (distribution_f + EPS)
-                        k_dot_g = tf.reduce_sum(kl_grad * grad, axis=-1)
-                        # the closed-form solution of the linearised KL constraint (ACER paper, eq. 13)
-                        adj = tf.maximum(0.0, (k_dot_g - self.delta) /
-                                         (tf.reduce_sum(tf.square(kl_grad), axis=-1) + EPS))
-
-                        avg_norm_k = avg_norm(kl_grad)
-                        avg_norm_g = avg_norm(grad)
-                        avg_norm_k_dot_g = tf.reduce_mean(tf.abs(k_dot_g))
-                        avg_norm_adj = tf.reduce_mean(tf.abs(adj))
-
-                        grad = grad - tf.reshape(adj, [self.n_batch, 1]) * kl_grad
-                        # trust-region adjusted gradient of the loss with respect to pi, back-propagated
-                        grads_f = -grad / self.n_batch
-                        grads_policy = tf.gradients(distribution_f, self.params, grads_f)
-                        grads_q = tf.gradients(loss_q * self.q_coef, self.params)
-                        grads = [gradient_add(g1, g2, param, verbose=self.verbose)
-                                 for (g1, g2, param) in zip(grads_policy, grads_q, self.params)]
-
-                        avg_norm_grads_f = avg_norm(grads_f) * self.n_batch
-                        norm_grads_q = tf.global_norm([g for g in grads_q if g is not None])
-                        norm_grads_policy = tf.global_norm([g for g in grads_policy if g is not None])
-                        extra_ops = [norm_grads_q, norm_grads_policy, avg_norm_grads_f, avg_norm_k, avg_norm_g,
-                                     avg_norm_k_dot_g, avg_norm_adj]
-                        extra_names = ['norm_grads_q', 'norm_grads_policy', 'avg_norm_grads_f', 'avg_norm_k',
-                                       'avg_norm_g', 'avg_norm_k_dot_g', 'avg_norm_adj']
+                        grads, extra_ops, extra_names = self._trust_region_gradients(terms)
                     else:
-                        grads = tf.gradients(loss, self.params)
-
+                        grads, extra_ops, extra_names = tf.gradients(terms["loss"], self.params), [], []
                     if self.max_grad_norm is not None:
                         grads, norm_grads = tf.clip_by_global_norm(grads, self.max_grad_norm)
                     else:
-                        norm_grads = tf.global_norm([g for g in grads if g is not None])
-                    grads = list(zip(grads, self.params))
+                        norm_grads = tf.global_norm([grad for grad in grads if grad is not None])
 
                 input_info_summaries([('rewards', self.reward_ph), ('learning_rate', self.learning_rate_ph),
-                                      ('advantage', adv), ('action_probability', self.mu_ph)],
+                                      ('advantage', terms["advantages"]), ('action_probability', self.mu_ph)],
                                      train_model.obs_ph, self.observation_space, self.full_tensorboard_log)
 
-                trainer = tf.train.RMSPropOptimizer(learning_rate=self.learning_rate_ph, decay=self.rprop_alpha,
-                                                    epsilon=self.rprop_epsilon)
-                opt_op = trainer.apply_gradients(grads)
+                optimizer = tf.train.RMSPropOptimizer(learning_rate=self.learning_rate_ph, decay=self.rprop_alpha,
+                                                      epsilon=self.rprop_epsilon)
+                gradient_step = optimizer.apply_gradients(list(zip(grads, self.params)))
+                # the moving average follows the parameters after the gradient step
+                with tf.control_dependencies([gradient_step]):
+                    train_op = tf.group(*[average.assign(self.alpha * average + (1.0 - self.alpha) * param.read_value())
+                                          for param, average in zip(self.params, self.average_params)])
 
-                # first the gradient step, then the moving average of the parameters
-                with tf.control_dependencies([opt_op]):
-                    average_updates = [average.assign(self.alpha * average + (1.0 - self.alpha) * param.read_value())
-                                       for param, average in zip(self.params, self.average_params)]
-                    train_op = tf.group(*average_updates)
-
-                self.run_ops = [train_op, loss, loss_q, entropy, loss_policy, loss_f, loss_bc, explained_variance,
-                                norm_grads] + extra_ops
+                self.run_ops = [train_op] + [terms[key] for key in ("loss", "q_loss", "entropy", "policy_loss",
+                                                                     "truncated_loss", "correction_loss",
+                                                                     "explained")] + [norm_grads] + extra_ops
                 self.names_ops = ['loss', 'loss_q', 'entropy', 'loss_policy', 'loss_f', 'loss_bc',
                                   'explained_variance', 'norm_grads'] + extra_names
 
-                self.train_model = train_model
-                self.step_model = step_model
-                self.step = step_model.step
-                self.proba_step = step_model.proba_step
+                self.train_model, self.step_model = train_model, step_model
+                self.step, self.proba_step = step_model.step, step_model.proba_step
                 self.initial_state = step_model.initial_state
-
                 tf.global_variables_initializer().run(session=self.sess)
                 self.sess.run(self._sync_average_op)
-                # predict computes in NumPy when it can (refreshed after every update)
+                # acting runs in NumPy where possible; the copy of the weights is refreshed after each update
                 self._enable_numpy_forward(step_model)
 
                 self.summary = tf.summary.merge_all()
@@ -456,46 +429,42 @@ class ACER(ActorCriticRLModel):
 
     def _train_step(self, obs, actions, rewards, dones, mus, states, masks, steps, writer=None):
         """
-        One gradient step on a segment (on-policy or replayed).
+        Make one gradient update from a batch of segments (just collected, or replayed).
 
-        :param obs: ([float]) The input observations, [n_envs * (n_steps + 1), ...]
-        :param actions: ([float]) The actions taken
-        :param rewards: ([float]) The rewards from the environment
-        :param dones: ([bool]) Whether or not the episode is over (aligned with reward)
-        :param mus: ([float]) The probabilities of the behaviour policy
-        :param states: ([float]) The states of the recurrent policy at the start of the segments
-        :param masks: ([bool]) Whether or not an observation starts an episode (used for recurrent policies)
-        :param steps: (int) the number of steps done (for the learning rate schedule and tensorboard)
-        :param writer: (TensorFlow Summary.writer) the writer for tensorboard
-        :return: ([str], [float]) the names of the values, and the values
+        :param obs: ([float]) observations, ``n_steps + 1`` per environment
+        :param actions: ([float]) actions that were taken
+        :param rewards: ([float]) rewards received
+        :param dones: ([bool]) per step, whether the episode ended with it (aligned with the rewards)
+        :param mus: ([float]) probabilities of every action under the policy that acted
+        :param states: ([float]) recurrent states at the start of the segments (None for feed-forward policies)
+        :param masks: ([bool]) per observation, whether it starts an episode (used by recurrent policies)
+        :param steps: (int) timesteps done in this ``learn`` (the learning-rate schedule and tensorboard step)
+        :param writer: (TensorFlow Summary.writer) tensorboard writer, or None
+        :return: ([str], [float]) names and values of the logged statistics
         """
-        cur_lr = self.learning_rate_schedule.value_steps(steps)
-        td_map = {self.train_model.obs_ph: obs, self.polyak_model.obs_ph: obs, self.action_ph: actions,
-                  self.reward_ph: rewards, self.done_ph: dones, self.mu_ph: mus, self.learning_rate_ph: cur_lr}
+        feed_dict = {self.action_ph: actions, self.reward_ph: rewards, self.done_ph: dones, self.mu_ph: mus,
+                     self.learning_rate_ph: self.learning_rate_schedule.value_steps(steps)}
+        for net in (self.train_model, self.polyak_model):
+            feed_dict[net.obs_ph] = obs
+            if states is not None:
+                feed_dict[net.states_ph] = states
+                feed_dict[net.dones_ph] = masks
 
-        if states is not None:
-            td_map[self.train_model.states_ph] = states
-            td_map[self.train_model.dones_ph] = masks
-            td_map[self.polyak_model.states_ph] = states
-            td_map[self.polyak_model.dones_ph] = masks
-
-        if writer is not None:
-            # with full_tensorboard_log, every 10th step also records TensorFlow's run metadata
-            if self.full_tensorboard_log and (1 + (steps // self.n_batch)) % 10 == 0:
-                run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-                run_metadata = tf.RunMetadata()
-                step_return = self.sess.run([self.summary] + self.run_ops, td_map, options=run_options,
-                                            run_metadata=run_metadata)
-                writer.add_run_metadata(run_metadata, 'step%d' % steps)
-            else:
-                step_return = self.sess.run([self.summary] + self.run_ops, td_map)
-            writer.add_summary(step_return[0], steps)
-            step_return = step_return[1:]
+        if writer is None:
+            results = self.sess.run(self.run_ops, feed_dict)
         else:
-            step_return = self.sess.run(self.run_ops, td_map)
+            run_kwargs = {}
+            trace = self.full_tensorboard_log and (1 + (steps // self.n_batch)) % 10 == 0
+            if trace:
+                run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                                  run_metadata=tf.RunMetadata())
+            summary, *results = self.sess.run([self.summary] + self.run_ops, feed_dict, **run_kwargs)
+            if trace:
+                writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % steps)
+            writer.add_summary(summary, steps)
         self.step_model.invalidate_numpy_forward()
-
-        return self.names_ops, step_return[1:]  # strip off the train op
+        # the first result is the train op's
+        return self.names_ops, results[1:]
 
     def _reshape_segment(self, obs, actions, rewards, mus, dones, masks):
         """Flatten [n_envs, n_steps(+1), ...] arrays to the batches the graph expects."""
@@ -599,32 +568,50 @@ class ACER(ActorCriticRLModel):
 
 
 class _Runner(AbstractEnvRunner):
+    # the behaviour policy's probabilities are kept for the importance weights
+    recorded_outputs = ("mus",)
+    start_states_name = "start_states"
+
     def __init__(self, env, model, n_steps):
         """
-        A runner to collect the segments of an ACER model
+        Collects the segments of an ACER model: per environment ``n_steps`` transitions and ``n_steps + 1``
+        observations, with the behaviour policy's action probabilities.
 
-        :param env: (Gym environment) The environment to learn from
-        :param model: (Model) The model to learn
-        :param n_steps: (int) The number of steps to run for each environment
+        :param env: (VecEnv) the environment to step
+        :param model: (ACER) the model whose acting network chooses the actions
+        :param n_steps: (int) steps per environment in one segment
         """
-        super(_Runner, self).__init__(env=env, model=model, n_steps=n_steps)
+        super().__init__(env=env, model=model, n_steps=n_steps)
         self.n_env = self.n_envs
         self.n_act = env.action_space.n
         self.n_batch = self.n_env * n_steps
         self.batch_ob_shape = (self.n_env * (n_steps + 1),) + env.observation_space.shape
 
-    def _policy_step(self, obs, states, dones):
-        """Actions, probabilities of all actions and next states of the step model, in one session call."""
+    def policy_step(self):
+        """
+        :return: (np.ndarray, Any, dict) actions, next recurrent states and the probabilities of all actions
+            (``mus``), in one session call where the policy allows it
+        """
+        obs, states, dones = self.obs, self.states, self.dones
         policy = self.model.step_model
         if not policy.recurrent:
             actions, mus = policy.sess.run([policy.action, policy.policy_proba], {policy.obs_ph: obs})
-            return actions, mus, states
-        if hasattr(policy, "snew"):
+        elif hasattr(policy, "snew"):
             feed = {policy.obs_ph: obs, policy.states_ph: states, policy.dones_ph: np.asarray(dones, np.float32)}
-            return policy.sess.run([policy.action, policy.policy_proba, policy.snew], feed)
-        actions, _, new_states, _ = self.model.step(obs, states, dones)
-        mus = self.model.proba_step(obs, states, dones)
-        return actions, mus, new_states
+            actions, mus, states = policy.sess.run([policy.action, policy.policy_proba, policy.snew], feed)
+        else:
+            actions, _, new_states, _ = self.model.step(obs, states, dones)
+            mus = self.model.proba_step(obs, states, dones)
+            states = new_states
+        return actions, states, {"mus": mus}
+
+    def extra_columns(self):
+        # the observations of the segment as the replay buffer stores them: the first one and the one after
+        # every step
+        return {"enc_obs": [np.copy(self.obs)]}
+
+    def after_step(self, columns, obs):
+        columns["enc_obs"].append(np.copy(obs))
 
     def _run(self):
         """
@@ -634,47 +621,19 @@ class _Runner(AbstractEnvRunner):
             encoded observation, observations, actions, rewards, mus, dones, masks, states at the start of the
             segment, episode infos
         """
-        start_states = self.states
-        enc_obs = [np.copy(self.obs)]
-        mb_obs, mb_actions, mb_mus, mb_dones, mb_rewards = [], [], [], [], []
-        ep_infos = []
-        for _ in range(self.n_steps):
-            actions, mus, states = self._policy_step(self.obs, self.states, self.dones)
-            mb_obs.append(np.copy(self.obs))
-            mb_actions.append(actions)
-            mb_mus.append(mus)
-            mb_dones.append(self.dones)
-            clipped_actions = self._clip_actions(actions)
-            obs, rewards, dones, infos = self.env.step(clipped_actions)
+        rollout = collect_rollout(self)
+        if rollout is None:
+            return [None] * 9
+        # observations and episode-start flags of the n_steps + 1 positions (the last one bootstraps)
+        rollout["mb_obs"].append(np.copy(self.obs))
+        rollout["mb_dones"].append(self.dones)
 
-            self.model.num_timesteps += self.n_envs
+        def env_major(name, dtype):
+            return np.asarray(rollout[name], dtype=dtype).swapaxes(1, 0)
 
-            if not self._on_env_step(locals()):
-                # Abort training early
-                return [None] * 9
-
-            for info in infos:
-                maybe_ep_info = info.get('episode')
-                if maybe_ep_info is not None:
-                    ep_infos.append(maybe_ep_info)
-
-            self.states = states
-            self.dones = dones
-            self.obs = obs
-            mb_rewards.append(rewards)
-            enc_obs.append(np.copy(obs))
-        mb_obs.append(np.copy(self.obs))
-        mb_dones.append(self.dones)
-
-        enc_obs = np.asarray(enc_obs, dtype=self.obs.dtype).swapaxes(1, 0)
-        mb_obs = np.asarray(mb_obs, dtype=self.obs.dtype).swapaxes(1, 0)
-        mb_actions = np.asarray(mb_actions, dtype=np.int64).swapaxes(1, 0)
-        mb_rewards = np.asarray(mb_rewards, dtype=np.float32).swapaxes(1, 0)
-        mb_mus = np.asarray(mb_mus, dtype=np.float32).swapaxes(1, 0)
-        mb_dones = np.asarray(mb_dones, dtype=bool).swapaxes(1, 0)
-
-        mb_masks = mb_dones  # Used for statefull models like LSTM's to mask state when done
-        mb_dones = mb_dones[:, 1:]  # Used for calculating returns. The dones array is now aligned with rewards
-
-        # every array is [n_envs, n_steps (+ 1 for observations and masks), ...]
-        return enc_obs, mb_obs, mb_actions, mb_rewards, mb_mus, mb_dones, mb_masks, start_states, ep_infos
+        masks = env_major("mb_dones", bool)
+        # every array is [n_envs, n_steps (+ 1 for observations and masks), ...]; the dones (episode ends
+        # aligned with the rewards) are the start flags shifted by one
+        return (env_major("enc_obs", self.obs.dtype), env_major("mb_obs", self.obs.dtype),
+                env_major("mb_actions", np.int64), env_major("mb_rewards", np.float32),
+                env_major("mb_mus", np.float32), masks[:, 1:], masks, rollout["start_states"], rollout["ep_infos"])

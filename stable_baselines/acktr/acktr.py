@@ -11,135 +11,113 @@ from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.returns import discounted_returns, gae_advantages
+from stable_baselines.common.rollouts import collect_rollout
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_util import mse, total_episode_reward_logger
+from stable_baselines.common.tf_util import float_input, mse, total_episode_reward_logger
 
 
 class ACKTR(ActorCriticRLModel):
     """
-    The ACKTR (Actor Critic using Kronecker-Factored Trust Region) model class, https://arxiv.org/abs/1708.05144
+    ACKTR, Actor Critic using Kronecker-Factored Trust Region (Wu et al. 2017, https://arxiv.org/abs/1708.05144):
+    A2C's rollouts and losses, optimised by natural-gradient steps whose curvature is approximated per layer by
+    Kronecker factors (K-FAC) and whose size is bounded by a trust region.
 
-    The K-FAC optimizer is our own implementation (:mod:`stable_baselines.acktr.kfac`): Kronecker factors of the
-    dense and conv layers of the policy, estimated with the sampled Fisher loss (log-likelihood of actions
-    sampled from the policy plus ``vf_fisher_coef`` times a Gaussian value regression on sampled targets), a
-    one-factor Fisher block for the ``logstd`` of a Gaussian policy,
-    factored Tikhonov damping 0.01, momentum 0.9, statistics decay 0.95 (the original passed 0.99: on CartPole
-    the faster-tracking factors learned clearly better, see docs/modules/acktr.rst), eigen-decompositions
-    refreshed every ``kfac_update`` updates, 10 cold-start SGD updates, and the original's trust-region step
-    size ``step^T F step <= kfac_clip`` (predicted KL divergence at most ``kfac_clip / 2``), applied to the
-    parameters the policy depends on. The parameters that only the value function uses take the plain
-    natural-gradient step (the original put them in the same trust region, where the value could move by only
-    about 0.016 per update and stayed far below the returns; outside it, ACKTR solves CartPole with the zoo
-    settings in every one of 10 seeds, see docs/modules/acktr.rst).
+    The optimizer is ours (:mod:`stable_baselines.acktr.kfac`). Its Fisher blocks are estimated from a sampled
+    loss: the log-likelihood of actions drawn from the policy, plus ``vf_fisher_coef`` times a Gaussian regression
+    of the value on targets drawn around it. Settings: factored Tikhonov damping 0.01, momentum 0.9, statistics
+    decay 0.95 (the original passed 0.99; on CartPole the faster-tracking factors learned clearly better, see
+    docs/modules/acktr.rst), eigen-decompositions every ``kfac_update`` updates, 10 plain SGD updates while the
+    factors warm up. The trust region (``step^T F step <= kfac_clip``, a predicted KL divergence of at most
+    ``kfac_clip / 2``) applies to the parameters the policy depends on; those only the value function uses take
+    the plain natural-gradient step (inside the original's joint trust region the value moved by only about 0.016
+    per update and lagged far behind the returns; outside it, ACKTR solves CartPole with the zoo settings in each
+    of 10 seeds, see docs/modules/acktr.rst).
 
-    :param policy: (ActorCriticPolicy or str) The policy model to use (MlpPolicy, CnnPolicy, CnnLstmPolicy, ...)
-    :param env: (Gym environment or str) The environment to learn from (if registered in Gym, can be str)
-    :param gamma: (float) Discount factor
-    :param nprocs: (int) The number of threads for TensorFlow operations
+    :param policy: (ActorCriticPolicy or str) policy class, or the registered name of one (MlpPolicy, CnnPolicy,
+        CnnLstmPolicy, ...)
+    :param env: (Gym environment or str) environment to train on, or a registered environment id
+    :param gamma: (float) discount factor
+    :param nprocs: (int) former name of ``n_cpu_tf_sess``
 
         .. deprecated:: 2.9.0
             Use `n_cpu_tf_sess` instead.
 
-    :param n_steps: (int) The number of steps to run for each environment
-    :param ent_coef: (float) The weight for the entropy loss
-    :param vf_coef: (float) The weight for the loss on the value function
-    :param vf_fisher_coef: (float) The weight for the fisher loss on the value function
-    :param learning_rate: (float) The initial learning rate for the RMS prop optimizer
-    :param max_grad_norm: (float) The clipping value for the maximum gradient
-    :param kfac_clip: (float) gradient clipping for Kullback-Leibler
-    :param lr_schedule: (str) The type of scheduler for the learning rate update ('linear', 'constant',
-        'double_linear_con', 'middle_drop' or 'double_middle_drop')
-    :param verbose: (int) the verbosity level: 0 none, 1 training information, 2 tensorflow debug
-    :param tensorboard_log: (str) the log location for tensorboard (if None, no logging)
-    :param _init_setup_model: (bool) Whether or not to build the network at the creation of the instance
-    :param async_eigen_decomp: (bool) Use async eigen decomposition (accepted for compatibility: our K-FAC
-        always decomposes synchronously, inside the train op)
-    :param kfac_update: (int) update kfac after kfac_update steps
-    :param policy_kwargs: (dict) additional arguments to be passed to the policy on creation
-    :param gae_lambda: (float) Factor for trade-off of bias vs variance for Generalized Advantage Estimator
-        If None (default), then the classic advantage will be used instead of GAE
-    :param full_tensorboard_log: (bool) also write histograms of the inputs and of every parameter to
-        tensorboard (the event files grow fast)
-    :param seed: (int) seed of Python's, NumPy's and TensorFlow's generators (None: not seeded); runs repeat
-        exactly only with ``n_cpu_tf_sess=1``
-    :param n_cpu_tf_sess: (int) number of threads TensorFlow may use (None: one per CPU)
+    :param n_steps: (int) steps taken in every environment between two updates
+    :param ent_coef: (float) weight of the entropy bonus in the loss
+    :param vf_coef: (float) weight of the value regression in the loss
+    :param vf_fisher_coef: (float) weight of the value's sampled loss in the Fisher estimate
+    :param learning_rate: (float) initial step size
+    :param max_grad_norm: (float) global-norm bound of the gradients of the warm-up SGD updates
+    :param kfac_clip: (float) trust-region radius of the policy's natural-gradient step
+    :param lr_schedule: (str) how the step size evolves: 'linear', 'constant', 'double_linear_con',
+        'middle_drop' or 'double_middle_drop'
+    :param verbose: (int) amount of output: 0 nothing, 1 training statistics, 2 also TensorFlow messages
+    :param tensorboard_log: (str) directory for the tensorboard event files (None: no tensorboard logging)
+    :param _init_setup_model: (bool) build the graph in the constructor (False is used when loading)
+    :param async_eigen_decomp: (bool) kept for compatibility; our K-FAC always decomposes inside the train op
+    :param kfac_update: (int) number of updates between two eigen-decompositions of the factors
+    :param policy_kwargs: (dict) extra keyword arguments for the policy constructor
+    :param gae_lambda: (float) lambda of the Generalized Advantage Estimator; None (default): the n-step
+        discounted returns of A2C
+    :param full_tensorboard_log: (bool) add histograms and run metadata to the tensorboard log
+        (the files can become large)
+    :param seed: (int) seed of the python, numpy and TensorFlow generators; None leaves them unseeded.
+        Runs are only reproducible with ``n_cpu_tf_sess=1``
+    :param n_cpu_tf_sess: (int) number of threads of the TensorFlow session (None: as many as the machine has cores)
     """
 
     _saved_settings = ("gamma", "gae_lambda", "n_steps", "vf_coef", "ent_coef", "vf_fisher_coef",
                        "max_grad_norm", "learning_rate", "kfac_clip", "lr_schedule", "kfac_update",
                        "async_eigen_decomp")
-    # ACKTR files of library versions before 2.8 hold the unused setting "lam"
+    # files of library versions before 2.8 hold the unused setting "lam"
     _legacy_settings = ("lam",)
 
     def __init__(self, policy, env, gamma=0.99, nprocs=None, n_steps=20, ent_coef=0.01, vf_coef=0.25,
                  vf_fisher_coef=1.0, learning_rate=0.25, max_grad_norm=0.5, kfac_clip=0.001, lr_schedule='linear',
                  verbose=0, tensorboard_log=None, _init_setup_model=True, async_eigen_decomp=False, kfac_update=1,
                  gae_lambda=None, policy_kwargs=None, full_tensorboard_log=False, seed=None, n_cpu_tf_sess=1):
-
         if nprocs is not None:
             warnings.warn("nprocs will be removed in a future version (v3.x.x) use n_cpu_tf_sess instead",
                           DeprecationWarning)
             n_cpu_tf_sess = nprocs
-
-        self.n_steps = n_steps
-        self.gamma = gamma
-        self.ent_coef = ent_coef
-        self.vf_coef = vf_coef
-        self.vf_fisher_coef = vf_fisher_coef
-        self.kfac_clip = kfac_clip
-        self.max_grad_norm = max_grad_norm
-        self.learning_rate = learning_rate
-        self.lr_schedule = lr_schedule
-        self.tensorboard_log = tensorboard_log
+        # hyperparameters (these are also what `save` writes)
+        self.gamma, self.gae_lambda, self.n_steps = gamma, gae_lambda, n_steps
+        self.ent_coef, self.vf_coef, self.vf_fisher_coef = ent_coef, vf_coef, vf_fisher_coef
+        self.learning_rate, self.lr_schedule = learning_rate, lr_schedule
+        self.max_grad_norm, self.kfac_clip, self.kfac_update = max_grad_norm, kfac_clip, kfac_update
         self.async_eigen_decomp = async_eigen_decomp
-        self.full_tensorboard_log = full_tensorboard_log
-        self.kfac_update = kfac_update
-        self.gae_lambda = gae_lambda
+        self.tensorboard_log, self.full_tensorboard_log = tensorboard_log, full_tensorboard_log
+        # files of old versions may name the number of threads "nprocs"
+        self.nprocs = nprocs
 
-        self.actions_ph = None
-        self.advs_ph = None
-        self.rewards_ph = None
-        self.learning_rate_ph = None
-        self.step_model = None
-        self.train_model = None
-        self.entropy = None
-        self.pg_loss = None
-        self.vf_loss = None
-        self.pg_fisher = None
-        self.vf_fisher = None
-        self.joint_fisher = None
-        self.grads_check = None
-        self.optim = None
-        self.train_op = None
-        self.q_runner = None
-        self.learning_rate_schedule = None
-        self.proba_step = None
-        self.value = None
-        self.initial_state = None
-        self.n_batch = None
-        self.summary = None
+        # graph handles, filled in by setup_model()
+        for attribute in ("actions_ph", "advs_ph", "rewards_ph", "learning_rate_ph", "step_model", "train_model",
+                          "entropy", "pg_loss", "vf_loss", "pg_fisher", "vf_fisher", "joint_fisher", "grads_check",
+                          "optim", "train_op", "q_runner", "learning_rate_schedule", "proba_step", "value",
+                          "initial_state", "n_batch", "summary"):
+            setattr(self, attribute, None)
 
-        super(ACKTR, self).__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
-                                    _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
-                                    seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
-
+        super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
+                         _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
+                         seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
         if _init_setup_model:
             self.setup_model()
 
     def _make_runner(self) -> AbstractEnvRunner:
-        gae_lambda = self.gae_lambda
-        return ACKTRRunner(self.env, self, n_steps=self.n_steps, gamma=self.gamma, lam=gae_lambda)
+        return ACKTRRunner(self.env, self, n_steps=self.n_steps, gamma=self.gamma, lam=self.gae_lambda)
 
     def _get_pretrain_placeholders(self):
-        policy = self.train_model
-        if isinstance(self.action_space, spaces.Discrete):
-            return policy.obs_ph, self.actions_ph, policy.policy
-        return policy.obs_ph, self.actions_ph, policy.deterministic_action
+        net = self.train_model
+        # discrete actions are pretrained through the action probabilities, others through the mean action
+        target = net.policy if isinstance(self.action_space, spaces.Discrete) else net.deterministic_action
+        return net.obs_ph, self.actions_ph, target
 
     def _check_spaces(self) -> None:
+        """Raise a clear error for the action and observation spaces ACKTR cannot handle."""
         if not isinstance(self.action_space, (spaces.Discrete, spaces.Box)):
             raise ValueError("ACKTR supports Discrete and Box action spaces, got {!r}: MultiDiscrete and MultiBinary "
                              "actions are not supported by ACKTR".format(self.action_space))
@@ -148,145 +126,209 @@ class ACKTR(ActorCriticRLModel):
             raise ValueError("ACKTR supports Box, Discrete, MultiDiscrete and MultiBinary observation spaces, "
                              "got {!r}".format(self.observation_space))
 
+    # ------------------------------------------------------------------ graph construction
+
+    def _build_policies(self):
+        """
+        Create the acting network (one step for every environment) and, sharing its weights, the training
+        network (the whole rollout at once).
+
+        :return: (ActorCriticPolicy, ActorCriticPolicy) the acting and the training network
+        """
+        recurrent = issubclass(self.policy, RecurrentActorCriticPolicy)
+        acting_batch = self.n_envs if recurrent else None
+        training_batch = self.n_envs * self.n_steps if recurrent else None
+        spaces_args = (self.sess, self.observation_space, self.action_space)
+
+        acting = self.policy(*spaces_args, self.n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
+        self.params = tf_util.get_trainable_vars("model")
+        share_weights = tf_util.outer_scope_getter("train_model")
+        with tf.variable_scope("train_model", reuse=True, custom_getter=share_weights):
+            training = self.policy(*spaces_args, self.n_envs, self.n_steps, training_batch, reuse=True,
+                                   **self.policy_kwargs)
+        return acting, training
+
+    def _build_losses(self, net):
+        """
+        Create the inputs of an update, the training loss (policy gradient with entropy bonus, value
+        regression) and the sampled loss the Fisher blocks are estimated from. Called inside the "loss" scope.
+
+        :param net: (ActorCriticPolicy) the training network
+        :return: (TensorFlow Tensor) the training loss
+        """
+        self.advs_ph = float_input("advs_ph")
+        self.rewards_ph = float_input("rewards_ph")
+        self.learning_rate_ph = float_input("learning_rate_ph", batched=False)
+        self.actions_ph = net.pdtype.sample_placeholder([None], name="action_ph")
+        distribution = net.proba_distribution
+
+        action_nll = distribution.neglogp(self.actions_ph)
+        advantage_weighted = tf.reduce_mean(self.advs_ph * action_nll)
+        self.entropy = tf.reduce_mean(distribution.entropy())
+        self.pg_loss = advantage_weighted - self.ent_coef * self.entropy
+        self.vf_loss = mse(tf.squeeze(net.value_fn, axis=1), self.rewards_ph)
+        train_loss = self.pg_loss + self.vf_coef * self.vf_loss
+
+        # the model's own predictive distributions, with targets drawn from them: actions sampled from the
+        # policy, values drawn from a unit-variance Gaussian around the prediction
+        drawn_actions = tf.stop_gradient(distribution.sample())
+        self.pg_fisher = -tf.reduce_mean(distribution.neglogp(drawn_actions))
+        drawn_values = net.value_fn + tf.random_normal(tf.shape(net.value_fn))
+        value_error = net.value_fn - tf.stop_gradient(drawn_values)
+        self.vf_fisher = -self.vf_fisher_coef * tf.reduce_mean(tf.pow(value_error, 2))
+        self.joint_fisher = self.pg_fisher + self.vf_fisher
+
+        for tag, tensor in (('entropy_loss', self.entropy), ('policy_gradient_loss', self.pg_loss),
+                            ('policy_gradient_fisher_loss', self.pg_fisher), ('value_function_loss', self.vf_loss),
+                            ('value_function_fisher_loss', self.vf_fisher), ('loss', train_loss)):
+            tf.summary.scalar(tag, tensor)
+        self.grads_check = tf.gradients(train_loss, self.params)
+        return train_loss
+
+    def _value_only_params(self) -> list:
+        """
+        The parameters the action distribution does not depend on (those only the value function uses): they
+        take the plain natural-gradient step, outside the trust region. Without a value Fisher
+        (``vf_fisher_coef <= 0``) their curvature would be the damping alone: they then stay inside it, as in
+        the original.
+
+        :return: ([TensorFlow Variable])
+        """
+        policy_grads = tf.gradients(self.pg_fisher, self.params)
+        if self.vf_fisher_coef <= 0:
+            return []
+        return [param for param, policy_grad, grad in zip(self.params, policy_grads, self.grads_check)
+                if policy_grad is None and grad is not None]
+
     def setup_model(self):
         with SetVerbosity(self.verbose):
             self._check_policy_class()
             self._check_spaces()
-            # files of older versions: 'nprocs' may be stored instead of n_cpu_tf_sess
-            if getattr(self, "n_cpu_tf_sess", None) is None and getattr(self, "nprocs", None) is not None:
+            if self.n_cpu_tf_sess is None and self.nprocs is not None:
                 self.n_cpu_tf_sess = self.nprocs
             self.n_batch = self.n_envs * self.n_steps
             self._new_graph_and_session()
 
             with self.graph.as_default():
-                n_batch_step = None
-                n_batch_train = None
-                if issubclass(self.policy, RecurrentActorCriticPolicy):
-                    n_batch_step = self.n_envs
-                    n_batch_train = self.n_envs * self.n_steps
-
-                step_model = self.policy(self.sess, self.observation_space, self.action_space, self.n_envs,
-                                         1, n_batch_step, reuse=False, **self.policy_kwargs)
-
-                self.params = params = tf_util.get_trainable_vars("model")
-
-                with tf.variable_scope("train_model", reuse=True,
-                                       custom_getter=tf_util.outer_scope_getter("train_model")):
-                    train_model = self.policy(self.sess, self.observation_space, self.action_space,
-                                              self.n_envs, self.n_steps, n_batch_train,
-                                              reuse=True, **self.policy_kwargs)
-
+                step_model, train_model = self._build_policies()
                 with tf.variable_scope("loss", reuse=False, custom_getter=tf_util.outer_scope_getter("loss")):
-                    self.advs_ph = advs_ph = tf.placeholder(tf.float32, [None], name="advs_ph")
-                    self.rewards_ph = rewards_ph = tf.placeholder(tf.float32, [None], name="rewards_ph")
-                    self.learning_rate_ph = learning_rate_ph = tf.placeholder(tf.float32, [],
-                                                                              name="learning_rate_ph")
-                    self.actions_ph = train_model.pdtype.sample_placeholder([None], name="action_ph")
+                    train_loss = self._build_losses(train_model)
 
-                    neg_log_prob = train_model.proba_distribution.neglogp(self.actions_ph)
+                summarised_inputs = [('discounted_rewards', self.rewards_ph),
+                                     ('learning_rate', self.learning_rate_ph),
+                                     ('advantage', self.advs_ph)]
+                input_info_summaries(summarised_inputs, train_model.obs_ph, self.observation_space,
+                                     self.full_tensorboard_log)
 
-                    # training loss
-                    pg_loss = tf.reduce_mean(advs_ph * neg_log_prob)
-                    self.entropy = entropy = tf.reduce_mean(train_model.proba_distribution.entropy())
-                    self.pg_loss = pg_loss = pg_loss - self.ent_coef * entropy
-                    self.vf_loss = vf_loss = mse(tf.squeeze(train_model.value_fn, axis=1), rewards_ph)
-                    train_loss = pg_loss + self.vf_coef * vf_loss
-
-                    # Fisher loss: log-likelihood of actions sampled from the current policy, and of value
-                    # targets sampled from a unit-variance Gaussian around the current value
-                    sampled_actions = tf.stop_gradient(train_model.proba_distribution.sample())
-                    self.pg_fisher = pg_fisher_loss = \
-                        -tf.reduce_mean(train_model.proba_distribution.neglogp(sampled_actions))
-                    sample_net = train_model.value_fn + tf.random_normal(tf.shape(train_model.value_fn))
-                    self.vf_fisher = vf_fisher_loss = - self.vf_fisher_coef * tf.reduce_mean(
-                        tf.pow(train_model.value_fn - tf.stop_gradient(sample_net), 2))
-                    self.joint_fisher = pg_fisher_loss + vf_fisher_loss
-
-                    tf.summary.scalar('entropy_loss', self.entropy)
-                    tf.summary.scalar('policy_gradient_loss', pg_loss)
-                    tf.summary.scalar('policy_gradient_fisher_loss', pg_fisher_loss)
-                    tf.summary.scalar('value_function_loss', self.vf_loss)
-                    tf.summary.scalar('value_function_fisher_loss', vf_fisher_loss)
-                    tf.summary.scalar('loss', train_loss)
-
-                    self.grads_check = tf.gradients(train_loss, params)
-
-                input_info_summaries([('discounted_rewards', self.rewards_ph), ('learning_rate', self.learning_rate_ph),
-                                      ('advantage', self.advs_ph)],
-                                     train_model.obs_ph, self.observation_space, self.full_tensorboard_log)
-
-                # the trust region bounds the change of the policy: the parameters that only the value function
-                # uses (the action distribution does not depend on them) take the plain natural-gradient step.
-                # Without a value Fisher (vf_fisher_coef <= 0) their curvature would be the damping alone: they
-                # then stay in the trust region, as in the original.
-                policy_grads = tf.gradients(pg_fisher_loss, params)
-                value_only = [param for param, policy_grad, grad in zip(params, policy_grads, self.grads_check)
-                              if policy_grad is None and grad is not None] if self.vf_fisher_coef > 0 else []
-                self.optim = optim = KfacOptimizer(
-                    learning_rate=learning_rate_ph, clip_kl=self.kfac_clip, momentum=0.9,
+                self.optim = KfacOptimizer(
+                    learning_rate=self.learning_rate_ph, clip_kl=self.kfac_clip, momentum=0.9,
                     kfac_update=self.kfac_update, epsilon=0.01, stats_decay=0.95,
                     async_eigen_decomp=self.async_eigen_decomp, cold_iter=10, cold_lr=0.01,
                     max_grad_norm=self.max_grad_norm, verbose=self.verbose, name="kfac",
-                    unclipped_vars=value_only)
-                optim.compute_and_apply_stats(self.joint_fisher, var_list=params, extra_loss_tensors=[train_loss])
-                self.train_op, self.q_runner = optim.apply_gradients(list(zip(self.grads_check, params)))
+                    unclipped_vars=self._value_only_params())
+                self.optim.compute_and_apply_stats(self.joint_fisher, var_list=self.params,
+                                                   extra_loss_tensors=[train_loss])
+                self.train_op, self.q_runner = self.optim.apply_gradients(list(zip(self.grads_check, self.params)))
 
-                self.train_model = train_model
-                self.step_model = step_model
-                self.step = step_model.step
-                self.proba_step = step_model.proba_step
-                self.value = step_model.value
-                self.initial_state = step_model.initial_state
+                self.train_model, self.step_model = train_model, step_model
+                self.step, self.proba_step = step_model.step, step_model.proba_step
+                self.value, self.initial_state = step_model.value, step_model.initial_state
                 tf.global_variables_initializer().run(session=self.sess)
-                # predict computes in NumPy when it can (refreshed after every update)
+                # acting runs in NumPy where possible; the copy of the weights is refreshed after each update
                 self._enable_numpy_forward(step_model)
 
                 self.summary = tf.summary.merge_all()
 
+    # ------------------------------------------------------------------ training
+
+    def _advance_learning_rate(self, n_samples: int) -> float:
+        """
+        Move the learning-rate scheduler forward by one tick per sample of the batch.
+
+        :param n_samples: (int) size of the batch
+        :return: (float) the learning rate after the last tick
+        """
+        if n_samples < 1:
+            raise ValueError("ACKTR cannot make an update from an empty batch of observations")
+        rate = None
+        for _ in range(n_samples):
+            rate = self.learning_rate_schedule.value()
+        return rate
+
     def _train_step(self, obs, states, rewards, masks, actions, values, update, writer):
         """
-        One K-FAC update on a rollout.
+        Make one K-FAC update from a rollout.
 
-        :param obs: ([float]) The input observations
-        :param states: ([float]) The states (used for recurrent policies)
-        :param rewards: ([float]) The rewards (discounted returns) from the environment
-        :param masks: ([bool]) Whether or not the episode is over (used for recurrent policies)
-        :param actions: ([float]) The actions taken
-        :param values: ([float]) The logits values
-        :param update: (int) the current step iteration
-        :param writer: (TensorFlow Summary.writer) the writer for tensorboard
-        :return: (float, float, float) policy loss, value loss, policy entropy
+        :param obs: ([float]) observations of the rollout
+        :param states: ([float]) recurrent state at the start of the rollout (None for feed-forward policies)
+        :param rewards: ([float]) the returns (value targets)
+        :param masks: ([bool]) episode-start flags (used by recurrent policies)
+        :param actions: ([float]) actions that were taken
+        :param values: ([float]) value estimates made while acting
+        :param update: (int) index of this update, used for the tensorboard step
+        :param writer: (TensorFlow Summary.writer) tensorboard writer, or None
+        :return: (float, float, float) policy loss, value loss and policy entropy
         """
-        advs = rewards - values
-        cur_lr = None
-        for _ in range(len(obs)):
-            cur_lr = self.learning_rate_schedule.value()
-        assert cur_lr is not None, "Error: the observation input array cannot be empty"
-
-        td_map = {self.train_model.obs_ph: obs, self.actions_ph: actions, self.advs_ph: advs,
-                  self.rewards_ph: rewards, self.learning_rate_ph: cur_lr}
-
+        feed_dict = {self.train_model.obs_ph: obs, self.actions_ph: actions, self.advs_ph: rewards - values,
+                     self.rewards_ph: rewards, self.learning_rate_ph: self._advance_learning_rate(len(obs))}
         if states is not None:
-            td_map[self.train_model.states_ph] = states
-            td_map[self.train_model.dones_ph] = masks
+            feed_dict[self.train_model.states_ph] = states
+            feed_dict[self.train_model.dones_ph] = masks
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.train_op]
-        if writer is not None:
-            # with full_tensorboard_log, every 10th update also records TensorFlow's run metadata
-            if self.full_tensorboard_log and (1 + update) % 10 == 0:
-                run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-                run_metadata = tf.RunMetadata()
-                summary, policy_loss, value_loss, policy_entropy, _ = self.sess.run(
-                    [self.summary] + fetches, td_map, options=run_options, run_metadata=run_metadata)
-                writer.add_run_metadata(run_metadata, 'step%d' % (update * (self.n_batch + 1)))
-            else:
-                summary, policy_loss, value_loss, policy_entropy, _ = self.sess.run([self.summary] + fetches, td_map)
-            writer.add_summary(summary, update * (self.n_batch + 1))
+        if writer is None:
+            policy_loss, value_loss, policy_entropy, _ = self.sess.run(fetches, feed_dict)
         else:
-            policy_loss, value_loss, policy_entropy, _ = self.sess.run(fetches, td_map)
+            global_step = update * (self.n_batch + 1)
+            run_kwargs = {}
+            trace = self.full_tensorboard_log and (1 + update) % 10 == 0
+            if trace:
+                run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                                  run_metadata=tf.RunMetadata())
+            summary, policy_loss, value_loss, policy_entropy, _ = self.sess.run([self.summary] + fetches,
+                                                                                feed_dict, **run_kwargs)
+            if trace:
+                writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % global_step)
+            writer.add_summary(summary, global_step)
         self.step_model.invalidate_numpy_forward()
-
         return policy_loss, value_loss, policy_entropy
+
+    def _log_update(self, update, fps, values, returns, losses):
+        """Write the statistics of one update to the logger."""
+        policy_loss, value_loss, policy_entropy = losses
+        stats = [("nupdates", update), ("total_timesteps", self.num_timesteps), ("fps", fps),
+                 ("policy_entropy", float(policy_entropy)), ("policy_loss", float(policy_loss)),
+                 ("value_loss", float(value_loss)),
+                 ("explained_variance", float(explained_variance(values, returns)))]
+        for key, val in stats:
+            logger.record_tabular(key, val)
+        self._log_episode_stats()
+        logger.dump_tabular()
+
+    def _update_once(self, update, callback, writer, t_start, log_interval):
+        """
+        Collect one rollout and learn from it.
+
+        :return: (bool) False when the callback stopped the training during the rollout
+        """
+        callback.on_rollout_start()
+        # returns: the value targets; true_reward: the environment rewards as received
+        obs, states, returns, masks, actions, values, ep_infos, true_reward = self.runner.run(callback)
+        callback.on_rollout_end()
+        if not self.runner.continue_training:
+            return False
+
+        self.ep_info_buf.extend(ep_infos)
+        losses = self._train_step(obs, states, returns, masks, actions, values,
+                                  self.num_timesteps // (self.n_batch + 1), writer)
+        fps = int((update * self.n_batch) / (time.time() - t_start))
+        if writer is not None:
+            per_env_shape = (self.n_envs, self.n_steps)
+            total_episode_reward_logger(self.episode_reward, true_reward.reshape(per_env_shape),
+                                        masks.reshape(per_env_shape), writer, self.num_timesteps)
+        if self.verbose >= 1 and (update == 1 or update % log_interval == 0):
+            self._log_update(update, fps, values, returns, losses)
+        return True
 
     def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="ACKTR",
               reset_num_timesteps=True, progress_bar=False):
@@ -294,55 +336,18 @@ class ACKTR(ActorCriticRLModel):
         new_tb_log = self._init_num_timesteps(reset_num_timesteps)
         callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
 
-        with SetVerbosity(self.verbose), TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) \
-                as writer:
+        with SetVerbosity(self.verbose), \
+                TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) as writer:
             self._setup_learn()
             self.n_batch = self.n_envs * self.n_steps
-
             self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate, n_values=total_timesteps,
                                                     schedule=self.lr_schedule)
-
             t_start = time.time()
             callback.on_training_start(locals(), globals())
 
-            for update in range(1, total_timesteps // self.n_batch + 1):
-
-                callback.on_rollout_start()
-                # pytype:disable=bad-unpacking
-                # returns: discounted n-step returns; true_reward: the rewards as the env gave them
-                rollout = self.runner.run(callback)
-                obs, states, returns, masks, actions, values, ep_infos, true_reward = rollout
-                # pytype:enable=bad-unpacking
-                callback.on_rollout_end()
-
-                # a callback returned False
-                if not self.runner.continue_training:
+            for update in range(1, 1 + total_timesteps // self.n_batch):
+                if not self._update_once(update, callback, writer, t_start, log_interval):
                     break
-
-                self.ep_info_buf.extend(ep_infos)
-                policy_loss, value_loss, policy_entropy = self._train_step(obs, states, returns, masks, actions,
-                                                                           values, self.num_timesteps // (self.n_batch + 1),
-                                                                           writer)
-                n_seconds = time.time() - t_start
-                fps = int((update * self.n_batch) / n_seconds)
-
-                if writer is not None:
-                    total_episode_reward_logger(self.episode_reward,
-                                                true_reward.reshape((self.n_envs, self.n_steps)),
-                                                masks.reshape((self.n_envs, self.n_steps)),
-                                                writer, self.num_timesteps)
-
-                if self.verbose >= 1 and (update % log_interval == 0 or update == 1):
-                    explained_var = explained_variance(values, returns)
-                    logger.record_tabular("nupdates", update)
-                    logger.record_tabular("total_timesteps", self.num_timesteps)
-                    logger.record_tabular("fps", fps)
-                    logger.record_tabular("policy_entropy", float(policy_entropy))
-                    logger.record_tabular("policy_loss", float(policy_loss))
-                    logger.record_tabular("value_loss", float(value_loss))
-                    logger.record_tabular("explained_variance", float(explained_var))
-                    self._log_episode_stats()
-                    logger.dump_tabular()
 
         callback.on_training_end()
         return self
@@ -376,61 +381,23 @@ class ACKTRRunner(AbstractEnvRunner):
             observations, initial states, returns, masks, actions, values, episode infos, true rewards,
             flattened as [n_envs * n_steps, ...] in env-major order
         """
-        mb_obs, mb_rewards, mb_actions, mb_values, mb_dones = [], [], [], [], []
-        mb_states = self.states
-        ep_infos = []
-        for _ in range(self.n_steps):
-            actions, values, states, _ = self.model.step(self.obs, self.states, self.dones)
-            mb_obs.append(np.copy(self.obs))
-            mb_actions.append(actions)
-            mb_values.append(values)
-            mb_dones.append(self.dones)
-            clipped_actions = self._clip_actions(actions)
-            obs, rewards, dones, infos = self.env.step(clipped_actions)
-
-            self.model.num_timesteps += self.n_envs
-
-            if not self._on_env_step(locals()):
-                # Abort training early
-                return [None] * 8
-
-            for info in infos:
-                maybe_ep_info = info.get('episode')
-                if maybe_ep_info is not None:
-                    ep_infos.append(maybe_ep_info)
-
-            self.states = states
-            self.dones = dones
-            self.obs = obs
-            mb_rewards.append(rewards)
-
-        # [n_steps, n_envs, ...]
-        mb_obs = np.asarray(mb_obs, dtype=self.obs.dtype)
-        mb_rewards = np.asarray(mb_rewards, dtype=np.float32)
-        mb_actions = np.asarray(mb_actions)
-        mb_values = np.asarray(mb_values, dtype=np.float32)
-        # dones[t] = the episode had ended before step t (mask of step t); next_dones[t] = it ends at step t
-        mb_masks = np.asarray(mb_dones, dtype=bool)
-        next_dones = np.concatenate([mb_masks[1:], np.asarray(self.dones, dtype=bool)[None]], axis=0)
+        rollout = collect_rollout(self)
+        if rollout is None:
+            return [None] * 8
+        rewards = np.asarray(rollout["mb_rewards"], dtype=np.float32)
+        values = np.asarray(rollout["mb_values"], dtype=np.float32)
+        masks = np.asarray(rollout["mb_dones"], dtype=bool)
+        last_dones = np.asarray(self.dones, dtype=bool)
         last_values = np.asarray(self.model.value(self.obs, self.states, self.dones), dtype=np.float32)
-
-        true_rewards = np.copy(mb_rewards)
-        returns = np.zeros_like(mb_rewards)
         if self.lam is None:
-            running = last_values
-            for step in reversed(range(self.n_steps)):
-                nonterminal = 1.0 - next_dones[step]
-                running = mb_rewards[step] + self.gamma * running * nonterminal
-                returns[step] = running
+            # episode ends of every step: the start flags shifted by one
+            ends = np.concatenate([masks[1:], last_dones[None]], axis=0)
+            returns = discounted_returns(rewards, ends, last_values, self.gamma)
         else:
-            last_gae_lam = 0.0
-            for step in reversed(range(self.n_steps)):
-                nonterminal = 1.0 - next_dones[step]
-                next_values = last_values if step == self.n_steps - 1 else mb_values[step + 1]
-                delta = mb_rewards[step] + self.gamma * next_values * nonterminal - mb_values[step]
-                last_gae_lam = delta + self.gamma * self.lam * nonterminal * last_gae_lam
-                returns[step] = last_gae_lam + mb_values[step]
+            advantages = gae_advantages(rewards, values, masks, last_values, last_dones, self.gamma, self.lam)
+            returns = (advantages + values).astype(np.float32)
 
-        mb_obs, returns, mb_masks, mb_actions, mb_values, true_rewards = map(
-            swap_and_flatten, (mb_obs, returns, mb_masks, mb_actions, mb_values, true_rewards))
-        return mb_obs, mb_states, returns, mb_masks, mb_actions, mb_values, ep_infos, true_rewards
+        arrays = (np.asarray(rollout["mb_obs"], dtype=self.obs.dtype), returns, masks,
+                  np.asarray(rollout["mb_actions"]), values, rewards)
+        observations, returns, masks, actions, values, rewards = [swap_and_flatten(arr) for arr in arrays]
+        return observations, rollout["mb_states"], returns, masks, actions, values, rollout["ep_infos"], rewards

@@ -612,10 +612,15 @@ class KfacOptimizer:
                                     lambda: [tf.identity(s) for s in kfac_steps], strict=True)
                 else:
                     steps = kfac_steps
+                # every gradient is computed before any variable changes: the step of a variable outside the
+                # trust region depends on its own gradient only, and without this order it could be written
+                # while the back-propagation of another gradient still reads it (a race between the session's
+                # threads that made seeded runs differ)
                 updates = []
-                for (var, velocity), update in zip(velocities.items(), steps):
-                    new_velocity = tf.assign(velocity, self.momentum * velocity + update)
-                    updates.append(tf.assign_sub(var, (1.0 - self.momentum) * new_velocity))
+                with tf.control_dependencies(list(grads.values())):
+                    for (var, velocity), update in zip(velocities.items(), steps):
+                        new_velocity = tf.assign(velocity, self.momentum * velocity + update)
+                        updates.append(tf.assign_sub(var, (1.0 - self.momentum) * new_velocity))
             with tf.control_dependencies(updates + eigen_assigns):
                 train_op = tf.assign_add(self.step_counter, 1).op
         return train_op, None

@@ -1,218 +1,301 @@
 """
-Environment loops that collect experience for the on-policy algorithms.
+Experience collection of the on-policy algorithms.
+
+- :class:`AbstractEnvRunner`: base of the vectorized runners of A2C, ACER, ACKTR and PPO2; the step loop itself
+  is :func:`~stable_baselines.common.rollouts.collect_rollout`.
+- :func:`traj_segment_generator`: fixed-length segments of one environment (PPO1, TRPO, GAIL).
+- :func:`add_vtarg_and_adv`: GAE advantages and TD(lambda) targets of such a segment.
 """
 from abc import ABC, abstractmethod
-from typing import Optional, Union
+from typing import Any, Dict, Generator, List, Optional, Tuple
 
 import numpy as np
-from gymnasium import spaces
 
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.gym_compat import reset_env, step_env
+from stable_baselines.common.returns import gae_advantages
+from stable_baselines.common.rollouts import clip_to_space, notify_step
 from stable_baselines.common.vec_env import VecEnv
 
 
 class AbstractEnvRunner(ABC):
-    def __init__(self, *, env: Union[VecEnv], model, n_steps: int):
-        """
-        Collect experience by running `n_steps` in the environment.
-        Note: if this is a `VecEnv`, the total number of steps will
-        be `n_steps * n_envs`.
+    """
+    Steps a vectorized environment with a model's policy and keeps where every environment stands
+    (current observations, recurrent states, episode-start flags) from one rollout to the next.
+    A rollout holds ``n_steps`` steps of every environment, ``n_steps * n_envs`` transitions in all.
 
-        :param env: (Union[gym.Env, VecEnv]) The environment to learn from
-        :param model: (Model) The model to learn
-        :param n_steps: (int) The number of steps to run for each environment
-        """
+    Subclasses implement :meth:`_run`; those built on :func:`~stable_baselines.common.rollouts.collect_rollout`
+    choose what differs through :attr:`recorded_outputs`, :attr:`start_states_name`,
+    :attr:`advance_before_callback` and the hooks :meth:`policy_step`, :meth:`extra_columns`, :meth:`after_step`.
+
+    :param env: (VecEnv) the environment to step
+    :param model: (BaseRLModel) the model whose policy acts (its ``num_timesteps`` is advanced)
+    :param n_steps: (int) steps per environment in one rollout
+    """
+
+    #: outputs of :meth:`policy_step` kept per step (as ``mb_<name>`` lists)
+    recorded_outputs: Tuple[str, ...] = ("values",)
+    #: name under which the callback sees the recurrent states at the start of the rollout
+    start_states_name = "mb_states"
+    #: store the environment's answer in the runner before the callback is told (the callback then does
+    #: not see ``obs``, ``dones`` and ``states`` as separate variables)
+    advance_before_callback = False
+
+    def __init__(self, *, env: VecEnv, model, n_steps: int):
         self.env = env
         self.model = model
-        n_envs = env.num_envs
-        self.batch_ob_shape = (n_envs * n_steps,) + env.observation_space.shape
-        self.obs = np.zeros((n_envs,) + env.observation_space.shape, dtype=env.observation_space.dtype)
-        self.obs[:] = env.reset()
+        self.n_envs = n_envs = env.num_envs
         self.n_steps = n_steps
+        obs_shape = env.observation_space.shape
+        self.batch_ob_shape = (n_envs * n_steps,) + obs_shape
+        self.obs = np.zeros((n_envs,) + obs_shape, dtype=env.observation_space.dtype)
+        self.obs[:] = env.reset()
         self.states = model.initial_state
-        self.dones = [False for _ in range(n_envs)]
-        self.callback = None  # type: Optional[BaseCallback]
+        self.dones = [False] * n_envs
+        self.callback: Optional[BaseCallback] = None
         self.continue_training = True
-        self.n_envs = n_envs
 
-    def run(self, callback: Optional[BaseCallback] = None):
+    def run(self, callback: Optional[BaseCallback] = None) -> Any:
         """
-        Collect experience.
+        Collect one rollout.
 
-        :param callback: (Optional[BaseCallback]) The callback that will be called
-            at each environment step.
+        :param callback: (BaseCallback) told after every environment step (None: no callback)
+        :return: what the algorithm's runner returns (a tuple of arrays, all None when the callback stopped)
         """
         self.callback = callback
         self.continue_training = True
         return self._run()
 
     @abstractmethod
-    def _run(self):
+    def _run(self) -> Any:
         """
-        This method must be overwritten by child class.
+        Collect one rollout (implemented by every runner).
         """
         raise NotImplementedError
 
+    def policy_step(self) -> Tuple[np.ndarray, Any, Dict[str, Any]]:
+        """
+        Ask the model for the actions of the current observations.
+
+        :return: (np.ndarray, Any, dict) the actions, the next recurrent states, and the other outputs by the
+            name the callback sees them under (the value estimates as ``values``; the negative
+            log-likelihoods as ``_``, unused by the algorithms built on this default)
+        """
+        actions, values, states, neglogp = self.model.step(self.obs, self.states, self.dones)
+        return actions, states, {"values": values, "_": neglogp}
+
+    def extra_columns(self) -> Dict[str, list]:
+        """
+        :return: (dict) further per-step lists of a rollout, by name, with their initial content
+        """
+        return {}
+
+    def after_step(self, columns: Dict[str, Any], obs: np.ndarray) -> None:
+        """
+        Called at the end of every step of a rollout.
+
+        :param columns: (dict) the lists of the rollout
+        :param obs: (np.ndarray) the observations the environment returned
+        """
+
+    def advance(self, obs: np.ndarray, dones: np.ndarray, states: Any) -> None:
+        """
+        Take the environment's answer as the new current position of every environment.
+
+        :param obs: (np.ndarray) the observations after the step
+        :param dones: (np.ndarray) whether each episode ended with the step
+        :param states: (Any) the recurrent states after the step
+        """
+        if self.advance_before_callback:
+            self.obs[:] = obs
+        else:
+            self.obs = obs
+        self.dones, self.states = dones, states
+
     def _clip_actions(self, actions: np.ndarray) -> np.ndarray:
         """
-        Clip continuous actions to the bounds of the action space (to avoid out of bound errors).
-
-        :param actions: (np.ndarray)
-        :return: (np.ndarray)
+        :param actions: (np.ndarray) actions of the policy
+        :return: (np.ndarray) the actions clipped to a Box action space
         """
-        action_space = self.env.action_space
-        if isinstance(action_space, spaces.Box):
-            return np.clip(actions, action_space.low, action_space.high)
-        return actions
+        return clip_to_space(actions, self.env.action_space)
 
-    def _on_env_step(self, local_variables: dict) -> bool:
+    def _on_env_step(self, local_variables: Dict[str, Any]) -> bool:
         """
-        Hand the loop's variables to the callback after an environment step. As the manual's legacy
-        callbacks expect, ``locals_["self"]`` is the model; the runner itself is ``locals_["runner"]``.
+        Tell the callback about an environment step. As legacy callbacks expect, ``locals_["self"]`` is the
+        model; the runner is ``locals_["runner"]``.
 
-        :param local_variables: (dict) ``locals()`` of the collecting loop
-        :return: (bool) False when the callback asked to stop training
+        :param local_variables: (dict) the variables of the collecting loop
+        :return: (bool) False when the callback asked to stop
         """
         if self.callback is None:
             return True
-        local_variables = dict(local_variables, self=self.model, runner=self)
-        self.callback.update_locals(local_variables)
-        if self.callback.on_step() is False:
-            self.continue_training = False
-            return False
-        return True
+        if notify_step(self.callback, dict(local_variables, self=self.model, runner=self)):
+            return True
+        self.continue_training = False
+        return False
 
 
 def swap_and_flatten(arr: np.ndarray) -> np.ndarray:
     """
-    swap and then flatten axes 0 and 1
+    Turn a time-major array (n_steps, n_envs, ...) into one row per transition, environment-major.
 
-    :param arr: (np.ndarray)
-    :return: (np.ndarray)
+    :param arr: (np.ndarray) array of shape (n_steps, n_envs, ...)
+    :return: (np.ndarray) array of shape (n_envs * n_steps, ...)
     """
-    shape = arr.shape
-    return arr.swapaxes(0, 1).reshape(shape[0] * shape[1], *shape[2:])
+    n_steps, n_envs = arr.shape[:2]
+    return arr.swapaxes(0, 1).reshape(n_steps * n_envs, *arr.shape[2:])
 
 
-def traj_segment_generator(policy, env, horizon: int, reward_giver=None, gail: bool = False, callback=None):
+def _policy_input(observation: Any) -> np.ndarray:
+    """One observation as a batch of one row."""
+    return np.asarray(observation).reshape(-1, *np.shape(observation))
+
+
+class _SegmentState:
     """
-    Generate trajectory segments of ``horizon`` timesteps with the given policy (used by PPO1,
-    TRPO and GAIL). The callback sees the local variables of this loop (see the manual's
-    "Callbacks - Accessible Variables").
+    What :func:`traj_segment_generator` keeps between steps: the arrays of the segment being filled and the
+    running sums of the current episode.
 
-    :param policy: (MLPPolicy) the policy
-    :param env: (Gym Environment) the environment (a gymnasium / legacy gym env, or a 1-env VecEnv
-        wrapper that resets by itself)
-    :param horizon: (int) the number of timesteps to run per batch
-    :param reward_giver: (TransitionClassifier) the reward predicter from obsevation and action
-    :param gail: (bool) Whether we are using this generator for standard trpo or with gail
-    :param callback: (BaseCallback)
-    :return: (dict) generator that returns a dict with the following keys:
-
-        - observations: (np.ndarray) observations
-        - rewards: (numpy float) rewards (if gail is used it is the predicted reward)
-        - true_rewards: (numpy float) if gail is used it is the original reward
-        - vpred: (numpy float) action logits
-        - dones: (numpy bool) dones (is end of episode, used for logging)
-        - episode_starts: (numpy bool)
-            True if first timestep of an episode, used for GAE
-        - actions: (np.ndarray) actions
-        - nextvpred: (numpy float) next action logits
-        - ep_rets: (float) cumulated current episode reward
-        - ep_lens: (int) the length of the current episode
-        - ep_true_rets: (float) the real environment reward
-        - total_timestep: (int) the number of timesteps of this segment
-        - continue_training: (bool) Whether to continue training
-            or stop early (triggered by the callback)
+    :param horizon: (int) steps per segment
+    :param observation: (np.ndarray) an observation (gives the shape and dtype)
+    :param action: (np.ndarray) an action (gives the shape and dtype)
     """
-    # Check when using GAIL
+
+    def __init__(self, horizon: int, observation: Any, action: Any):
+        self.observations = np.array([observation] * horizon)
+        self.actions = np.array([action] * horizon)
+        self.rewards = np.zeros(horizon, 'float32')
+        self.true_rewards = np.zeros(horizon, 'float32')
+        self.vpreds = np.zeros(horizon, 'float32')
+        self.episode_starts = np.zeros(horizon, 'bool')
+        self.dones = np.zeros(horizon, 'bool')
+        self.cur_ep_ret: Any = 0
+        self.cur_ep_true_ret: Any = 0
+        self.current_ep_len = 0
+        self.current_it_len = 0
+        self.ep_rets: List[Any] = []
+        self.ep_true_rets: List[Any] = []
+        self.ep_lens: List[int] = []
+
+    def new_segment(self) -> None:
+        """Forget the episodes of the segment that was handed out (the arrays are refilled in place)."""
+        self.ep_rets, self.ep_true_rets, self.ep_lens = [], [], []
+        self.current_it_len = 0
+
+    def end_episode(self, info: dict, gail: bool) -> Optional[dict]:
+        """
+        Close the current episode; the Monitor's undiscounted return replaces the sums when available (for
+        GAIL only the true return: its learning return is the discriminator's).
+
+        :param info: (dict) the info of the last step
+        :param gail: (bool) whether the rewards come from a discriminator
+        :return: (dict or None) the Monitor's episode record
+        """
+        episode = info.get('episode')
+        if episode is not None:
+            self.cur_ep_true_ret = episode['r']
+            if not gail:
+                self.cur_ep_ret = episode['r']
+        self.ep_rets.append(self.cur_ep_ret)
+        self.ep_true_rets.append(self.cur_ep_true_ret)
+        self.ep_lens.append(self.current_ep_len)
+        self.cur_ep_ret = self.cur_ep_true_ret = self.current_ep_len = 0
+        return episode
+
+    def segment(self, next_value: Any, continue_training: bool) -> Dict[str, Any]:
+        """
+        :param next_value: (float) value estimate after the last step (0 at an episode start)
+        :param continue_training: (bool) False when the callback stopped the training
+        :return: (dict) the segment, see :func:`traj_segment_generator`
+        """
+        return {"observations": self.observations, "rewards": self.rewards, "dones": self.dones,
+                "episode_starts": self.episode_starts, "true_rewards": self.true_rewards, "vpred": self.vpreds,
+                "actions": self.actions, "nextvpred": next_value, "ep_rets": self.ep_rets,
+                "ep_lens": self.ep_lens, "ep_true_rets": self.ep_true_rets,
+                "total_timestep": self.current_it_len, "continue_training": continue_training}
+
+    def visible(self) -> Dict[str, Any]:
+        """
+        :return: (dict) the segment's variables under the names a callback sees them
+        """
+        names = ("observations", "actions", "rewards", "true_rewards", "vpreds", "episode_starts", "dones",
+                 "cur_ep_ret", "cur_ep_true_ret", "current_ep_len", "current_it_len", "ep_rets",
+                 "ep_true_rets", "ep_lens")
+        return {name: getattr(self, name) for name in names}
+
+
+def traj_segment_generator(policy, env, horizon: int, reward_giver=None, gail: bool = False,
+                           callback=None) -> Generator[Dict[str, Any], None, None]:
+    """
+    Endless generator of trajectory segments of ``horizon`` steps of one environment (PPO1, TRPO, GAIL).
+    Episodes run on across segments; after each segment the policy may change before the next is collected.
+    The callback is told after every step (see the manual's "Callbacks - Accessible Variables").
+
+    :param policy: (MLPPolicy) the policy (any object with a ``step(obs, states, dones)`` method)
+    :param env: (Gym Environment) a gymnasium or legacy gym environment, or a one-environment VecEnv
+        (which resets by itself)
+    :param horizon: (int) the number of steps of a segment
+    :param reward_giver: (TransitionClassifier) the discriminator rewarding (observation, action) pairs (GAIL)
+    :param gail: (bool) learn from the discriminator's reward instead of the environment's
+    :param callback: (BaseCallback) the callback (None: no callback)
+    :return: (dict) generator of segments, with the keys:
+
+        - observations: (np.ndarray) the observations
+        - rewards: (numpy float) the rewards learned from (the discriminator's with GAIL)
+        - true_rewards: (numpy float) the environment's rewards
+        - vpred: (numpy float) the value estimates
+        - dones: (numpy bool) whether the episode ended with the step
+        - episode_starts: (numpy bool) whether the step is the first of an episode (for GAE)
+        - actions: (np.ndarray) the actions
+        - nextvpred: (numpy float) the value estimate after the last step (0 at an episode start)
+        - ep_rets: (float) returns of the episodes that ended in the segment
+        - ep_lens: (int) their lengths
+        - ep_true_rets: (float) their environment returns
+        - total_timestep: (int) the number of steps of the segment
+        - continue_training: (bool) False when the callback stopped the training (last segment)
+    """
     if gail and reward_giver is None:
         raise ValueError("You must pass a reward giver (reward_giver=...) when using GAIL (gail=True)")
     if not isinstance(horizon, (int, np.integer)) or horizon <= 0:
         raise ValueError("horizon must be a positive int (timesteps per segment), got {!r}".format(horizon))
 
-    # Initialize state variables
-    step = 0
-    action = env.action_space.sample()  # not used, just so we have the datatype
     observation, _ = reset_env(env)
-
-    cur_ep_ret = 0  # return in current episode
-    current_it_len = 0  # len of current iteration
-    current_ep_len = 0  # len of current episode
-    cur_ep_true_ret = 0
-    ep_true_rets = []
-    ep_rets = []  # returns of completed episodes in this segment
-    ep_lens = []  # Episode lengths
-
-    # Initialize history arrays
-    observations = np.array([observation for _ in range(horizon)])
-    true_rewards = np.zeros(horizon, 'float32')
-    rewards = np.zeros(horizon, 'float32')
-    vpreds = np.zeros(horizon, 'float32')
-    episode_starts = np.zeros(horizon, 'bool')
-    dones = np.zeros(horizon, 'bool')
-    actions = np.array([action for _ in range(horizon)])
+    record = _SegmentState(horizon, observation, env.action_space.sample())
     states = policy.initial_state
-    episode_start = True  # marks if we're on first timestep of an episode
-    done = False
-
-    # the weights may have changed since the policy's NumPy copy was read (e.g. synchronised across MPI workers);
-    # any object with a ``step`` method is accepted as policy
+    episode_start, done = True, False
+    # the weights may have changed since the policy's NumPy copy was read (e.g. synchronised across MPI
+    # workers); any object with a ``step`` method is accepted as policy
     invalidate_numpy_forward = getattr(policy, "invalidate_numpy_forward", lambda: None)
     invalidate_numpy_forward()
     if callback is not None:
         callback.on_rollout_start()
+    visible: Dict[str, Any] = {"env": env, "policy": policy, "horizon": horizon, "reward_giver": reward_giver,
+                               "gail": gail, "callback": callback,
+                               "invalidate_numpy_forward": invalidate_numpy_forward}
 
+    step = 0
     while True:
-        action, vpred, states, _ = policy.step(np.asarray(observation).reshape(-1, *np.shape(observation)), states,
-                                               np.array([done]))
-        # Slight weirdness here because we need value function at time T
-        # before returning segment [0, T-1] so we get the correct
-        # terminal value
+        action, vpred, states, last_output = policy.step(_policy_input(observation), states, np.array([done]))
         if step > 0 and step % horizon == 0:
+            # the value of the observation after the segment is known only now
             if callback is not None:
                 callback.on_rollout_end()
-            yield {
-                "observations": observations,
-                "rewards": rewards,
-                "dones": dones,
-                "episode_starts": episode_starts,
-                "true_rewards": true_rewards,
-                "vpred": vpreds,
-                "actions": actions,
-                "nextvpred": vpred[0] * (1 - episode_start),
-                "ep_rets": ep_rets,
-                "ep_lens": ep_lens,
-                "ep_true_rets": ep_true_rets,
-                "total_timestep": current_it_len,
-                "continue_training": True
-            }
-            # The policy may have changed during the update: recompute the value of the current state
+            yield record.segment(vpred[0] * (1 - episode_start), True)
+            # the update may have changed the policy: estimate the current value again
             invalidate_numpy_forward()
-            _, vpred, _, _ = policy.step(np.asarray(observation).reshape(-1, *np.shape(observation)))
-            # Be careful!!! if you change the downstream algorithm to aggregate
-            # several of these batches, then be sure to do a deepcopy
-            ep_rets = []
-            ep_true_rets = []
-            ep_lens = []
-            # Reset current iteration length
-            current_it_len = 0
+            _, vpred, _, last_output = policy.step(_policy_input(observation))
+            record.new_segment()
             if callback is not None:
                 callback.on_rollout_start()
         i = step % horizon
-        observations[i] = observation
-        vpreds[i] = vpred[0]
-        actions[i] = action[0]
-        episode_starts[i] = episode_start
+        record.observations[i] = observation
+        record.vpreds[i] = vpred[0]
+        record.actions[i] = action[0]
+        record.episode_starts[i] = episode_start
 
-        clipped_action = action
-        # Clip the actions to avoid out of bound error
-        if isinstance(env.action_space, spaces.Box):
-            clipped_action = np.clip(action, env.action_space.low, env.action_space.high)
-
+        clipped_action = clip_to_space(action, env.action_space)
         if gail:
-            # the discriminator's reward for this one transition, as a plain float
+            # the discriminator's reward for this transition, as a plain float
             reward = float(np.asarray(reward_giver.get_reward(observation, clipped_action[0])).reshape(-1)[0])
             observation, true_reward, terminated, truncated, info = step_env(env, clipped_action[0])
         else:
@@ -221,75 +304,44 @@ def traj_segment_generator(policy, env, horizon: int, reward_giver=None, gail: b
         done = terminated or truncated
 
         if callback is not None:
-            callback.update_locals(locals())
-            if callback.on_step() is False:
-                # We have to return everything so pytype does not complain
-                yield {
-                    "observations": observations,
-                    "rewards": rewards,
-                    "dones": dones,
-                    "episode_starts": episode_starts,
-                    "true_rewards": true_rewards,
-                    "vpred": vpreds,
-                    "actions": actions,
-                    "nextvpred": vpred[0] * (1 - episode_start),
-                    "ep_rets": ep_rets,
-                    "ep_lens": ep_lens,
-                    "ep_true_rets": ep_true_rets,
-                    "total_timestep": current_it_len,
-                    "continue_training": False
-                }
+            visible.update(record.visible())
+            visible.update({"_": last_output, "action": action, "clipped_action": clipped_action, "vpred": vpred,
+                            "states": states, "step": step, "i": i, "observation": observation,
+                            "reward": reward, "true_reward": true_reward, "terminated": terminated,
+                            "truncated": truncated, "info": info, "done": done, "episode_start": episode_start})
+            if not notify_step(callback, visible):
+                yield record.segment(vpred[0] * (1 - episode_start), False)
                 return
 
-        rewards[i] = reward
-        true_rewards[i] = true_reward
-        dones[i] = done
+        record.rewards[i] = reward
+        record.true_rewards[i] = true_reward
+        record.dones[i] = done
         episode_start = done
-
-        cur_ep_ret += reward
-        cur_ep_true_ret += true_reward
-        current_it_len += 1
-        current_ep_len += 1
+        record.cur_ep_ret += reward
+        record.cur_ep_true_ret += true_reward
+        record.current_it_len += 1
+        record.current_ep_len += 1
         if done:
-            # Retrieve unnormalized reward if using Monitor wrapper
-            maybe_ep_info = info.get('episode')
-            if maybe_ep_info is not None:
-                if not gail:
-                    cur_ep_ret = maybe_ep_info['r']
-                cur_ep_true_ret = maybe_ep_info['r']
-
-            ep_rets.append(cur_ep_ret)
-            ep_true_rets.append(cur_ep_true_ret)
-            ep_lens.append(current_ep_len)
-            cur_ep_ret = 0
-            cur_ep_true_ret = 0
-            current_ep_len = 0
-            # A VecEnv (wrapper) resets by itself and already returned the first observation
+            visible["maybe_ep_info"] = record.end_episode(info, gail)
+            # a VecEnv (wrapper) resets by itself and already returned the first observation
             if not isinstance(env, VecEnv):
                 observation, _ = reset_env(env)
         step += 1
 
 
-def add_vtarg_and_adv(seg: dict, gamma: float, lam: float) -> None:
+def add_vtarg_and_adv(seg: Dict[str, Any], gamma: float, lam: float) -> None:
     """
-    Compute target value using TD(lambda) estimator, and advantage with GAE(lambda)
+    Add to a segment of :func:`traj_segment_generator` its GAE(lambda) advantages (key ``"adv"``) and
+    TD(lambda) value targets (key ``"tdlamret"``, advantages plus value estimates).
 
-    Adds to ``seg`` the keys "adv" (the GAE(lambda) advantages) and "tdlamret" (the TD(lambda)
-    returns, ``adv + vpred``).
-
-    :param seg: (dict) the current segment of the trajectory (see traj_segment_generator return for more information)
-    :param gamma: (float) Discount factor
-    :param lam: (float) GAE factor
+    :param seg: (dict) the segment
+    :param gamma: (float) discount factor
+    :param lam: (float) GAE lambda
     """
-    # last element is only used for last vtarg, but we already zeroed it if last new = 1
-    episode_starts = np.append(seg["episode_starts"], False)
-    vpred = np.append(seg["vpred"], seg["nextvpred"])
-    rew_len = len(seg["rewards"])
-    seg["adv"] = np.empty(rew_len, 'float32')
-    rewards = seg["rewards"]
-    lastgaelam = 0
-    for step in reversed(range(rew_len)):
-        nonterminal = 1 - float(episode_starts[step + 1])
-        delta = rewards[step] + gamma * vpred[step + 1] * nonterminal - vpred[step]
-        seg["adv"][step] = lastgaelam = delta + gamma * lam * nonterminal * lastgaelam
+    # with the value after the segment appended, the value estimates take their common dtype
+    values = np.append(seg["vpred"], seg["nextvpred"])
+    # the episode flags in that dtype keep the recursion in the precision of the values
+    starts = np.asarray(seg["episode_starts"], dtype=values.dtype)
+    advantages = gae_advantages(seg["rewards"], values[:-1], starts, values[-1], values.dtype.type(0), gamma, lam)
+    seg["adv"] = advantages.astype(np.float32)
     seg["tdlamret"] = seg["adv"] + seg["vpred"]

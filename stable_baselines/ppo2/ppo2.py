@@ -9,6 +9,8 @@ from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.returns import gae_advantages
+from stable_baselines.common.rollouts import collect_rollout
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.tf_compat import tf
@@ -445,6 +447,11 @@ class PPO2(ActorCriticRLModel):
 
 
 class Runner(AbstractEnvRunner):
+    # the negative log-likelihoods of the actions are kept for the clipped objective; the environment's
+    # answer is stored in the runner before the callback is told, as in the original
+    recorded_outputs = ("values", "neglogpacs")
+    advance_before_callback = True
+
     def __init__(self, *, env, model, n_steps, gamma, lam):
         """
         Collects the rollouts of a PPO2 model and computes their GAE advantages and returns.
@@ -458,29 +465,9 @@ class Runner(AbstractEnvRunner):
         super().__init__(env=env, model=model, n_steps=n_steps)
         self.gamma, self.lam = gamma, lam
 
-    def _gae(self, rewards, values, dones, last_values):
-        """
-        Generalized advantage estimation over the rollout, from the last step backwards.
-
-        :param rewards: (np.ndarray) rewards, shape (n_steps, n_envs)
-        :param values: (np.ndarray) value estimates, shape (n_steps, n_envs)
-        :param dones: (np.ndarray) episode-start flags of every step, shape (n_steps, n_envs)
-        :param last_values: (np.ndarray) value estimates of the observations after the last step
-        :return: (np.ndarray) the advantages, shape (n_steps, n_envs)
-        """
-        advantages = np.zeros_like(rewards)
-        after_last_alive = 1.0 - np.asarray(self.dones, dtype=np.float32)
-        carry = 0
-        for step in range(self.n_steps - 1, -1, -1):
-            if step + 1 == self.n_steps:
-                alive, next_value = after_last_alive, last_values
-            else:
-                alive, next_value = 1.0 - dones[step + 1], values[step + 1]
-            td_error = rewards[step] + self.gamma * next_value * alive - values[step]
-            # the carry keeps its full precision; only the stored copy is cast to the rewards' dtype
-            carry = td_error + self.gamma * self.lam * alive * carry
-            advantages[step] = carry
-        return advantages
+    def policy_step(self):
+        actions, values, states, neglogpacs = self.model.step(self.obs, self.states, self.dones)
+        return actions, states, {"values": values, "neglogpacs": neglogpacs}
 
     def _run(self):
         """
@@ -498,48 +485,18 @@ class Runner(AbstractEnvRunner):
             - true rewards: (np.ndarray) the undiscounted rewards
             all arrays flattened with the environment index first
         """
-        mb_obs, mb_rewards, mb_actions, mb_values, mb_dones, mb_neglogpacs = [], [], [], [], [], []
-        mb_states = self.states
-        ep_infos = []
-        for _ in range(self.n_steps):
-            actions, values, self.states, neglogpacs = self.model.step(self.obs, self.states, self.dones)
-            mb_obs.append(self.obs.copy())
-            mb_actions.append(actions)
-            mb_values.append(values)
-            mb_neglogpacs.append(neglogpacs)
-            mb_dones.append(self.dones)
-            clipped_actions = self._clip_actions(actions)
-            self.obs[:], rewards, self.dones, infos = self.env.step(clipped_actions)
-
-            self.model.num_timesteps += self.n_envs
-
-            if not self._on_env_step(locals()):
-                # the callback asked to stop
-                return [None] * 9
-
-            for info in infos:
-                maybe_ep_info = info.get("episode", None)
-                if maybe_ep_info is not None:
-                    ep_infos.append(maybe_ep_info)
-            mb_rewards.append(rewards)
-        return self._assemble(mb_obs, mb_rewards, mb_actions, mb_values, mb_dones, mb_neglogpacs, mb_states,
-                              ep_infos)
-
-    def _assemble(self, obs_list, reward_list, action_list, value_list, done_list, neglogp_list, start_states,
-                  ep_infos):
-        """
-        Stack the per-step lists, compute advantages and returns, and flatten every array to one sample per
-        row with the environment index first.
-        """
-        observations = np.asarray(obs_list, dtype=self.obs.dtype)
-        rewards = np.asarray(reward_list, dtype=np.float32)
-        actions = np.asarray(action_list)
-        values = np.asarray(value_list, dtype=np.float32)
-        neglogps = np.asarray(neglogp_list, dtype=np.float32)
-        dones = np.asarray(done_list, dtype=bool)
+        rollout = collect_rollout(self)
+        if rollout is None:
+            return [None] * 9
+        rewards = np.asarray(rollout["mb_rewards"], dtype=np.float32)
+        values = np.asarray(rollout["mb_values"], dtype=np.float32)
+        starts = np.asarray(rollout["mb_dones"], dtype=bool)
         last_values = self.model.value(self.obs, self.states, self.dones)
-        raw_rewards = np.copy(rewards)
-        returns = self._gae(rewards, values, dones, last_values) + values
+        advantages = gae_advantages(rewards, values, starts, last_values, np.asarray(self.dones, dtype=np.float32),
+                                    self.gamma, self.lam)
+        returns = advantages.astype(np.float32) + values
 
-        flat = [swap_and_flatten(arr) for arr in (observations, returns, dones, actions, values, neglogps)]
-        return (*flat, start_states, ep_infos, swap_and_flatten(raw_rewards))
+        arrays = (np.asarray(rollout["mb_obs"], dtype=self.obs.dtype), returns, starts,
+                  np.asarray(rollout["mb_actions"]), values, np.asarray(rollout["mb_neglogpacs"], dtype=np.float32))
+        return (*[swap_and_flatten(arr) for arr in arrays], rollout["mb_states"], rollout["ep_infos"],
+                swap_and_flatten(rewards))

@@ -1,0 +1,103 @@
+"""
+The environment-step loop of the on-policy algorithms, written once.
+
+:func:`collect_rollout` steps every environment of a vectorized runner ``n_steps`` times: ask the policy,
+clip continuous actions to the action space, step, count the timesteps, hand the loop's variables to the
+callback (stopping early when ``on_step`` returns False) and keep the ``episode`` records of the Monitor.
+What the algorithms differ in is supplied by the runner (see :class:`~stable_baselines.common.runners.AbstractEnvRunner`):
+which policy outputs are recorded, and whether the runner takes the environment's answer before or after the
+callback. :func:`clip_to_space` and :func:`notify_step` are shared with the single-environment segment generator
+of PPO1, TRPO and GAIL.
+
+The variables a callback sees (``self.locals``) keep the names the manual documents for each algorithm
+(``actions``, ``rewards``, ``infos``, ``mb_obs``, ``ep_infos``, ...).
+"""
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+import numpy as np
+from gymnasium import spaces
+
+if TYPE_CHECKING:
+    from stable_baselines.common.callbacks import BaseCallback
+    from stable_baselines.common.runners import AbstractEnvRunner
+
+
+def clip_to_space(actions: np.ndarray, action_space: spaces.Space) -> np.ndarray:
+    """
+    Keep continuous actions inside the bounds of a Box action space (other spaces: unchanged).
+
+    :param actions: (np.ndarray) the actions chosen by the policy
+    :param action_space: (gym.spaces.Space) the action space of the environment
+    :return: (np.ndarray) the actions the environment may receive
+    """
+    if isinstance(action_space, spaces.Box):
+        return np.clip(actions, action_space.low, action_space.high)
+    return actions
+
+
+def notify_step(callback: Optional["BaseCallback"], visible: Dict[str, Any]) -> bool:
+    """
+    Give the callback the variables of the loop after an environment step and call its ``on_step``.
+
+    :param callback: (BaseCallback or None) the callback (None: nothing to tell)
+    :param visible: (dict) the variables by name
+    :return: (bool) False when the callback asked to stop the training
+    """
+    if callback is None:
+        return True
+    callback.update_locals(visible)
+    return callback.on_step() is not False
+
+
+def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
+    """
+    Step all environments of ``runner`` for ``runner.n_steps`` steps with its policy.
+
+    :param runner: (AbstractEnvRunner) the runner; its ``obs``, ``states`` and ``dones`` are advanced
+    :return: (dict or None) None when the callback stopped the training; otherwise the per-step lists
+        ``mb_obs``, ``mb_actions``, ``mb_dones`` (episode-start flags before each step), ``mb_rewards``,
+        one ``mb_<name>`` per name of ``runner.recorded_outputs``, the runner's extra columns, the
+        recurrent states at the start (under ``runner.start_states_name``) and the Monitor's
+        ``ep_infos`` of the episodes that ended
+    """
+    columns: Dict[str, Any] = {name: [] for name in ("mb_obs", "mb_actions", "mb_dones", "mb_rewards")}
+    columns.update(("mb_" + name, []) for name in runner.recorded_outputs)
+    columns.update(runner.extra_columns())
+    columns[runner.start_states_name] = runner.states
+    ep_infos: List[dict] = []
+    columns["ep_infos"] = ep_infos
+    last_info: Dict[str, Any] = {}
+
+    for index in range(runner.n_steps):
+        actions, next_states, outputs = runner.policy_step()
+        columns["mb_obs"].append(np.copy(runner.obs))
+        columns["mb_actions"].append(actions)
+        for name in runner.recorded_outputs:
+            columns["mb_" + name].append(outputs[name])
+        columns["mb_dones"].append(runner.dones)
+
+        clipped_actions = runner._clip_actions(actions)
+        obs, rewards, dones, infos = runner.env.step(clipped_actions)
+        runner.model.num_timesteps += runner.n_envs
+
+        visible = dict(columns, **last_info)
+        visible.update({"_": index, "actions": actions, "clipped_actions": clipped_actions, "rewards": rewards,
+                        "infos": infos})
+        visible.update(outputs)
+        if runner.advance_before_callback:
+            runner.advance(obs, dones, next_states)
+        else:
+            visible.update(obs=obs, dones=dones, states=next_states)
+        if not runner._on_env_step(visible):
+            return None
+
+        for info in infos:
+            maybe_ep_info = info.get("episode")
+            last_info = {"info": info, "maybe_ep_info": maybe_ep_info}
+            if maybe_ep_info is not None:
+                ep_infos.append(maybe_ep_info)
+        if not runner.advance_before_callback:
+            runner.advance(obs, dones, next_states)
+        columns["mb_rewards"].append(rewards)
+        runner.after_step(columns, obs)
+    return columns
