@@ -32,6 +32,8 @@ import tempfile
 import zipfile
 from typing import Any, Callable, Dict, List
 
+# the package of the checkout this script belongs to (not an installed or editable one elsewhere)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_name, "1")

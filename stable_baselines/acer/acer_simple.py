@@ -14,7 +14,7 @@ from stable_baselines.common.rollouts import collect_rollout
 from stable_baselines.common.runners import AbstractEnvRunner
 from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
-from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_layers import batch_to_seq, seq_to_batch
 from stable_baselines.common.tf_util import (avg_norm, check_shape, gradient_add, q_explained_variance,
                                              total_episode_reward_logger)
@@ -399,7 +399,8 @@ class ACER(ActorCriticRLModel):
 
                 optimizer = tf.train.RMSPropOptimizer(learning_rate=self.learning_rate_ph, decay=self.rprop_alpha,
                                                       epsilon=self.rprop_epsilon)
-                gradient_step = optimizer.apply_gradients(list(zip(grads, self.params)))
+                with quiet_deprecations():  # TF's RMSProp builds its slots with a deprecated initializer
+                    gradient_step = optimizer.apply_gradients(list(zip(grads, self.params)))
                 # the moving average follows the parameters after the gradient step
                 with tf.control_dependencies([gradient_step]):
                     train_op = tf.group(*[average.assign(self.alpha * average + (1.0 - self.alpha) * param.read_value())
