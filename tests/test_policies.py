@@ -487,6 +487,29 @@ def test_policy_registry():
         register_policy("NotAPolicy", int)
 
 
+def test_public_objects_are_named_by_the_public_module():
+    """Model files (ours and the original library's) name policy classes by stable_baselines.common.policies."""
+    import pickle
+
+    import stable_baselines.common.policies as policies_module
+
+    names = ["BasePolicy", "ActorCriticPolicy", "RecurrentActorCriticPolicy", "FeedForwardPolicy", "LstmPolicy",
+             "MlpPolicy", "CnnPolicy", "MlpLstmPolicy", "MlpLnLstmPolicy", "CnnLstmPolicy", "CnnLnLstmPolicy",
+             "nature_cnn", "mlp_extractor", "register_policy", "get_policy_from_name"]
+    for name in names:
+        obj = getattr(policies_module, name)
+        assert obj.__module__ == "stable_baselines.common.policies", name
+        assert obj.__qualname__ == name
+        dumped = pickle.dumps(obj, protocol=2)
+        assert b"stable_baselines.common.policies" in dumped and b"policy_parts" not in dumped
+        assert pickle.loads(dumped) is obj
+    assert issubclass(MlpPolicy, FeedForwardPolicy) and issubclass(CnnPolicy, FeedForwardPolicy)
+    assert all(issubclass(cls, LstmPolicy) for cls in (MlpLstmPolicy, MlpLnLstmPolicy, CnnLstmPolicy, CnnLnLstmPolicy))
+    # the presets fix the feature extraction, as the original's constructors did
+    with tf.Graph().as_default(), pytest.raises(TypeError, match="feature_extraction"):
+        MlpPolicy(None, CARTPOLE_OBS, spaces.Discrete(2), 1, 1, 1, feature_extraction="cnn")
+
+
 # ------------------------------------------------------------------------------------------------
 # observation_input
 # ------------------------------------------------------------------------------------------------

@@ -1,0 +1,291 @@
+"""
+The two base classes of every policy: :class:`BasePolicy` owns the input placeholders (scope ``input``),
+:class:`ActorCriticPolicy` turns the tensors a subclass built (``_policy``, ``_proba_distribution``,
+``_value_fn``) into the outputs the algorithms use (scope ``output``).
+"""
+from abc import ABC, abstractmethod
+from typing import Any, Optional, Tuple
+
+import numpy as np
+from gymnasium import spaces
+
+from stable_baselines.common.distributions import (BernoulliProbabilityDistribution,
+                                                   CategoricalProbabilityDistribution,
+                                                   DiagGaussianProbabilityDistribution,
+                                                   MultiCategoricalProbabilityDistribution,
+                                                   ProbabilityDistribution, ProbabilityDistributionType,
+                                                   make_proba_dist_type)
+from stable_baselines.common.gym_compat import convert_space
+from stable_baselines.common.input import observation_input
+from stable_baselines.common.policy_parts import public
+from stable_baselines.common.tf_compat import tf
+
+
+@public
+class BasePolicy(ABC):
+    """
+    What all policies share: the spaces, the session, and the placeholders of observations (and
+    optionally of actions), created in the ``input`` scope.
+
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.Space) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int or None) rows of the placeholders (n_env * n_steps; None for any)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param scale: (bool) divide bounded Box observations (images) into [0, 1]
+    :param obs_ph: ((tf.Tensor, tf.Tensor) or None) existing observation placeholder and its processed
+        version, used instead of new ones
+    :param add_action_ph: (bool) also create ``action_ph``
+    """
+
+    recurrent = False
+
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False,
+                 obs_ph: Optional[Tuple[tf.Tensor, tf.Tensor]] = None, add_action_ph: bool = False):
+        ob_space, ac_space = convert_space(ob_space), convert_space(ac_space)
+        self.n_env = n_env
+        self.n_steps = n_steps
+        self.n_batch = n_batch
+        with tf.variable_scope("input", reuse=False):
+            self._obs_ph, self._processed_obs = self._observation_tensors(ob_space, n_batch, scale, obs_ph)
+            self._action_ph = self._new_action_ph(ac_space, n_batch) if add_action_ph else None
+        self.sess = sess
+        self.reuse = reuse
+        self.ob_space = ob_space
+        self.ac_space = ac_space
+        # NumPy copy of the network answering instead of the session (see enable_numpy_forward); None: the graph
+        self._numpy_forward = None
+
+    @staticmethod
+    def _observation_tensors(ob_space: spaces.Space, n_batch: Optional[int], scale: bool,
+                             given: Optional[Tuple[tf.Tensor, tf.Tensor]]) -> Tuple[tf.Tensor, tf.Tensor]:
+        if given is None:
+            return observation_input(ob_space, n_batch, scale=scale)
+        if not isinstance(given, (tuple, list)) or len(given) != 2:
+            raise ValueError("obs_ph must be a tuple (observation placeholder, processed observation), "
+                             "got {!r}".format(given))
+        return given[0], given[1]
+
+    @staticmethod
+    def _new_action_ph(ac_space: spaces.Space, n_batch: Optional[int]) -> tf.Tensor:
+        rows = (n_batch,) + tuple(ac_space.shape)
+        return tf.placeholder(dtype=tf.as_dtype(np.dtype(ac_space.dtype)), shape=rows, name="action_ph")
+
+    def invalidate_numpy_forward(self) -> None:
+        """
+        Mark the NumPy copy of the weights (if this policy keeps one) as outdated, so that it is read
+        again from the graph before its next use. Call it after changing the weights.
+        """
+        if self._numpy_forward is not None:
+            self._numpy_forward.stale = True
+
+    @property
+    def is_discrete(self) -> bool:
+        """bool: whether the action space is Discrete."""
+        return isinstance(self.ac_space, spaces.Discrete)
+
+    @property
+    def initial_state(self) -> Optional[np.ndarray]:
+        """
+        (np.ndarray or None) the state to start an episode with: None for a feed-forward policy;
+        recurrent policies override it (shape ``(n_env,) + state_shape``).
+        """
+        if self.recurrent:
+            raise NotImplementedError("{} is recurrent and must define initial_state".format(type(self).__name__))
+        return None
+
+    @property
+    def obs_ph(self) -> tf.Tensor:
+        """tf.Tensor: observations fed to the policy, shape ``(n_batch,) + ob_space.shape``."""
+        return self._obs_ph
+
+    @property
+    def processed_obs(self) -> tf.Tensor:
+        """
+        tf.Tensor: the observations as the network reads them (float; one-hot for discrete spaces;
+        scaled when ``scale``), see :func:`stable_baselines.common.input.observation_input`.
+        """
+        return self._processed_obs
+
+    @property
+    def action_ph(self) -> Optional[tf.Tensor]:
+        """tf.Tensor or None: actions fed to the policy, shape ``(n_batch,) + ac_space.shape``."""
+        return self._action_ph
+
+    @staticmethod
+    def _kwargs_check(feature_extraction: str, kwargs: dict) -> None:
+        """
+        Refuse keyword arguments nobody consumes. A CNN policy hands its extra keywords to the CNN
+        extractor; an MLP policy has no such receiver, so any left over is a mistake.
+
+        :param feature_extraction: (str) 'cnn' or 'mlp'
+        :param kwargs: (dict) the keywords left over by the constructor
+        """
+        if feature_extraction == 'mlp' and len(kwargs) > 0:
+            raise ValueError("Unknown keywords for policy: {}".format(kwargs))
+
+    @abstractmethod
+    def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> tuple:
+        """
+        One step of the policy.
+
+        :param obs: (np.ndarray) a batch of observations
+        :param state: (np.ndarray) states of a recurrent policy
+        :param mask: (np.ndarray) episode starts, for a recurrent policy
+        :return: (tuple) actions, values, next states, negative log-likelihoods of the actions
+        """
+        raise NotImplementedError
+
+    @abstractmethod
+    def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
+        """
+        The action distribution at these observations.
+
+        :param obs: (np.ndarray) a batch of observations
+        :param state: (np.ndarray) states of a recurrent policy
+        :param mask: (np.ndarray) episode starts, for a recurrent policy
+        :return: (np.ndarray or [np.ndarray]) its parameters (see ``policy_proba``)
+        """
+        raise NotImplementedError
+
+
+def _proba_outputs(distribution: ProbabilityDistribution, policy_output: tf.Tensor) -> Any:
+    """
+    :param distribution: (ProbabilityDistribution) the action distribution
+    :param policy_output: (tf.Tensor) the flat parameters the network produced
+    :return: (tf.Tensor or [tf.Tensor]) probabilities (categorical, Bernoulli), [mean, std] (Gaussian),
+        one probability tensor per sub-space (multi-categorical), [] for other distributions
+    """
+    if isinstance(distribution, CategoricalProbabilityDistribution):
+        return tf.nn.softmax(policy_output)
+    if isinstance(distribution, DiagGaussianProbabilityDistribution):
+        return [distribution.mean, distribution.std]
+    if isinstance(distribution, BernoulliProbabilityDistribution):
+        return tf.nn.sigmoid(policy_output)
+    if isinstance(distribution, MultiCategoricalProbabilityDistribution):
+        return [tf.nn.softmax(part.flatparam()) for part in distribution.categoricals]
+    return []
+
+
+@public
+class ActorCriticPolicy(BasePolicy):
+    """
+    A policy with an action distribution and a value function. A subclass builds, in its constructor,
+    ``self._policy`` (the distribution's flat parameters), ``self._proba_distribution``,
+    ``self._value_fn`` (shape (n_batch, 1)) and usually ``self.q_value``, then calls
+    ``self._setup_init()``, which adds the sampled and deterministic actions, their negative
+    log-likelihood, ``policy_proba`` and ``value_flat``.
+
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.Space) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int or None) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param scale: (bool) divide bounded Box observations (images) into [0, 1]
+    """
+
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False):
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale)
+        self._pdtype = make_proba_dist_type(self.ac_space)
+        self._policy = None
+        self._proba_distribution = None
+        self._value_fn = None
+        self._action = None
+        self._deterministic_action = None
+        self._neglogp = None
+        self._policy_proba = None
+        self._value_flat = None
+        self.q_value = None
+
+    def _setup_init(self) -> None:
+        """Build the outputs (scope ``output``) from ``_policy``, ``_proba_distribution`` and ``_value_fn``."""
+        built = {"policy": self.policy, "proba_distribution": self.proba_distribution, "value_fn": self.value_fn}
+        missing = [name for name, tensor in built.items() if tensor is None]
+        with tf.variable_scope("output", reuse=True):
+            if missing:
+                raise ValueError("_setup_init() needs self._policy, self._proba_distribution and self._value_fn to be "
+                                 "set first (missing: {})".format(", ".join(missing)))
+            distribution = built["proba_distribution"]
+            self._action = distribution.sample()
+            self._deterministic_action = distribution.mode()
+            self._neglogp = distribution.neglogp(self.action)
+            self._policy_proba = _proba_outputs(distribution, built["policy"])
+            self._value_flat = built["value_fn"][:, 0]
+
+    @property
+    def pdtype(self) -> ProbabilityDistributionType:
+        """ProbabilityDistributionType: builds the action distribution from latent features."""
+        return self._pdtype
+
+    @property
+    def policy(self) -> tf.Tensor:
+        """tf.Tensor: the distribution's flat parameters (logits, or the Gaussian mean)."""
+        return self._policy
+
+    @property
+    def proba_distribution(self) -> ProbabilityDistribution:
+        """ProbabilityDistribution: the action distribution."""
+        return self._proba_distribution
+
+    @property
+    def value_fn(self) -> tf.Tensor:
+        """tf.Tensor: state values, shape (n_batch, 1)."""
+        return self._value_fn
+
+    @property
+    def value_flat(self) -> tf.Tensor:
+        """tf.Tensor: state values, shape (n_batch,)."""
+        return self._value_flat
+
+    @property
+    def action(self) -> tf.Tensor:
+        """tf.Tensor: actions sampled from the distribution, shape ``(n_batch,) + ac_space.shape``."""
+        return self._action
+
+    @property
+    def deterministic_action(self) -> tf.Tensor:
+        """tf.Tensor: the distribution's mode, shape ``(n_batch,) + ac_space.shape``."""
+        return self._deterministic_action
+
+    @property
+    def neglogp(self) -> tf.Tensor:
+        """tf.Tensor: negative log-likelihood of ``action``."""
+        return self._neglogp
+
+    @property
+    def policy_proba(self) -> Any:
+        """tf.Tensor or [tf.Tensor]: the distribution's parameters, in a form that depends on its type."""
+        return self._policy_proba
+
+    @abstractmethod
+    def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
+             deterministic: bool = False) -> tuple:
+        """
+        One step of the policy.
+
+        :param obs: (np.ndarray) a batch of observations
+        :param state: (np.ndarray) states of a recurrent policy
+        :param mask: (np.ndarray) episode starts, for a recurrent policy
+        :param deterministic: (bool) take the distribution's mode instead of a sample
+        :return: (tuple) actions, values, next states, negative log-likelihoods of the actions
+        """
+        raise NotImplementedError
+
+    @abstractmethod
+    def value(self, obs: np.ndarray, state: Optional[np.ndarray] = None,
+              mask: Optional[np.ndarray] = None) -> np.ndarray:
+        """
+        The value function at these observations.
+
+        :param obs: (np.ndarray) a batch of observations
+        :param state: (np.ndarray) states of a recurrent policy
+        :param mask: (np.ndarray) episode starts, for a recurrent policy
+        :return: (np.ndarray) the values, shape (n_batch,)
+        """
+        raise NotImplementedError
