@@ -10,6 +10,7 @@ import numpy as np
 
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.deepq import DQN, MlpPolicy
+from stable_baselines.deepq.experiments import replay
 
 
 def callback(lcl: Dict[str, Any], _glb: Dict[str, Any]) -> bool:
@@ -33,9 +34,11 @@ def main(args: argparse.Namespace) -> DQN:
     """
     Train and save the DQN model, for the cartpole problem
 
-    :param args: (ArgumentParser) the input arguments
+    :param args: (argparse.Namespace) the options (missing ones take their defaults; the original read only
+        ``max_timesteps``)
     :return: (DQN) the trained model
     """
+    args = replay.with_defaults(args, _parser())
     env = make_env("CartPole-v0")
     model = DQN(
         env=env,
@@ -59,12 +62,16 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     :param argv: ([str]) the command line (None: sys.argv)
     :return: (argparse.Namespace)
     """
+    return _parser().parse_args(argv)
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Train DQN on cartpole")
     parser.add_argument('--max-timesteps', default=100000, type=int, help="Maximum number of timesteps")
     parser.add_argument('--save-path', default="cartpole_model.zip", type=str, help="Where to save the model")
     parser.add_argument('--seed', default=None, type=int, help="Random seed")
     parser.add_argument('--verbose', default=1, type=int, help="Verbosity (0: none, 1: training table)")
-    return parser.parse_args(argv)
+    return parser
 
 
 if __name__ == '__main__':
