@@ -27,8 +27,7 @@ def train(env_id: str, num_timesteps: int, seed: int):
     env = VecNormalize(DummyVecEnv([lambda: make_mujoco_env(env_id, seed)]))
     model = PPO2(policy=MlpPolicy, env=env, n_steps=2048, nminibatches=32, lam=0.95, gamma=0.99, noptepochs=10,
                  ent_coef=0.0, learning_rate=3e-4, cliprange=0.2, seed=seed, verbose=1)
-    model.learn(total_timesteps=num_timesteps)
-    return model, env
+    return model.learn(total_timesteps=num_timesteps), env
 
 
 def play(model: PPO2, env: VecNormalize) -> None:
@@ -39,7 +38,7 @@ def play(model: PPO2, env: VecNormalize) -> None:
     :param env: (VecNormalize) its environment
     """
     logger.log("Running trained model")
-    obs = np.zeros((env.num_envs,) + env.observation_space.shape)
+    obs = np.zeros((env.num_envs,) + env.observation_space.shape)  # float64, whatever the env's dtype
     obs[:] = env.reset()
     while True:
         obs[:] = env.step(model.step(obs)[0])[0]

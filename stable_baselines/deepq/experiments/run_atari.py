@@ -13,9 +13,9 @@ from stable_baselines.deepq import DQN, CnnPolicy, wrap_atari_dqn
 
 def _parser() -> argparse.ArgumentParser:
     parser = atari_arg_parser()
-    parser.add_argument('--prioritized', type=int, default=1)
-    parser.add_argument('--dueling', type=int, default=1)
-    parser.add_argument('--prioritized-replay-alpha', type=float, default=0.6)
+    for flag in ('--prioritized', '--dueling'):
+        parser.add_argument(flag, type=int, default=1, help='1: on, 0: off')
+    parser.add_argument('--prioritized-replay-alpha', type=float, default=0.6, help='priority exponent')
     return parser
 
 
@@ -32,8 +32,8 @@ def main(argv: Optional[Sequence[str]] = None) -> DQN:
         return DQN(env=env, policy=CnnPolicy, policy_kwargs=dict(dueling=args.dueling == 1), learning_rate=1e-4,
                    buffer_size=10000, exploration_fraction=0.1, exploration_final_eps=0.01, train_freq=4,
                    learning_starts=10000, target_network_update_freq=1000, gamma=0.99,
-                   prioritized_replay=bool(args.prioritized),
-                   prioritized_replay_alpha=args.prioritized_replay_alpha, seed=args.seed)
+                   prioritized_replay=args.prioritized != 0, prioritized_replay_alpha=args.prioritized_replay_alpha,
+                   seed=args.seed)
 
     return cli.learn_and_close(cli.monitored_atari_env(args.env, 0, wrap=wrap_atari_dqn), make_model,
                                args.num_timesteps)

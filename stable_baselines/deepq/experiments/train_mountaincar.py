@@ -22,7 +22,7 @@ class CustomPolicy(FeedForwardPolicy):
 
 def main(args: argparse.Namespace) -> DQN:
     """
-    Train and save the DQN model, for the mountain car problem
+    Train DQN with parameter-space noise on MountainCar-v0 and save it.
 
     :param args: (argparse.Namespace) the options (missing ones take their defaults; the original read only
         ``max_timesteps``)
@@ -33,7 +33,7 @@ def main(args: argparse.Namespace) -> DQN:
     # refer to the policy through the importable module (not __main__), so that the saved file names it by reference
     from stable_baselines.deepq.experiments.train_mountaincar import CustomPolicy as policy_class
 
-    # using layer norm policy here is important for parameter space noise!
+    # parameter-space noise needs the layer normalisation of CustomPolicy to perturb all layers alike
     model = DQN(
         policy=policy_class,
         env=env,
@@ -45,7 +45,8 @@ def main(args: argparse.Namespace) -> DQN:
         seed=args.seed,
         verbose=args.verbose,
     )
-    model.learn(total_timesteps=args.max_timesteps)
+    budget = args.max_timesteps
+    model.learn(total_timesteps=budget)
 
     print("Saving model to {}".format(args.save_path))
     model.save(args.save_path)
@@ -62,7 +63,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Train DQN on MountainCar")
-    parser.add_argument('--max-timesteps', default=100000, type=int, help="Maximum number of timesteps")
+    parser.add_argument('--max-timesteps', type=int, default=100000, help="Training budget, in steps")
     parser.add_argument('--save-path', default="mountaincar_model.zip", type=str, help="Where to save the model")
     parser.add_argument('--seed', default=None, type=int, help="Random seed")
     parser.add_argument('--verbose', default=1, type=int, help="Verbosity (0: none, 1: training table)")
