@@ -411,6 +411,33 @@ def test_experiment_scripts_train_save_and_enjoy(tmp_path, capsys):
     assert "Saving model to" in capsys.readouterr().out
 
 
+def test_experiment_scripts_main_takes_only_the_documented_options(tmp_path, monkeypatch, capsys):
+    """The original scripts' main(args) read only --max-timesteps / --no-render: such an args object still works,
+    every other option taking its command-line default (model files in the working directory)."""
+    import argparse
+    import types
+
+    from stable_baselines.deepq.experiments import (enjoy_cartpole, enjoy_mountaincar, replay, train_cartpole,
+                                                    train_mountaincar)
+    monkeypatch.chdir(tmp_path)
+    model = train_cartpole.main(argparse.Namespace(max_timesteps=300))
+    assert model.num_timesteps == 300 and model.verbose == 1
+    assert os.listdir(str(tmp_path)) == ["cartpole_model.zip"]
+    rewards = enjoy_cartpole.main(argparse.Namespace(no_render=True))
+    assert len(rewards) == 1 and 1 <= rewards[0] <= 200
+    # any object with attributes will do, not only a Namespace
+    model = train_mountaincar.main(types.SimpleNamespace(max_timesteps=200))
+    assert model.num_timesteps == 200 and model.param_noise
+    rewards = enjoy_mountaincar.main(types.SimpleNamespace(no_render=True))
+    assert len(rewards) == 1 and -200 <= rewards[0] < 0
+    assert sorted(os.listdir(str(tmp_path))) == ["cartpole_model.zip", "mountaincar_model.zip"]
+    out = capsys.readouterr().out
+    assert "Saving model to cartpole_model.zip" in out and "Saving model to mountaincar_model.zip" in out
+    # the completed options: given ones win, the others are the parser's defaults
+    completed = replay.with_defaults(argparse.Namespace(max_timesteps=7, unrelated=1), train_cartpole._parser())
+    assert vars(completed) == dict(max_timesteps=7, save_path="cartpole_model.zip", seed=None, verbose=1)
+
+
 # ------------------------------------------------------------------------------------------------
 # learning (each variant on a cheap task)
 # ------------------------------------------------------------------------------------------------

@@ -5,39 +5,32 @@ Train ACKTR on an Atari game (DeepMind preprocessing, 4 stacked frames, 32 envir
 """
 from typing import Optional, Sequence
 
-from stable_baselines import ACKTR, logger
-from stable_baselines.common.cmd_util import atari_arg_parser, make_atari_env
+from stable_baselines import ACKTR
+from stable_baselines.common import cli
 from stable_baselines.common.policies import CnnPolicy
-from stable_baselines.common.vec_env import VecFrameStack
 
 
 def train(env_id: str, num_timesteps: int, seed: int, num_cpu: int) -> ACKTR:
     """
-    train an ACKTR model on atari
+    Train ACKTR with the CNN policy on ``num_cpu`` copies of an Atari game.
 
-    :param env_id: (str) Environment ID
-    :param num_timesteps: (int) The total number of samples
-    :param seed: (int) The initial seed for training
-    :param num_cpu: (int) The number of environments
+    :param env_id: (str) the game id
+    :param num_timesteps: (int) the budget (10 % more is trained, as in the original script)
+    :param seed: (int) the seed
+    :param num_cpu: (int) the number of environments
     :return: (ACKTR) the trained model
     """
-    env = VecFrameStack(make_atari_env(env_id, num_cpu, seed), 4)
-    model = ACKTR(CnnPolicy, env, seed=seed)
-    try:
-        model.learn(total_timesteps=int(num_timesteps * 1.1))
-    finally:
-        env.close()
-    return model
+    return cli.learn_and_close(cli.stacked_atari_env(env_id, num_cpu, seed),
+                               lambda env: ACKTR(CnnPolicy, env, seed=seed), cli.with_margin(num_timesteps))
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """
-    Runs the test
+    Parse the command line and train.
+
+    :param argv: ([str]) the arguments (None: ``sys.argv``)
     """
-    parser = atari_arg_parser()
-    parser.add_argument('--num-env', type=int, default=32, help='Number of environments (32 in the original)')
-    args = parser.parse_args(argv)
-    logger.configure()
+    args = cli.parse_and_configure(cli.vec_atari_parser(32), argv)
     train(args.env, num_timesteps=args.num_timesteps, seed=args.seed, num_cpu=args.num_env)
 
 

@@ -34,14 +34,15 @@ def _cv2():
 
 
 class NoopResetEnv(gymnasium.Wrapper):
-    def __init__(self, env: gymnasium.Env, noop_max: int = 30):
-        """
-        Sample initial states by taking a random number of no-ops on reset.
-        No-op is assumed to be action 0.
+    """
+    Varied starts: after each reset, play between 1 and ``noop_max`` times the action 0 (which must be NOOP).
+    ``override_num_noops`` fixes that number when set.
 
-        :param env: (Gym Environment) the environment to wrap
-        :param noop_max: (int) the maximum value of no-ops to run
-        """
+    :param env: (Gym Environment) the game
+    :param noop_max: (int) the largest number of no-op actions
+    """
+
+    def __init__(self, env: gymnasium.Env, noop_max: int = 30):
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.noop_max = noop_max
         self.override_num_noops = None
@@ -52,9 +53,8 @@ class NoopResetEnv(gymnasium.Wrapper):
 
     def reset(self, **kwargs):
         obs, info = self.env.reset(**kwargs)
-        if self.override_num_noops is not None:
-            noops = self.override_num_noops
-        else:
+        noops = self.override_num_noops
+        if noops is None:
             noops = int(self.unwrapped.np_random.integers(1, self.noop_max + 1))
         if noops <= 0:
             raise ValueError("The number of no-ops must be positive, got {}".format(noops))
@@ -66,12 +66,13 @@ class NoopResetEnv(gymnasium.Wrapper):
 
 
 class FireResetEnv(gymnasium.Wrapper):
-    def __init__(self, env: gymnasium.Env):
-        """
-        Take action on reset for environments that are fixed until firing.
+    """
+    For games that wait for FIRE before they start: a reset plays FIRE (action 1), then action 2.
 
-        :param env: (Gym Environment) the environment to wrap
-        """
+    :param env: (Gym Environment) the game
+    """
+
+    def __init__(self, env: gymnasium.Env):
         super().__init__(gym_compat.as_gymnasium_env(env))
         meanings = _action_meanings(self.env)
         if meanings is not None and (len(meanings) < 3 or meanings[1] != "FIRE"):
@@ -89,13 +90,14 @@ class FireResetEnv(gymnasium.Wrapper):
 
 
 class EpisodicLifeEnv(gymnasium.Wrapper):
-    def __init__(self, env: gymnasium.Env):
-        """
-        Make end-of-life == end-of-episode, but only reset on true game over.
-        Done by DeepMind for the DQN and co. since it helps value estimation.
+    """
+    The learner sees an episode end at each lost life (it helps value estimation, as DeepMind found);
+    the game itself is reset only when it is really over (``was_real_done``).
 
-        :param env: (Gym Environment) the environment to wrap
-        """
+    :param env: (Gym Environment) the game (an ale-py environment underneath)
+    """
+
+    def __init__(self, env: gymnasium.Env):
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.lives = 0
         self.was_real_done = True
@@ -112,12 +114,11 @@ class EpisodicLifeEnv(gymnasium.Wrapper):
 
     def reset(self, **kwargs):
         """
-        Calls the Gym environment reset, only when lives are exhausted.
-        This way all states are still reachable even though lives are episodic,
-        and the learner need not know about any of this behind-the-scenes.
+        After a real game over, reset the game; after a lost life, continue it with one no-op step,
+        so every state of the game stays reachable.
 
-        :param kwargs: Extra keywords passed to env.reset() call
-        :return: ([int] or [float], dict) the first observation of the environment and its info
+        :param kwargs: passed to the game's ``reset``
+        :return: ([int] or [float], dict) the first observation of the learner's episode and its info
         """
         if self.was_real_done:
             obs, info = self.env.reset(**kwargs)
@@ -131,24 +132,25 @@ class EpisodicLifeEnv(gymnasium.Wrapper):
 
 
 class MaxAndSkipEnv(gymnasium.Wrapper):
-    def __init__(self, env: gymnasium.Env, skip: int = 4):
-        """
-        Return only every `skip`-th frame (frameskipping)
+    """
+    Frame skipping: each action is repeated ``skip`` frames, the rewards summed, and the observation is
+    the pixel-wise maximum of the last two frames (Atari sprites flicker between frames).
 
-        :param env: (Gym Environment) the environment
-        :param skip: (int) number of `skip`-th frame
-        """
+    :param env: (Gym Environment) the game
+    :param skip: (int) frames per action
+    """
+
+    def __init__(self, env: gymnasium.Env, skip: int = 4):
         super().__init__(gym_compat.as_gymnasium_env(env))
         if skip < 1:
             raise ValueError("skip must be at least 1, got {}".format(skip))
-        # most recent raw observations (for max pooling across time steps)
+        # the last two frames of the current repetition
         self._obs_buffer = np.zeros((2,) + self.observation_space.shape, dtype=self.observation_space.dtype)
         self._skip = skip
 
     def step(self, action: int):
         """
-        Step the environment with the given action
-        Repeat action, sum reward, and max over last observations.
+        Play ``action`` for ``skip`` frames (fewer if the episode ends).
 
         :param action: ([int] or [float]) the action
         :return: ([int] or [float], [float], bool, bool, dict) observation, reward, terminated, truncated, info
@@ -156,47 +158,46 @@ class MaxAndSkipEnv(gymnasium.Wrapper):
         total_reward = 0.0
         terminated = truncated = False
         info = {}
-        for i in range(self._skip):
+        first_kept = self._skip - 2
+        for repeat in range(self._skip):
             obs, reward, terminated, truncated, info = self.env.step(action)
-            if i == self._skip - 2:
-                self._obs_buffer[0] = obs
-            if i == self._skip - 1:
-                self._obs_buffer[1] = obs
+            if repeat >= first_kept:
+                self._obs_buffer[repeat - first_kept] = obs
             total_reward += float(reward)
             if terminated or truncated:
                 break
-        # the observation on the game-over frame does not matter
-        max_frame = self._obs_buffer.max(axis=0)
-        return max_frame, total_reward, terminated, truncated, info
+        # when the episode ended early, the buffer is stale: that last observation is never acted on
+        return self._obs_buffer.max(axis=0), total_reward, terminated, truncated, info
 
 
 class ClipRewardEnv(gymnasium.RewardWrapper):
-    def __init__(self, env: gymnasium.Env):
-        """
-        clips the reward to {+1, 0, -1} by its sign.
+    """
+    Rewards become their sign (-1, 0 or 1), so one learning rate suits every game.
 
-        :param env: (Gym Environment) the environment
-        """
+    :param env: (Gym Environment) the game
+    """
+
+    def __init__(self, env: gymnasium.Env):
         super().__init__(gym_compat.as_gymnasium_env(env))
 
     def reward(self, reward: float) -> float:
         """
-        Bin reward to {+1, 0, -1} by its sign.
-
-        :param reward: (float)
+        :param reward: (float) the game's reward
+        :return: (float) its sign
         """
         return float(np.sign(reward))
 
 
 class WarpFrame(gymnasium.ObservationWrapper):
-    def __init__(self, env: gymnasium.Env, width: int = 84, height: int = 84):
-        """
-        Warp frames to 84x84 (by default) grey images as done in the Nature paper and later work.
+    """
+    Frames become grey images of ``height`` x ``width`` (84x84, the Nature DQN's input), with one channel.
 
-        :param env: (Gym Environment) the environment
-        :param width: (int) the width of the resized frame
-        :param height: (int) the height of the resized frame
-        """
+    :param env: (Gym Environment) the game
+    :param width: (int) the width of the image
+    :param height: (int) the height of the image
+    """
+
+    def __init__(self, env: gymnasium.Env, width: int = 84, height: int = 84):
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.width = width
         self.height = height
@@ -204,37 +205,31 @@ class WarpFrame(gymnasium.ObservationWrapper):
 
     def observation(self, frame: np.ndarray) -> np.ndarray:
         """
-        returns the current observation from a frame
-
-        :param frame: ([int] or [float]) environment frame
-        :return: ([int] or [float]) the observation
+        :param frame: ([int] or [float]) an RGB (or single-channel) frame of the game
+        :return: ([int] or [float]) the grey image, shape (height, width, 1)
         """
         cv2 = _cv2()
-        if frame.ndim == 3 and frame.shape[-1] == 3:
-            frame = cv2.cvtColor(frame, cv2.COLOR_RGB2GRAY)
-        elif frame.ndim == 3:
-            frame = frame[..., 0]
-        frame = cv2.resize(frame, (self.width, self.height), interpolation=cv2.INTER_AREA)
-        return frame[:, :, None]
+        if frame.ndim == 3:
+            grey = cv2.cvtColor(frame, cv2.COLOR_RGB2GRAY) if frame.shape[-1] == 3 else frame[..., 0]
+        else:
+            grey = frame
+        small = cv2.resize(grey, (self.width, self.height), interpolation=cv2.INTER_AREA)
+        return small[:, :, None]
 
 
 class FrameStack(gymnasium.Wrapper):
+    """
+    The observation is the last ``n_frames`` frames side by side on the channel axis, as a
+    :class:`LazyFrames` (consecutive observations share their frames in memory).
+
+    :param env: (Gym Environment) the game
+    :param n_frames: (int) how many frames
+    """
+
     def __init__(self, env: gymnasium.Env, n_frames: int):
-        """
-        Stack n_frames last frames.
-
-        Returns lazy array, which is much more memory efficient.
-
-        See Also
-        --------
-        stable_baselines.common.atari_wrappers.LazyFrames
-
-        :param env: (Gym Environment) the environment
-        :param n_frames: (int) the number of frames to stack
-        """
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.n_frames = n_frames
-        self.frames = deque([], maxlen=n_frames)
+        self.frames = deque(maxlen=n_frames)
         shp = self.env.observation_space.shape
         low = np.repeat(self.env.observation_space.low, n_frames, axis=-1)
         high = np.repeat(self.env.observation_space.high, n_frames, axis=-1)
@@ -243,8 +238,7 @@ class FrameStack(gymnasium.Wrapper):
 
     def reset(self, **kwargs):
         obs, info = self.env.reset(**kwargs)
-        for _ in range(self.n_frames):
-            self.frames.append(obs)
+        self.frames.extend([obs] * self.n_frames)
         return self._get_ob(), info
 
     def step(self, action):
@@ -253,37 +247,39 @@ class FrameStack(gymnasium.Wrapper):
         return self._get_ob(), reward, terminated, truncated, info
 
     def _get_ob(self) -> "LazyFrames":
-        assert len(self.frames) == self.n_frames
+        if len(self.frames) != self.n_frames:
+            raise RuntimeError("FrameStack holds {} frames, expected {}: reset() first".format(
+                len(self.frames), self.n_frames))
         return LazyFrames(list(self.frames))
 
 
 class ScaledFloatFrame(gymnasium.ObservationWrapper):
-    def __init__(self, env: gymnasium.Env):
-        """
-        Observations as float32 in [0, 1] (frames divided by 255).
+    """
+    Observations as float32 in [0, 1] (frames divided by 255). Each observation then owns a float copy
+    of its frames: four times the memory of bytes, and no sharing between stacked frames.
 
-        :param env: (Gym Environment) the environment
-        """
+    :param env: (Gym Environment) the game
+    """
+
+    def __init__(self, env: gymnasium.Env):
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.observation_space = spaces.Box(low=0, high=1.0, shape=env.observation_space.shape, dtype=np.float32)
 
     def observation(self, observation):
-        # careful! This undoes the memory optimization, use
-        # with smaller replay buffers only.
-        return np.array(observation).astype(np.float32) / 255.0
+        as_float = np.asarray(observation, dtype=np.float32)
+        return as_float / 255.0
 
 
 class LazyFrames:
+    """
+    Stacked frames that are concatenated only when first read: observations that overlap in time hold
+    references to the same frame arrays, which matters for replay buffers of a million steps. Convert
+    to an array (``np.asarray``) only where the model needs one.
+
+    :param frames: ([np.ndarray]) the frames, oldest first
+    """
+
     def __init__(self, frames: List[np.ndarray]):
-        """
-        This object ensures that common frames between the observations are only stored once.
-        It exists purely to optimize memory usage which can be huge for DQN's 1M frames replay
-        buffers.
-
-        This object should only be converted to np.ndarray before being passed to the model.
-
-        :param frames: ([int] or [float]) environment frames
-        """
         self._frames = frames
         self._out = None
 
@@ -330,31 +326,30 @@ def _action_meanings(env: gymnasium.Env) -> Optional[List[str]]:
 
 def make_atari(env_id: str) -> gymnasium.Env:
     """
-    Create a wrapped atari Environment: no-op starts and a frame skip of 4 (max over the last two frames).
+    A raw game with varied starts (up to 30 no-ops) and 4 frames per action (max over the last two).
 
-    :param env_id: (str) the environment ID, a ``*NoFrameskip*`` game such as ``BreakoutNoFrameskip-v4``
-    :return: (Gym Environment) the wrapped atari environment
+    :param env_id: (str) a game without built-in frame skipping, such as ``BreakoutNoFrameskip-v4``
+    :return: (Gym Environment) the game
     """
     env = gym_compat.make_env(env_id)
     if "NoFrameskip" not in env.spec.id:
         raise ValueError("make_atari expects a game without built-in frame skipping (an id containing "
                          "'NoFrameskip', e.g. 'BreakoutNoFrameskip-v4'), got '{}'".format(env_id))
-    env = NoopResetEnv(env, noop_max=30)
-    env = MaxAndSkipEnv(env, skip=4)
-    return env
+    return MaxAndSkipEnv(NoopResetEnv(env, noop_max=30), skip=4)
 
 
 def wrap_deepmind(env: gymnasium.Env, episode_life: bool = True, clip_rewards: bool = True,
                   frame_stack: bool = False, scale: bool = False) -> gymnasium.Env:
     """
-    Configure environment for DeepMind-style Atari.
+    The DeepMind preprocessing on top of :func:`make_atari`: lives as episodes, FIRE at reset where the
+    game needs it, 84x84 grey frames, then optionally scaled to [0, 1], clipped rewards, 4 stacked frames.
 
-    :param env: (Gym Environment) the atari environment
-    :param episode_life: (bool) wrap the episode life wrapper
-    :param clip_rewards: (bool) wrap the reward clipping wrapper
-    :param frame_stack: (bool) wrap the frame stacking wrapper
-    :param scale: (bool) wrap the scaling observation wrapper
-    :return: (Gym Environment) the wrapped atari environment
+    :param env: (Gym Environment) the game from :func:`make_atari`
+    :param episode_life: (bool) a lost life ends the learner's episode (:class:`EpisodicLifeEnv`)
+    :param clip_rewards: (bool) rewards become their sign (:class:`ClipRewardEnv`)
+    :param frame_stack: (bool) observe the last 4 frames (:class:`FrameStack`)
+    :param scale: (bool) float observations in [0, 1] (:class:`ScaledFloatFrame`)
+    :return: (Gym Environment) the preprocessed game
     """
     if episode_life:
         env = EpisodicLifeEnv(env)

@@ -24,40 +24,31 @@ from stable_baselines.common.tf_compat import dim_value, tf
 # ------------------------------------------------------------------------------------------------
 # the original library's layers
 # ------------------------------------------------------------------------------------------------
+def _ortho_matrix_shape(shape: Tuple[int, ...]) -> Tuple[int, int]:
+    if len(shape) == 2:
+        return shape
+    if len(shape) == 4:
+        # a convolution kernel (height, width, in, out): everything but the output channels is the fan-in
+        return int(np.prod(shape[:-1])), shape[-1]
+    raise NotImplementedError("ortho_init supports 2-D and 4-D shapes only, got {}".format(shape))
+
+
 def ortho_init(scale: float = 1.0) -> Callable:
     """
-    Orthogonal initialization for the policy weights
+    An initializer drawing (semi-)orthogonal weights, multiplied by ``scale`` (Saxe et al. 2013).
+    Draws come from numpy's global generator.
 
-    :param scale: (float) Scaling factor for the weights.
-    :return: (function) an initialization function for the weights
+    :param scale: (float) the gain
+    :return: (function) an initializer ``(shape, ...) -> np.ndarray`` for 2-D and 4-D (NHWC kernel) shapes
     """
 
     def _ortho_init(shape, *_, **_kwargs):
-        """Intialize weights as Orthogonal matrix.
-
-        Orthogonal matrix initialization [1]_. For n-dimensional shapes where
-        n > 2, the n-1 trailing axes are flattened. For convolutional layers, this
-        corresponds to the fan-in, so this makes the initialization usable for
-        both dense and convolutional layers.
-
-        References
-        ----------
-        .. [1] Saxe, Andrew M., James L. McClelland, and Surya Ganguli.
-               "Exact solutions to the nonlinear"
-        """
-        # lasagne ortho init for tf
+        """Orthonormal rows or columns of an SVD of a Gaussian matrix, reshaped to ``shape``."""
         shape = tuple(int(dim_value(dim)) for dim in shape)
-        if len(shape) == 2:
-            flat_shape = shape
-        elif len(shape) == 4:  # assumes NHWC
-            flat_shape = (int(np.prod(shape[:-1])), shape[-1])
-        else:
-            raise NotImplementedError("ortho_init supports 2-D and 4-D shapes only, got {}".format(shape))
-        gaussian_noise = np.random.normal(0.0, 1.0, flat_shape)
-        u, _, v = np.linalg.svd(gaussian_noise, full_matrices=False)
-        weights = u if u.shape == flat_shape else v  # pick the one with the correct shape
-        weights = weights.reshape(shape)
-        return (scale * weights[:shape[0], :shape[1]]).astype(np.float32)
+        matrix_shape = _ortho_matrix_shape(shape)
+        left, _, right = np.linalg.svd(np.random.normal(0.0, 1.0, matrix_shape), full_matrices=False)
+        basis = left if left.shape == matrix_shape else right
+        return (scale * basis.reshape(shape)[:shape[0], :shape[1]]).astype(np.float32)
 
     return _ortho_init
 
@@ -70,155 +61,164 @@ def _static_dim(tensor: Any, axis: int, what: str) -> int:
     return int(value)
 
 
+# data format -> (channel axis, strides of a given stride, shape the bias is broadcast to)
+_CONV_LAYOUTS = {
+    'NHWC': (3, lambda step: [1, step, step, 1], lambda n_out: [1, 1, 1, n_out]),
+    'NCHW': (1, lambda step: [1, 1, step, step], lambda n_out: [1, n_out, 1, 1]),
+}
+
+
+def _kernel_size(filter_size: Any) -> Tuple[Any, Any]:
+    if not isinstance(filter_size, (list, tuple)):
+        return filter_size, filter_size
+    if len(filter_size) != 2:
+        raise ValueError("filter_size must be an int or a (height, width) pair, got {}".format(filter_size))
+    return filter_size[0], filter_size[1]
+
+
 def conv(input_tensor: tf.Tensor, scope: str, *, n_filters: int, filter_size: Any, stride: int,
          pad: str = 'VALID', init_scale: float = 1.0, data_format: str = 'NHWC',
          one_dim_bias: bool = False) -> tf.Tensor:
     """
-    Creates a 2d convolutional layer for TensorFlow
+    2-D convolution with orthogonally initialised kernel ``<scope>/w`` and zero bias ``<scope>/b``.
 
-    :param input_tensor: (TensorFlow Tensor) The input tensor for the convolution
-    :param scope: (str) The TensorFlow variable scope
-    :param n_filters: (int) The number of filters
-    :param filter_size:  (Union[int, [int], tuple<int, int>]) The filter size for the squared kernel matrix,
-        or the height and width of kernel filter if the input is a list or tuple
-    :param stride: (int) The stride of the convolution
-    :param pad: (str) The padding type ('VALID' or 'SAME')
-    :param init_scale: (int) The initialization scale
-    :param data_format: (str) The data format for the convolution weights
-    :param one_dim_bias: (bool) If the bias should be one dimentional or not
-    :return: (TensorFlow Tensor) 2d convolutional layer
+    :param input_tensor: (TensorFlow Tensor) the images, laid out as ``data_format`` says
+    :param scope: (str) the variable scope of the layer
+    :param n_filters: (int) output channels
+    :param filter_size: (Union[int, [int], tuple<int, int>]) kernel side, or (height, width)
+    :param stride: (int) the stride along height and width
+    :param pad: (str) 'VALID' or 'SAME'
+    :param init_scale: (int) gain of the orthogonal initializer
+    :param data_format: (str) 'NHWC' or 'NCHW'
+    :param one_dim_bias: (bool) store the bias with shape (n_filters,) instead of (1, n_filters, 1, 1)
+    :return: (TensorFlow Tensor) the feature maps
     """
-    if isinstance(filter_size, (list, tuple)):
-        if len(filter_size) != 2:
-            raise ValueError("filter_size must be an int or a (height, width) pair, got {}".format(filter_size))
-        filter_height, filter_width = filter_size
-    else:
-        filter_height = filter_width = filter_size
-    if data_format == 'NHWC':
-        channel_ax = 3
-        strides = [1, stride, stride, 1]
-        bshape = [1, 1, 1, n_filters]
-    elif data_format == 'NCHW':
-        channel_ax = 1
-        strides = [1, 1, stride, stride]
-        bshape = [1, n_filters, 1, 1]
-    else:
+    height, width = _kernel_size(filter_size)
+    if data_format not in _CONV_LAYOUTS:
         raise NotImplementedError("data_format must be 'NHWC' or 'NCHW', got {!r}".format(data_format))
-    bias_var_shape = [n_filters] if one_dim_bias else [1, n_filters, 1, 1]
-    n_input = _static_dim(input_tensor, channel_ax, "conv")
-    wshape = [filter_height, filter_width, n_input, n_filters]
+    channel_axis, strides_of, broadcast_shape_of = _CONV_LAYOUTS[data_format]
+    kernel_shape = [height, width, _static_dim(input_tensor, channel_axis, "conv"), n_filters]
+    stored_bias_shape = [n_filters] if one_dim_bias else [1, n_filters, 1, 1]
     with tf.variable_scope(scope):
-        weight = tf.get_variable("w", wshape, initializer=ortho_init(init_scale))
-        bias = tf.get_variable("b", bias_var_shape, initializer=tf.constant_initializer(0.0))
-        if not one_dim_bias and data_format == 'NHWC':
-            bias = tf.reshape(bias, bshape)
-        return bias + tf.nn.conv2d(input_tensor, weight, strides=strides, padding=pad, data_format=data_format)
+        kernel = tf.get_variable("w", kernel_shape, initializer=ortho_init(init_scale))
+        offset = tf.get_variable("b", stored_bias_shape, initializer=tf.constant_initializer(0.0))
+        if data_format == 'NHWC' and not one_dim_bias:
+            offset = tf.reshape(offset, broadcast_shape_of(n_filters))
+        feature_maps = tf.nn.conv2d(input_tensor, kernel, strides=strides_of(stride), padding=pad,
+                                    data_format=data_format)
+        return offset + feature_maps
 
 
 def linear(input_tensor: tf.Tensor, scope: str, n_hidden: int, *, init_scale: float = 1.0,
            init_bias: float = 0.0) -> tf.Tensor:
     """
-    Creates a fully connected layer for TensorFlow (variables ``<scope>/w`` and ``<scope>/b``)
+    Affine layer ``x @ w + b`` with orthogonal ``<scope>/w`` and constant ``<scope>/b``.
 
-    :param input_tensor: (TensorFlow Tensor) The input tensor for the fully connected layer
-    :param scope: (str) The TensorFlow variable scope
-    :param n_hidden: (int) The number of hidden neurons
-    :param init_scale: (int) The initialization scale
-    :param init_bias: (int) The initialization offset bias
-    :return: (TensorFlow Tensor) fully connected layer
+    :param input_tensor: (TensorFlow Tensor) shape (batch, n_input)
+    :param scope: (str) the variable scope of the layer
+    :param n_hidden: (int) output units
+    :param init_scale: (int) gain of the orthogonal initializer
+    :param init_bias: (int) initial value of every bias
+    :return: (TensorFlow Tensor) shape (batch, n_hidden)
     """
     with tf.variable_scope(scope):
-        n_input = _static_dim(input_tensor, 1, "linear")
-        weight = tf.get_variable("w", [n_input, n_hidden], initializer=ortho_init(init_scale))
-        bias = tf.get_variable("b", [n_hidden], initializer=tf.constant_initializer(init_bias))
-        return tf.matmul(input_tensor, weight) + bias
+        fan_in = _static_dim(input_tensor, 1, "linear")
+        matrix = tf.get_variable("w", [fan_in, n_hidden], initializer=ortho_init(init_scale))
+        offset = tf.get_variable("b", [n_hidden], initializer=tf.constant_initializer(init_bias))
+        return tf.matmul(input_tensor, matrix) + offset
 
 
 def conv_to_fc(input_tensor: tf.Tensor) -> tf.Tensor:
     """
-    Reshapes a Tensor from a convolutional network to a Tensor for a fully connected network
+    Flatten feature maps to one vector per sample, for the dense layers that follow.
 
-    :param input_tensor: (TensorFlow Tensor) The convolutional input tensor
-    :return: (TensorFlow Tensor) The fully connected output tensor
+    :param input_tensor: (TensorFlow Tensor) shape (batch, ...) with known non-batch sizes
+    :return: (TensorFlow Tensor) shape (batch, prod(...))
     """
     dims = [dim_value(v) for v in input_tensor.get_shape()[1:]]
     if any(dim is None for dim in dims):
         raise ValueError("conv_to_fc needs known non-batch dimensions, got shape {}".format(input_tensor.get_shape()))
-    n_hidden = int(np.prod(dims))
-    return tf.reshape(input_tensor, [-1, n_hidden])
+    return tf.reshape(input_tensor, [-1, int(np.prod(dims))])
 
 
 def batch_to_seq(tensor_batch: tf.Tensor, n_batch: int, n_steps: int, flat: bool = False) -> List[tf.Tensor]:
     """
-    Transform a batch of Tensors, into a sequence of Tensors for recurrent policies
+    Cut a batch laid out env-major (``n_batch`` environments times ``n_steps`` steps) into a list of
+    ``n_steps`` tensors, one per time step, as the recurrent cells consume them.
 
-    :param tensor_batch: (TensorFlow Tensor) The input tensor to unroll
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param n_steps: (int) The number of steps to run for each environment
-    :param flat: (bool) If the input Tensor is flat
-    :return: (TensorFlow Tensor) sequence of Tensors for recurrent policies
+    :param tensor_batch: (TensorFlow Tensor) the batch
+    :param n_batch: (int) the number of environments
+    :param n_steps: (int) the number of time steps per environment
+    :param flat: (bool) the batch holds one scalar per sample
+    :return: ([TensorFlow Tensor]) ``n_steps`` tensors of shape (n_batch,) or (n_batch, features)
     """
-    if flat:
-        tensor_batch = tf.reshape(tensor_batch, [n_batch, n_steps])
-    else:
-        tensor_batch = tf.reshape(tensor_batch, [n_batch, n_steps, -1])
-    return [tf.squeeze(v, [1]) for v in tf.split(axis=1, num_or_size_splits=n_steps, value=tensor_batch)]
+    grid = [n_batch, n_steps] if flat else [n_batch, n_steps, -1]
+    tensor_batch = tf.reshape(tensor_batch, grid)
+    steps = tf.split(axis=1, num_or_size_splits=n_steps, value=tensor_batch)
+    return [tf.squeeze(step, [1]) for step in steps]
 
 
 def seq_to_batch(tensor_sequence: Sequence[tf.Tensor], flat: bool = False) -> tf.Tensor:
     """
-    Transform a sequence of Tensors, into a batch of Tensors for recurrent policies
+    The inverse of :func:`batch_to_seq`: one tensor per time step back into one batch.
 
-    :param tensor_sequence: (TensorFlow Tensor) The input tensor to batch
-    :param flat: (bool) If the input Tensor is flat
-    :return: (TensorFlow Tensor) batch of Tensors for recurrent policies
+    :param tensor_sequence: ([TensorFlow Tensor]) the per-step tensors
+    :param flat: (bool) the tensors hold one scalar per environment
+    :return: (TensorFlow Tensor) the batch, shape (n_batch * n_steps,) or (n_batch * n_steps, features)
     """
-    shape = tensor_sequence[0].get_shape().as_list()
-    if not flat:
-        if len(shape) <= 1:
-            raise ValueError("seq_to_batch(flat=False) expects tensors of rank > 1, got shape {}".format(shape))
-        n_hidden = shape[-1]
-        return tf.reshape(tf.concat(axis=1, values=list(tensor_sequence)), [-1, n_hidden])
-    return tf.reshape(tf.stack(values=list(tensor_sequence), axis=1), [-1])
+    tensor_sequence = list(tensor_sequence)
+    if flat:
+        return tf.reshape(tf.stack(values=tensor_sequence, axis=1), [-1])
+    step_shape = tensor_sequence[0].get_shape().as_list()
+    if len(step_shape) <= 1:
+        raise ValueError("seq_to_batch(flat=False) expects tensors of rank > 1, got shape {}".format(step_shape))
+    return tf.reshape(tf.concat(axis=1, values=tensor_sequence), [-1, step_shape[-1]])
 
 
 def _ln(input_tensor: tf.Tensor, gain: tf.Tensor, bias: tf.Tensor, epsilon: float = 1e-5,
         axes: Optional[List[int]] = None) -> tf.Tensor:
     """
-    Apply layer normalisation.
+    Normalise to zero mean and unit variance over ``axes`` (default: axis 1), then scale and shift.
 
-    :param input_tensor: (TensorFlow Tensor) The input tensor for the Layer normalization
-    :param gain: (TensorFlow Tensor) The scale tensor for the Layer normalization
-    :param bias: (TensorFlow Tensor) The bias tensor for the Layer normalization
-    :param epsilon: (float) The epsilon value for floating point calculations
-    :param axes: (tuple, list or int) The axes to apply the mean and variance calculation
-    :return: (TensorFlow Tensor) a normalizing layer
+    :param input_tensor: (TensorFlow Tensor) the input
+    :param gain: (TensorFlow Tensor) the scale
+    :param bias: (TensorFlow Tensor) the shift
+    :param epsilon: (float) added to the variance before the square root
+    :param axes: (tuple, list or int) the axes of the statistics
+    :return: (TensorFlow Tensor) the normalised input
     """
-    if axes is None:
-        axes = [1]
-    mean, variance = tf.nn.moments(input_tensor, axes=axes, keepdims=True)
-    input_tensor = (input_tensor - mean) / tf.sqrt(variance + epsilon)
-    return input_tensor * gain + bias
+    mean, variance = tf.nn.moments(input_tensor, axes=[1] if axes is None else axes, keepdims=True)
+    standardized = (input_tensor - mean) / tf.sqrt(variance + epsilon)
+    return standardized * gain + bias
+
+
+def _lstm_norm_params(n_hidden: int) -> dict:
+    """The gains (initial 1) and shifts (initial 0) of the three layer normalisations of an LSTM."""
+    params = {}
+    for suffix, size in (("x", n_hidden * 4), ("h", n_hidden * 4), ("c", n_hidden)):
+        for prefix, start in (("g", 1.0), ("b", 0.0)):
+            params[prefix + suffix] = tf.get_variable(prefix + suffix, [size],
+                                                      initializer=tf.constant_initializer(start))
+    return params
 
 
 def lstm(input_tensor: Sequence[tf.Tensor], mask_tensor: Sequence[tf.Tensor], cell_state_hidden: tf.Tensor,
          scope: str, n_hidden: int, init_scale: float = 1.0,
          layer_norm: bool = False) -> Tuple[List[tf.Tensor], tf.Tensor]:
     """
-    Creates an Long Short Term Memory (LSTM) cell for TensorFlow
+    Unroll an LSTM over a sequence, resetting the state where a mask is 1 (an episode starts).
 
     Variables (in creation order): ``wx``, ``wh``, ``b`` and, with ``layer_norm``,
     ``gx``, ``bx``, ``gh``, ``bh``, ``gc``, ``bc``.
 
-    :param input_tensor: ([TensorFlow Tensor]) The input tensor sequence for the LSTM cell
-        (one tensor of shape (n_env, n_input) per step, see :func:`batch_to_seq`)
-    :param mask_tensor: ([TensorFlow Tensor]) The mask tensor sequence for the LSTM cell (1 where an episode starts)
-    :param cell_state_hidden: (TensorFlow Tensor) The state tensor for the LSTM cell, shape (n_env, 2 * n_hidden)
-    :param scope: (str) The TensorFlow variable scope
-    :param n_hidden: (int) The number of hidden neurons
-    :param init_scale: (int) The initialization scale
-    :param layer_norm: (bool) Whether to apply Layer Normalization or not
-    :return: ([TensorFlow Tensor], TensorFlow Tensor) LSTM outputs (one per step) and the new cell state
+    :param input_tensor: ([TensorFlow Tensor]) one input of shape (n_env, n_input) per step (:func:`batch_to_seq`)
+    :param mask_tensor: ([TensorFlow Tensor]) one mask of shape (n_env,) or (n_env, 1) per step
+    :param cell_state_hidden: (TensorFlow Tensor) cell state and hidden state side by side, (n_env, 2 * n_hidden)
+    :param scope: (str) the variable scope of the cell
+    :param n_hidden: (int) units of the cell
+    :param init_scale: (int) gain of the orthogonal initializer
+    :param layer_norm: (bool) normalise the input and hidden projections and the cell state
+    :return: ([TensorFlow Tensor], TensorFlow Tensor) the hidden state of each step and the final packed state
     """
     input_tensor = list(input_tensor)
     n_input = _static_dim(input_tensor[0], 1, "lstm")
@@ -226,60 +226,43 @@ def lstm(input_tensor: Sequence[tf.Tensor], mask_tensor: Sequence[tf.Tensor], ce
         weight_x = tf.get_variable("wx", [n_input, n_hidden * 4], initializer=ortho_init(init_scale))
         weight_h = tf.get_variable("wh", [n_hidden, n_hidden * 4], initializer=ortho_init(init_scale))
         bias = tf.get_variable("b", [n_hidden * 4], initializer=tf.constant_initializer(0.0))
-
-        if layer_norm:
-            # Gain and bias of layer norm
-            gain_x = tf.get_variable("gx", [n_hidden * 4], initializer=tf.constant_initializer(1.0))
-            bias_x = tf.get_variable("bx", [n_hidden * 4], initializer=tf.constant_initializer(0.0))
-
-            gain_h = tf.get_variable("gh", [n_hidden * 4], initializer=tf.constant_initializer(1.0))
-            bias_h = tf.get_variable("bh", [n_hidden * 4], initializer=tf.constant_initializer(0.0))
-
-            gain_c = tf.get_variable("gc", [n_hidden], initializer=tf.constant_initializer(1.0))
-            bias_c = tf.get_variable("bc", [n_hidden], initializer=tf.constant_initializer(0.0))
+        norm = _lstm_norm_params(n_hidden) if layer_norm else None
 
     cell_state, hidden = tf.split(axis=1, num_or_size_splits=2, value=cell_state_hidden)
-    # The input projection does not depend on the recurrence: one matmul for the whole sequence
-    # (same maths as one per step, far fewer ops to run and differentiate).
-    input_gates = tf.matmul(tf.concat(input_tensor, axis=0), weight_x)
-    if layer_norm:
-        input_gates = _ln(input_gates, gain_x, bias_x)
-    input_gates = tf.split(input_gates, len(input_tensor), axis=0)
+    # the input projection does not depend on the recurrence: one matmul covers every step
+    projected = tf.matmul(tf.concat(input_tensor, axis=0), weight_x)
+    if norm is not None:
+        projected = _ln(projected, norm["gx"], norm["bx"])
     outputs = []
-    for input_gate, mask in zip(input_gates, mask_tensor):
+    for step_input, mask in zip(tf.split(projected, len(input_tensor), axis=0), mask_tensor):
         cell_state = cell_state * (1 - mask)
         hidden = hidden * (1 - mask)
-        if layer_norm:
-            gates = input_gate + _ln(tf.matmul(hidden, weight_h), gain_h, bias_h) + bias
-        else:
-            gates = input_gate + tf.matmul(hidden, weight_h) + bias
-        in_gate, forget_gate, out_gate, cell_candidate = tf.split(axis=1, num_or_size_splits=4, value=gates)
-        in_gate = tf.nn.sigmoid(in_gate)
-        forget_gate = tf.nn.sigmoid(forget_gate)
-        out_gate = tf.nn.sigmoid(out_gate)
-        cell_candidate = tf.tanh(cell_candidate)
-        cell_state = forget_gate * cell_state + in_gate * cell_candidate
-        if layer_norm:
-            hidden = out_gate * tf.tanh(_ln(cell_state, gain_c, bias_c))
-        else:
-            hidden = out_gate * tf.tanh(cell_state)
+        recurrent = tf.matmul(hidden, weight_h)
+        if norm is not None:
+            recurrent = _ln(recurrent, norm["gh"], norm["bh"])
+        gate_inputs = step_input + recurrent + bias
+        in_gate, forget_gate, out_gate, candidate = tf.split(axis=1, num_or_size_splits=4, value=gate_inputs)
+        in_gate, forget_gate, out_gate = tf.nn.sigmoid(in_gate), tf.nn.sigmoid(forget_gate), tf.nn.sigmoid(out_gate)
+        candidate = tf.tanh(candidate)
+        cell_state = forget_gate * cell_state + in_gate * candidate
+        shown_cell = cell_state if norm is None else _ln(cell_state, norm["gc"], norm["bc"])
+        hidden = out_gate * tf.tanh(shown_cell)
         outputs.append(hidden)
-    cell_state_hidden = tf.concat(axis=1, values=[cell_state, hidden])
-    return outputs, cell_state_hidden
+    return outputs, tf.concat(axis=1, values=[cell_state, hidden])
 
 
 def ln_lstm(input_tensor: Sequence[tf.Tensor], mask_tensor: Sequence[tf.Tensor], cell_state_hidden: tf.Tensor,
             scope: str, n_hidden: int, init_scale: float = 1.0) -> Tuple[List[tf.Tensor], tf.Tensor]:
     """
-    Layer-normalised LSTM: :func:`lstm` with ``layer_norm=True``.
+    :func:`lstm` with layer normalisation.
 
-    :param input_tensor: ([TensorFlow Tensor]) The input tensor sequence for the LSTM cell
-    :param mask_tensor: ([TensorFlow Tensor]) The mask tensor sequence for the LSTM cell
-    :param cell_state_hidden: (TensorFlow Tensor) The state tensor for the LSTM cell
-    :param scope: (str) The TensorFlow variable scope
-    :param n_hidden: (int) The number of hidden neurons
-    :param init_scale: (int) The initialization scale
-    :return: ([TensorFlow Tensor], TensorFlow Tensor) LSTM outputs and the new cell state
+    :param input_tensor: ([TensorFlow Tensor]) one input per step
+    :param mask_tensor: ([TensorFlow Tensor]) one episode-start mask per step
+    :param cell_state_hidden: (TensorFlow Tensor) the packed initial state
+    :param scope: (str) the variable scope of the cell
+    :param n_hidden: (int) units of the cell
+    :param init_scale: (int) gain of the orthogonal initializer
+    :return: ([TensorFlow Tensor], TensorFlow Tensor) the hidden state of each step and the final packed state
     """
     return lstm(input_tensor, mask_tensor, cell_state_hidden, scope, n_hidden, init_scale=init_scale,
                 layer_norm=True)
@@ -511,22 +494,22 @@ def layer_norm(inputs: tf.Tensor, center: bool = True, scale: bool = True, activ
 def mlp(input_tensor: tf.Tensor, layers: Sequence[int], activ_fn: Callable = tf.nn.relu,
         layer_norm: bool = False) -> tf.Tensor:  # pylint: disable=redefined-outer-name
     """
-    Create a multi-layer fully connected neural network (the layers are :func:`dense` named
-    ``fc0``, ``fc1``, ...; with ``layer_norm``, each is followed by a :func:`layer_norm`).
+    A stack of :func:`dense` layers named ``fc0``, ``fc1``, ..., each followed by the activation
+    (and, with ``layer_norm``, by a :func:`layer_norm` before it).
 
-    :param input_tensor: (tf.placeholder)
-    :param layers: ([int]) Network architecture
-    :param activ_fn: (tf.function) Activation function
-    :param layer_norm: (bool) Whether to apply layer normalization or not
-    :return: (tf.Tensor)
+    :param input_tensor: (tf.placeholder) the input, shape (batch, n_input)
+    :param layers: ([int]) units of each layer
+    :param activ_fn: (tf.function) the activation after each layer
+    :param layer_norm: (bool) normalise each layer's output before the activation
+    :return: (tf.Tensor) the output of the last layer
     """
-    output = input_tensor
-    for i, layer_size in enumerate(layers):
-        output = dense(output, layer_size, name='fc' + str(i))
+    hidden = input_tensor
+    for index, units in enumerate(layers):
+        hidden = dense(hidden, units, name='fc{}'.format(index))
         if layer_norm:
-            output = _layer_norm_fn(output, center=True, scale=True)
-        output = activ_fn(output)
-    return output
+            hidden = _layer_norm_fn(hidden, center=True, scale=True)
+        hidden = activ_fn(hidden)
+    return hidden
 
 
 _layer_norm_fn = layer_norm

@@ -9,6 +9,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from stable_baselines import PPO2, logger
+from stable_baselines.common import cli
 from stable_baselines.common.cmd_util import make_mujoco_env, mujoco_arg_parser
 from stable_baselines.common.policies import MlpPolicy
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
@@ -16,36 +17,44 @@ from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
 
 def train(env_id: str, num_timesteps: int, seed: int):
     """
-    Train PPO2 model for Mujoco environment, for testing purposes
+    Train PPO2 with the MLP policy on a normalised MuJoCo task; the environment stays open.
 
-    :param env_id: (str) the environment id string
-    :param num_timesteps: (int) the number of timesteps to run
-    :param seed: (int) Used to seed the random generator.
+    :param env_id: (str) the task id
+    :param num_timesteps: (int) the budget
+    :param seed: (int) the seed
     :return: (PPO2, VecNormalize) the trained model and its (normalised) environment
     """
     env = VecNormalize(DummyVecEnv([lambda: make_mujoco_env(env_id, seed)]))
     model = PPO2(policy=MlpPolicy, env=env, n_steps=2048, nminibatches=32, lam=0.95, gamma=0.99, noptepochs=10,
                  ent_coef=0.0, learning_rate=3e-4, cliprange=0.2, seed=seed, verbose=1)
-    model.learn(total_timesteps=num_timesteps)
-    return model, env
+    return model.learn(total_timesteps=num_timesteps), env
+
+
+def play(model: PPO2, env: VecNormalize) -> None:
+    """
+    Show the trained agent until the process is stopped.
+
+    :param model: (PPO2) the model
+    :param env: (VecNormalize) its environment
+    """
+    logger.log("Running trained model")
+    obs = np.zeros((env.num_envs,) + env.observation_space.shape)  # float64, whatever the env's dtype
+    obs[:] = env.reset()
+    while True:
+        obs[:] = env.step(model.step(obs)[0])[0]
+        env.render()
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """
-    Runs the test
-    """
-    args = mujoco_arg_parser().parse_args(argv)
-    logger.configure()
-    model, env = train(args.env, num_timesteps=args.num_timesteps, seed=args.seed)
+    Parse the command line, train, and with ``--play`` show the agent.
 
+    :param argv: ([str]) the arguments (None: ``sys.argv``)
+    """
+    args = cli.parse_and_configure(mujoco_arg_parser(), argv)
+    model, env = train(args.env, num_timesteps=args.num_timesteps, seed=args.seed)
     if args.play:
-        logger.log("Running trained model")
-        obs = np.zeros((env.num_envs,) + env.observation_space.shape)
-        obs[:] = env.reset()
-        while True:
-            actions = model.step(obs)[0]
-            obs[:] = env.step(actions)[0]
-            env.render()
+        play(model, env)
 
 
 if __name__ == '__main__':

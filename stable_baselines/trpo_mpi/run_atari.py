@@ -7,11 +7,9 @@ runs the algorithm for 40M frames = 10M timesteps. Each rank plays its own game 
 (``seed + 10000 * rank``); gradients and Fisher-vector products are averaged over the ranks; only
 rank 0 logs.
 """
-import os
 from typing import Optional, Sequence
 
-from stable_baselines import bench, logger
-from stable_baselines.common.atari_wrappers import make_atari, wrap_deepmind
+from stable_baselines.common import cli
 from stable_baselines.common.cmd_util import atari_arg_parser, mpi_worker_setup
 from stable_baselines.common.policies import CnnPolicy
 from stable_baselines.trpo_mpi import TRPO
@@ -19,31 +17,28 @@ from stable_baselines.trpo_mpi import TRPO
 
 def train(env_id: str, num_timesteps: int, seed: int) -> TRPO:
     """
-    Train TRPO model for the atari environment, for testing purposes
+    Train TRPO with the CNN policy on this rank's copy of an Atari game.
 
-    :param env_id: (str) Environment ID
-    :param num_timesteps: (int) The total number of samples
-    :param seed: (int) The initial seed for training
+    :param env_id: (str) the game id
+    :param num_timesteps: (int) the budget (10 % more is trained, as in the original script)
+    :param seed: (int) the seed of rank 0
     :return: (TRPO) the trained model
     """
     rank, worker_seed = mpi_worker_setup(seed)
-    env = make_atari(env_id)
-    log_dir = logger.get_dir()
-    env = bench.Monitor(env, log_dir and os.path.join(log_dir, str(rank)))
-    env = wrap_deepmind(env)
-    model = TRPO(CnnPolicy, env, timesteps_per_batch=512, max_kl=0.001, cg_iters=10, cg_damping=1e-3,
-                 entcoeff=0.0, gamma=0.98, lam=1, vf_iters=3, vf_stepsize=1e-4,
-                 verbose=1 if rank == 0 else 0, seed=worker_seed)
-    try:
-        model.learn(total_timesteps=int(num_timesteps * 1.1))
-    finally:
-        env.close()
-    return model
+
+    def make_model(env):
+        return TRPO(CnnPolicy, env, timesteps_per_batch=512, max_kl=0.001, cg_iters=10, cg_damping=1e-3,
+                    entcoeff=0.0, gamma=0.98, lam=1, vf_iters=3, vf_stepsize=1e-4,
+                    verbose=1 if rank == 0 else 0, seed=worker_seed)
+
+    return cli.learn_and_close(cli.monitored_atari_env(env_id, rank), make_model, cli.with_margin(num_timesteps))
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """
-    Runs the test
+    Parse the command line and train.
+
+    :param argv: ([str]) the arguments (None: ``sys.argv``)
     """
     args = atari_arg_parser().parse_args(argv)
     train(args.env, num_timesteps=args.num_timesteps, seed=args.seed)

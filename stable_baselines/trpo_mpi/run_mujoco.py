@@ -10,6 +10,7 @@ runs the algorithm for 1M timesteps (``--num-timesteps``). Only rank 0 logs.
 from typing import Optional, Sequence
 
 from stable_baselines import logger
+from stable_baselines.common import cli
 from stable_baselines.common.cmd_util import make_mujoco_env, mpi_worker_setup, mujoco_arg_parser
 from stable_baselines.common.policies import MlpPolicy
 from stable_baselines.trpo_mpi import TRPO
@@ -17,30 +18,30 @@ from stable_baselines.trpo_mpi import TRPO
 
 def train(env_id: str, num_timesteps: int, seed: int) -> TRPO:
     """
-    Train TRPO model for the mujoco environment, for testing purposes
+    Train TRPO with the MLP policy on this rank's copy of a MuJoCo task.
 
-    :param env_id: (str) Environment ID
-    :param num_timesteps: (int) The total number of samples
-    :param seed: (int) The initial seed for training
+    :param env_id: (str) the task id
+    :param num_timesteps: (int) the budget
+    :param seed: (int) the seed of rank 0
     :return: (TRPO) the trained model
     """
-    rank, _ = mpi_worker_setup(seed)
+    rank, worker_seed = mpi_worker_setup(seed)
     if rank != 0:
         logger.set_level(logger.DISABLED)
-    env = make_mujoco_env(env_id, seed)
-    model = TRPO(MlpPolicy, env, timesteps_per_batch=1024, max_kl=0.01, cg_iters=10, cg_damping=0.1, entcoeff=0.0,
-                 gamma=0.99, lam=0.98, vf_iters=5, vf_stepsize=1e-3, verbose=1 if rank == 0 else 0,
-                 seed=seed + 10000 * rank)
-    try:
-        model.learn(total_timesteps=num_timesteps)
-    finally:
-        env.close()
-    return model
+
+    def make_model(env):
+        return TRPO(MlpPolicy, env, timesteps_per_batch=1024, max_kl=0.01, cg_iters=10, cg_damping=0.1,
+                    entcoeff=0.0, gamma=0.99, lam=0.98, vf_iters=5, vf_stepsize=1e-3,
+                    verbose=1 if rank == 0 else 0, seed=worker_seed)
+
+    return cli.learn_and_close(make_mujoco_env(env_id, seed), make_model, num_timesteps)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """
-    Runs the test
+    Parse the command line and train.
+
+    :param argv: ([str]) the arguments (None: ``sys.argv``)
     """
     args = mujoco_arg_parser().parse_args(argv)
     train(args.env, num_timesteps=args.num_timesteps, seed=args.seed)

@@ -13,10 +13,11 @@ def main(args: argparse.Namespace) -> List[float]:
     """
     Run a trained model for the cartpole problem
 
-    :param args: (ArgumentParser) the input arguments
+    :param args: (argparse.Namespace) the options (missing ones take their defaults; the original read only
+        ``no_render``)
     :return: ([float]) the episode rewards
     """
-    return replay.replay("CartPole-v0", args)
+    return replay.replay("CartPole-v0", replay.with_defaults(args, _parser()))
 
 
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
@@ -24,7 +25,11 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     :param argv: ([str]) the command line (None: sys.argv)
     :return: (argparse.Namespace)
     """
-    return replay.parse_args("Enjoy trained DQN on cartpole", "cartpole_model.zip", argv)
+    return _parser().parse_args(argv)
+
+
+def _parser() -> argparse.ArgumentParser:
+    return replay.enjoy_parser("Enjoy trained DQN on cartpole", "cartpole_model.zip")
 
 
 if __name__ == '__main__':

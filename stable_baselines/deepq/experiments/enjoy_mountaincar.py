@@ -15,10 +15,11 @@ def main(args: argparse.Namespace) -> List[float]:
     """
     Run a trained model for the mountain car problem
 
-    :param args: (ArgumentParser) the input arguments
+    :param args: (argparse.Namespace) the options (missing ones take their defaults; the original read only
+        ``no_render``)
     :return: ([float]) the episode rewards
     """
-    rewards = replay.replay("MountainCar-v0", args)
+    rewards = replay.replay("MountainCar-v0", replay.with_defaults(args, _parser()))
     if rewards:
         print("Mean reward {:.1f} over {} episodes".format(float(np.mean(rewards)), len(rewards)))
     return rewards
@@ -29,7 +30,11 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     :param argv: ([str]) the command line (None: sys.argv)
     :return: (argparse.Namespace)
     """
-    return replay.parse_args("Enjoy trained DQN on MountainCar", "mountaincar_model.zip", argv)
+    return _parser().parse_args(argv)
+
+
+def _parser() -> argparse.ArgumentParser:
+    return replay.enjoy_parser("Enjoy trained DQN on MountainCar", "mountaincar_model.zip")
 
 
 if __name__ == '__main__':

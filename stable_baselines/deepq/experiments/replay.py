@@ -1,6 +1,9 @@
-"""The episode loop and command line shared by the ``enjoy_*`` experiment scripts."""
+"""
+What the experiment scripts share: the episode loop and command line of the ``enjoy_*`` scripts, and
+:func:`with_defaults`, which lets every script's ``main(args)`` take an object holding only some options.
+"""
 import argparse
-from typing import List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.deepq import DQN
@@ -35,6 +38,36 @@ def replay(env_id: str, args: argparse.Namespace) -> List[float]:
     return rewards
 
 
+def with_defaults(args: Any, parser: argparse.ArgumentParser) -> argparse.Namespace:
+    """
+    Every option of ``parser``: the attribute of ``args`` where it has one, else the parser's default.
+    The original scripts' ``main(args)`` read only one or two options (``max_timesteps``, ``no_render``),
+    and code calling them builds ``args`` with just those.
+
+    :param args: (argparse.Namespace or any object) the options given
+    :param parser: (ArgumentParser) the script's parser (it must have no required option)
+    :return: (argparse.Namespace) all options
+    """
+    complete = parser.parse_args([])
+    for name, default in vars(complete).items():
+        setattr(complete, name, getattr(args, name, default))
+    return complete
+
+
+def enjoy_parser(description: str, default_load_path: str) -> argparse.ArgumentParser:
+    """
+    :param description: (str) the script's description
+    :param default_load_path: (str) the model file read when ``--load-path`` is not given
+    :return: (ArgumentParser) the options of an ``enjoy_*`` script
+    """
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument('--no-render', default=False, action="store_true", help="Disable rendering")
+    parser.add_argument('--load-path', default=default_load_path, type=str, help="The saved model")
+    parser.add_argument('--n-episodes', default=None, type=int,
+                        help="Number of episodes (default: forever, or one with --no-render)")
+    return parser
+
+
 def parse_args(description: str, default_load_path: str,
                argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     """
@@ -43,9 +76,4 @@ def parse_args(description: str, default_load_path: str,
     :param argv: ([str]) the command line (None: sys.argv)
     :return: (argparse.Namespace)
     """
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument('--no-render', default=False, action="store_true", help="Disable rendering")
-    parser.add_argument('--load-path', default=default_load_path, type=str, help="The saved model")
-    parser.add_argument('--n-episodes', default=None, type=int,
-                        help="Number of episodes (default: forever, or one with --no-render)")
-    return parser.parse_args(argv)
+    return enjoy_parser(description, default_load_path).parse_args(argv)

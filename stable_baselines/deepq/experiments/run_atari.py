@@ -4,50 +4,39 @@ Train DQN on an Atari game with the DeepMind preprocessing (prioritized replay a
     python -m stable_baselines.deepq.experiments.run_atari --env BreakoutNoFrameskip-v4 --num-timesteps 10000000
 """
 import argparse
-import os
 from typing import Optional, Sequence
 
-from stable_baselines import bench, logger
-from stable_baselines.common.atari_wrappers import make_atari
+from stable_baselines.common import cli
+from stable_baselines.common.cmd_util import atari_arg_parser
 from stable_baselines.deepq import DQN, CnnPolicy, wrap_atari_dqn
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = atari_arg_parser()
+    for flag in ('--prioritized', '--dueling'):
+        parser.add_argument(flag, type=int, default=1, help='1: on, 0: off')
+    parser.add_argument('--prioritized-replay-alpha', type=float, default=0.6, help='priority exponent')
+    return parser
 
 
 def main(argv: Optional[Sequence[str]] = None) -> DQN:
     """
-    Run the atari test
+    Parse the command line and train DQN on the game.
+
+    :param argv: ([str]) the arguments (None: ``sys.argv``)
+    :return: (DQN) the trained model
     """
-    parser = argparse.ArgumentParser(formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument('--env', help='environment ID', default='BreakoutNoFrameskip-v4')
-    parser.add_argument('--seed', help='RNG seed', type=int, default=0)
-    parser.add_argument('--prioritized', type=int, default=1)
-    parser.add_argument('--dueling', type=int, default=1)
-    parser.add_argument('--prioritized-replay-alpha', type=float, default=0.6)
-    parser.add_argument('--num-timesteps', type=int, default=int(10e6))
-    args = parser.parse_args(argv)
-    logger.configure()
-    env = make_atari(args.env)
-    log_dir = logger.get_dir()
-    env = bench.Monitor(env, None if log_dir is None else os.path.join(log_dir, "0"))
-    env = wrap_atari_dqn(env)
-    model = DQN(
-        env=env,
-        policy=CnnPolicy,
-        policy_kwargs=dict(dueling=args.dueling == 1),
-        learning_rate=1e-4,
-        buffer_size=10000,
-        exploration_fraction=0.1,
-        exploration_final_eps=0.01,
-        train_freq=4,
-        learning_starts=10000,
-        target_network_update_freq=1000,
-        gamma=0.99,
-        prioritized_replay=bool(args.prioritized),
-        prioritized_replay_alpha=args.prioritized_replay_alpha,
-        seed=args.seed,
-    )
-    model.learn(total_timesteps=args.num_timesteps)
-    env.close()
-    return model
+    args = cli.parse_and_configure(_parser(), argv)
+
+    def make_model(env):
+        return DQN(env=env, policy=CnnPolicy, policy_kwargs=dict(dueling=args.dueling == 1), learning_rate=1e-4,
+                   buffer_size=10000, exploration_fraction=0.1, exploration_final_eps=0.01, train_freq=4,
+                   learning_starts=10000, target_network_update_freq=1000, gamma=0.99,
+                   prioritized_replay=args.prioritized != 0, prioritized_replay_alpha=args.prioritized_replay_alpha,
+                   seed=args.seed)
+
+    return cli.learn_and_close(cli.monitored_atari_env(args.env, 0, wrap=wrap_atari_dqn), make_model,
+                               args.num_timesteps)
 
 
 if __name__ == '__main__':

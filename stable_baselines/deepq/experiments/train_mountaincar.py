@@ -9,6 +9,7 @@ from typing import Optional, Sequence
 
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.deepq import DQN
+from stable_baselines.deepq.experiments import replay
 from stable_baselines.deepq.policies import FeedForwardPolicy
 
 
@@ -21,16 +22,18 @@ class CustomPolicy(FeedForwardPolicy):
 
 def main(args: argparse.Namespace) -> DQN:
     """
-    Train and save the DQN model, for the mountain car problem
+    Train DQN with parameter-space noise on MountainCar-v0 and save it.
 
-    :param args: (ArgumentParser) the input arguments
+    :param args: (argparse.Namespace) the options (missing ones take their defaults; the original read only
+        ``max_timesteps``)
     :return: (DQN) the trained model
     """
+    args = replay.with_defaults(args, _parser())
     env = make_env("MountainCar-v0")
     # refer to the policy through the importable module (not __main__), so that the saved file names it by reference
     from stable_baselines.deepq.experiments.train_mountaincar import CustomPolicy as policy_class
 
-    # using layer norm policy here is important for parameter space noise!
+    # parameter-space noise needs the layer normalisation of CustomPolicy to perturb all layers alike
     model = DQN(
         policy=policy_class,
         env=env,
@@ -42,7 +45,8 @@ def main(args: argparse.Namespace) -> DQN:
         seed=args.seed,
         verbose=args.verbose,
     )
-    model.learn(total_timesteps=args.max_timesteps)
+    budget = args.max_timesteps
+    model.learn(total_timesteps=budget)
 
     print("Saving model to {}".format(args.save_path))
     model.save(args.save_path)
@@ -54,12 +58,16 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     :param argv: ([str]) the command line (None: sys.argv)
     :return: (argparse.Namespace)
     """
+    return _parser().parse_args(argv)
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Train DQN on MountainCar")
-    parser.add_argument('--max-timesteps', default=100000, type=int, help="Maximum number of timesteps")
+    parser.add_argument('--max-timesteps', type=int, default=100000, help="Training budget, in steps")
     parser.add_argument('--save-path', default="mountaincar_model.zip", type=str, help="Where to save the model")
     parser.add_argument('--seed', default=None, type=int, help="Random seed")
     parser.add_argument('--verbose', default=1, type=int, help="Verbosity (0: none, 1: training table)")
-    return parser.parse_args(argv)
+    return parser
 
 
 if __name__ == '__main__':

@@ -1,0 +1,112 @@
+"""
+What the algorithms' command-line scripts (``python -m stable_baselines.<algo>.run_atari`` and
+``run_mujoco`` / ``run_robotics``) have in common: their options, the environments they train on, and
+the train-then-close step. Each script only declares its model and what it changes.
+"""
+import argparse
+from typing import Any, Callable, Mapping, Optional, Sequence, TypeVar
+
+import gymnasium
+
+from stable_baselines import logger
+from stable_baselines.bench import Monitor
+from stable_baselines.common.cmd_util import _monitor_path, atari_arg_parser, make_atari_env
+from stable_baselines.common.vec_env import VecEnv, VecFrameStack
+
+Model = TypeVar("Model")
+
+# the original Atari scripts trained 10 % more steps than asked
+ATARI_MARGIN = 1.1
+N_STACKED_FRAMES = 4
+
+
+def with_margin(num_timesteps: int) -> int:
+    """
+    :param num_timesteps: (int) the budget given on the command line
+    :return: (int) the budget the original Atari scripts actually trained for
+    """
+    return int(num_timesteps * ATARI_MARGIN)
+
+
+def vec_atari_parser(n_envs: int, policies: Optional[Mapping[str, Any]] = None, lr_schedule: bool = False,
+                     logdir: bool = False) -> argparse.ArgumentParser:
+    """
+    The options of a script training on several Atari games at once: those of
+    :func:`~stable_baselines.common.cmd_util.atari_arg_parser`, then the optional ones asked for.
+
+    :param n_envs: (int) default of ``--num-env``
+    :param policies: ({str: policy class}) the choices of ``--policy`` (default ``cnn``); None: no option
+    :param lr_schedule: (bool) add ``--lr_schedule`` ('constant' or 'linear', default 'constant')
+    :param logdir: (bool) add ``--logdir`` (the logger's folder, default none)
+    :return: (ArgumentParser)
+    """
+    parser = atari_arg_parser()
+    if policies is not None:
+        parser.add_argument('--policy', choices=sorted(policies), default='cnn', help='Policy architecture')
+    if lr_schedule:
+        parser.add_argument('--lr_schedule', choices=['constant', 'linear'], default='constant',
+                            help='Learning rate schedule')
+    if logdir:
+        parser.add_argument('--logdir', help='Directory for logging (default: no files)', default=None)
+    parser.add_argument('--num-env', type=int, default=n_envs, help='Number of environments')
+    return parser
+
+
+def parse_and_configure(parser: argparse.ArgumentParser, argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    """
+    Parse the command line, then configure the logger: stdout, plus files in the ``--logdir`` folder
+    when the script has that option, else in ``OPENAI_LOGDIR`` when set.
+
+    :param parser: (ArgumentParser) the script's options
+    :param argv: ([str]) the arguments (None: ``sys.argv``)
+    :return: (argparse.Namespace) the options
+    """
+    args = parser.parse_args(argv)
+    logger.configure(vars(args).get("logdir"))
+    return args
+
+
+def stacked_atari_env(env_id: str, n_envs: int, seed: int) -> VecEnv:
+    """
+    ``n_envs`` copies of a game with the DeepMind preprocessing, the last 4 frames stacked.
+
+    :param env_id: (str) a ``*NoFrameskip*`` game id
+    :param n_envs: (int) the number of copies
+    :param seed: (int) the seed of the first copy (the others follow)
+    :return: (VecEnv)
+    """
+    return VecFrameStack(make_atari_env(env_id, n_envs, seed), N_STACKED_FRAMES)
+
+
+def monitored_atari_env(env_id: str, rank: int, wrap: Optional[Callable[[gymnasium.Env], gymnasium.Env]] = None
+                        ) -> gymnasium.Env:
+    """
+    One game (no-op starts, frame skip) under a Monitor writing ``<logger folder>/<rank>.monitor.csv``
+    (no file without a logger folder), then wrapped by ``wrap``.
+
+    :param env_id: (str) a ``*NoFrameskip*`` game id
+    :param rank: (int) the MPI rank (names the monitor file)
+    :param wrap: (function) the preprocessing (default: ``wrap_deepmind`` with its defaults)
+    :return: (Gym Environment)
+    """
+    from stable_baselines.common.atari_wrappers import make_atari, wrap_deepmind  # needs the atari extra
+
+    env = Monitor(make_atari(env_id), _monitor_path(logger.get_dir(), rank))
+    return (wrap_deepmind if wrap is None else wrap)(env)
+
+
+def learn_and_close(env: Any, make_model: Callable[[Any], Model], total_timesteps: int) -> Model:
+    """
+    Build the model on ``env``, train it, and close the environment whatever happens during training.
+
+    :param env: (Gym Environment or VecEnv) the environment
+    :param make_model: (function) env -> the untrained model
+    :param total_timesteps: (int) the training budget
+    :return: (BaseRLModel) the trained model
+    """
+    model = make_model(env)
+    try:
+        model.learn(total_timesteps=total_timesteps)
+    finally:
+        env.close()
+    return model

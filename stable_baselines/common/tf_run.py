@@ -1,0 +1,302 @@
+"""
+Running graphs: sessions, a cheap repeated ``sess.run`` (:class:`FeedCallable`) and the Theano-style
+:func:`function`. Re-exported by :mod:`stable_baselines.common.tf_util`, where the manual documents them.
+"""
+import functools
+import os
+import sys
+from collections import OrderedDict
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from stable_baselines.common.tf_compat import tf
+
+
+# ------------------------------------------------------------------------------------------------
+# sessions
+# ------------------------------------------------------------------------------------------------
+def _default_thread_count() -> int:
+    return int(os.getenv('RCALL_NUM_CPU', os.cpu_count() or 1))
+
+
+def make_session(num_cpu: Optional[int] = None, make_default: bool = False,
+                 graph: Optional[tf.Graph] = None) -> tf.Session:
+    """
+    Open a session whose inter- and intra-op thread pools both hold ``num_cpu`` threads.
+    GPU memory is claimed as needed, not all at once.
+
+    :param num_cpu: (int) threads per pool; None reads ``RCALL_NUM_CPU``, else every core
+    :param make_default: (bool) open an ``InteractiveSession`` (installed as the default one)
+    :param graph: (TensorFlow Graph) the graph to run (None: the default graph)
+    :return: (TensorFlow session)
+    """
+    if num_cpu is None:
+        num_cpu = _default_thread_count()
+    valid = isinstance(num_cpu, (int, np.integer)) and not isinstance(num_cpu, bool) and num_cpu >= 0
+    if not valid:
+        raise ValueError("num_cpu must be a non-negative int or None, got {!r}".format(num_cpu))
+    threads = int(num_cpu)
+    config = tf.ConfigProto(allow_soft_placement=True, inter_op_parallelism_threads=threads,
+                            intra_op_parallelism_threads=threads)
+    config.gpu_options.allow_growth = True
+    session_class = tf.InteractiveSession if make_default else tf.Session
+    return session_class(config=config, graph=graph)
+
+
+def single_threaded_session(make_default: bool = False, graph: Optional[tf.Graph] = None) -> tf.Session:
+    """
+    :func:`make_session` with one thread per pool.
+
+    :param make_default: (bool) open an ``InteractiveSession`` (installed as the default one)
+    :param graph: (TensorFlow Graph) the graph to run (None: the default graph)
+    :return: (TensorFlow session)
+    """
+    return make_session(num_cpu=1, make_default=make_default, graph=graph)
+
+
+def in_session(func: Callable) -> Callable:
+    """
+    Decorator: each call of ``func`` runs inside a fresh graph with its own session as defaults.
+
+    :param func: (function) the function to decorate
+    :return: (function)
+    """
+
+    @functools.wraps(func)
+    def run_in_fresh_session(*args, **kwargs):
+        graph = tf.Graph()
+        with graph.as_default(), tf.Session(graph=graph):
+            return func(*args, **kwargs)
+
+    return run_in_fresh_session
+
+
+def initialize(sess: Optional[tf.Session] = None) -> None:
+    """
+    Run the initializers of those global variables of the session's graph that have no value yet.
+
+    :param sess: (TensorFlow Session) the session (None: the default session)
+    """
+    sess = sess if sess is not None else tf.get_default_session()
+    if sess is None:
+        raise ValueError("initialize() needs a session: pass sess=... or call it inside `with sess.as_default():`")
+    with sess.graph.as_default():
+        candidates = sess.graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)
+        if not candidates:
+            return
+        ready = sess.run([tf.is_variable_initialized(var) for var in candidates])
+        missing = [var for var, done in zip(candidates, ready) if not done]
+        if missing:
+            sess.run(tf.variables_initializer(missing))
+
+
+# ------------------------------------------------------------------------------------------------
+# a session callable with a fixed list of feeds
+# ------------------------------------------------------------------------------------------------
+def _static_shape(tensor: tf.Tensor) -> Optional[tuple]:
+    shape = tensor.get_shape()
+    return None if shape.ndims is None else tuple(shape.as_list())
+
+
+def _shape_fits(expected: Optional[tuple], given: tuple) -> bool:
+    if expected is None:
+        return True
+    if len(expected) != len(given):
+        return False
+    return all(want is None or want == got for want, got in zip(expected, given))
+
+
+class FeedCallable(object):
+    """
+    ``f(*values)`` computing ``sess.run(fetches, dict(zip(feeds, values)))`` at a fraction of the cost.
+
+    ``Session.run`` re-analyses its fetches and feeds at each call; a session callable built once from
+    ``CallableOptions`` skips that. Values are cast to the dtype of their placeholder and their shapes
+    checked as ``Session.run`` would, so results and errors match it. Operations among the fetches give
+    None. Sessions without callables fall back to ``sess.run``.
+
+    :param sess: (tf.Session) the session
+    :param fetches: ([tf.Tensor or tf.Operation]) what to compute (a list)
+    :param feeds: ([tf.Tensor]) the fed tensors, in the order of the call's arguments
+    """
+
+    def __init__(self, sess: tf.Session, fetches: Sequence[Any], feeds: Sequence[tf.Tensor]):
+        self.sess = sess
+        self.fetches = list(fetches)
+        self.n_args = len(feeds)
+        # a tensor listed more than once takes the value of its last position, as in a feed dict
+        last_seen = {feed: position for position, feed in enumerate(feeds)}
+        self._positions = sorted(last_seen.values())
+        self._all_positions = len(self._positions) == self.n_args
+        self.feeds = [feeds[position] for position in self._positions]
+        self._dtypes = [np.dtype(feed.dtype.as_numpy_dtype) for feed in self.feeds]
+        self._shapes = [_static_shape(feed) for feed in self.feeds]
+        self._tensor_slots = [slot for slot, fetch in enumerate(self.fetches) if isinstance(fetch, tf.Tensor)]
+        self._callable = self._build_callable()
+
+    def _build_callable(self) -> Optional[Callable]:
+        make = getattr(self.sess, "_make_callable_from_options", None)
+        if make is None:
+            return None
+        try:
+            # CallableOptions lives in the protobuf module that also defines RunOptions
+            protos = sys.modules[type(tf.RunOptions()).__module__]
+            options = protos.CallableOptions()
+            options.feed.extend(feed.name for feed in self.feeds)
+            for fetch in self.fetches:
+                (options.fetch if isinstance(fetch, tf.Tensor) else options.target).append(fetch.name)
+            return make(options)
+        except Exception:  # pylint: disable=broad-except
+            return None
+
+    def _check(self, idx: int, value: Any) -> np.ndarray:
+        array = np.asarray(value, dtype=self._dtypes[idx])
+        if not _shape_fits(self._shapes[idx], array.shape):
+            feed = self.feeds[idx]
+            raise ValueError("Cannot feed value of shape {} for Tensor {}, which has shape {}".format(
+                array.shape, feed.name, feed.get_shape()))
+        return array
+
+    def __call__(self, *args: Any) -> list:
+        if len(args) != self.n_args:
+            raise TypeError("expected {} feed values ({}), got {}".format(
+                self.n_args, ", ".join(feed.name for feed in self.feeds), len(args)))
+        if not self._all_positions:
+            args = [args[position] for position in self._positions]
+        if self._callable is None or not self.fetches:
+            return self.sess.run(self.fetches, dict(zip(self.feeds, args)))
+        values = self._callable(*[self._check(idx, value) for idx, value in enumerate(args)])
+        if len(self._tensor_slots) == len(self.fetches):
+            return list(values)
+        results = [None] * len(self.fetches)
+        for slot, value in zip(self._tensor_slots, values):
+            results[slot] = value
+        return results
+
+
+def feed_callable(sess: tf.Session, fetches: Sequence[Any], feeds: Sequence[tf.Tensor]) -> FeedCallable:
+    """
+    :param sess: (tf.Session) the session
+    :param fetches: ([tf.Tensor or tf.Operation]) what to compute
+    :param feeds: ([tf.Tensor]) the fed tensors, in the order of the call's arguments
+    :return: (FeedCallable) ``f(*values)``, the same as ``sess.run(fetches, dict(zip(feeds, values)))``
+    """
+    return FeedCallable(sess, fetches, feeds)
+
+
+# ------------------------------------------------------------------------------------------------
+# the Theano-style function
+# ------------------------------------------------------------------------------------------------
+def function(inputs: Sequence[Any], outputs: Any, updates: Optional[Any] = None,
+             givens: Optional[Dict[Any, Any]] = None) -> Callable:
+    """
+    Turn a graph into a Python function: ``f(values...)`` feeds the values to ``inputs`` and returns
+    the values of ``outputs``, in their container (a list, tuple or dict, or a single value).
+
+    Arguments go by position, or by keyword with the placeholder's name (full ``op.name`` or its last
+    component). ``sess=`` chooses the session (default: the default session); ``options`` and
+    ``run_metadata`` go to ``Session.run``.
+
+    Example:
+       >>> x = tf.placeholder(tf.int32, (), name="x")
+       >>> y = tf.placeholder(tf.int32, (), name="y")
+       >>> z = 3 * x + 2 * y
+       >>> lin = function([x, y], z, givens={y: 0})
+       >>> with single_threaded_session():
+       >>>     initialize()
+       >>>     assert lin(2) == 6
+       >>>     assert lin(x=3) == 9
+       >>>     assert lin(2, 2) == 10
+
+    :param inputs: ([TensorFlow Tensor or object with make_feed_dict]) placeholders (or constants) fed in order
+    :param outputs: (TensorFlow Tensor or list, tuple, dict of them) what the function returns
+    :param updates: ([tf.Operation] or tf.Operation) operations run at every call, their values dropped
+    :param givens: (dict) default values of tensors, used when a call does not feed them
+    :return: (function)
+    """
+    if isinstance(outputs, list):
+        return _Function(inputs, outputs, updates, givens=givens)
+    if isinstance(outputs, tuple):
+        as_list = _Function(inputs, list(outputs), updates, givens=givens)
+        return lambda *args, **kwargs: tuple(as_list(*args, **kwargs))
+    if isinstance(outputs, (dict, OrderedDict)):
+        keys = list(outputs.keys())
+        as_list = _Function(inputs, [outputs[key] for key in keys], updates, givens=givens)
+        return lambda *args, **kwargs: type(outputs)(zip(keys, as_list(*args, **kwargs)))
+    as_list = _Function(inputs, [outputs], updates, givens=givens)
+    return lambda *args, **kwargs: as_list(*args, **kwargs)[0]
+
+
+def _is_feedable(inpt: Any) -> bool:
+    if hasattr(inpt, 'make_feed_dict'):
+        return True
+    return isinstance(inpt, tf.Tensor) and len(inpt.op.inputs) == 0
+
+
+def _as_op_list(updates: Optional[Any]) -> list:
+    if updates is None:
+        return []
+    if isinstance(updates, (list, tuple)):
+        return list(updates)
+    return [updates]
+
+
+class _Function(object):
+    """
+    The list-returning callable behind :func:`function`.
+
+    :param inputs: ([TensorFlow Tensor or object with make_feed_dict]) the inputs
+    :param outputs: ([TensorFlow Tensor]) the outputs
+    :param updates: ([tf.Operation] or tf.Operation) operations run at every call
+    :param givens: (dict) default values of tensors
+    """
+
+    _RUN_KWARGS = ("options", "run_metadata")
+
+    def __init__(self, inputs: Sequence[Any], outputs: Sequence[Any], updates: Optional[Any], givens: Optional[dict]):
+        inputs = list(inputs)
+        for inpt in inputs:
+            if not _is_feedable(inpt):
+                raise TypeError("inputs should all be placeholders, constants, or have a make_feed_dict method; "
+                                "got {!r}".format(inpt))
+        self.inputs = inputs
+        self.update_group = tf.group(*_as_op_list(updates))
+        self.outputs_update = list(outputs) + [self.update_group]
+        self.givens = {} if givens is None else givens
+        self._by_name = {}
+        for inpt in inputs:
+            if isinstance(inpt, tf.Tensor):
+                self._by_name.setdefault(inpt.op.name, inpt)
+                self._by_name.setdefault(inpt.op.name.split('/')[-1], inpt)
+
+    @classmethod
+    def _feed_input(cls, feed_dict: dict, inpt: Any, value: Any) -> None:
+        if hasattr(inpt, 'make_feed_dict'):
+            feed_dict.update(inpt.make_feed_dict(value))
+        else:
+            feed_dict[inpt] = value
+
+    def _feed_dict(self, args: tuple, kwargs: dict) -> dict:
+        feed_dict = {}
+        for inpt, value in zip(self.inputs, args):
+            self._feed_input(feed_dict, inpt, value)
+        for name, value in kwargs.items():
+            if name not in self._by_name:
+                short_names = sorted(key for key in self._by_name if '/' not in key)
+                raise TypeError("Unknown input '{}': the inputs are named {}".format(name, short_names))
+            self._feed_input(feed_dict, self._by_name[name], value)
+        for tensor, default in self.givens.items():
+            feed_dict.setdefault(tensor, default)
+        return feed_dict
+
+    def __call__(self, *args, sess: Optional[tf.Session] = None, **kwargs) -> List[Any]:
+        if len(args) > len(self.inputs):
+            raise TypeError("Too many arguments provided: the function takes {} inputs, got {}".format(
+                len(self.inputs), len(args)))
+        sess = sess if sess is not None else tf.get_default_session()
+        if sess is None:
+            raise ValueError("No session: pass sess=... or call the function inside `with sess.as_default():`")
+        run_kwargs = {key: kwargs.pop(key) for key in self._RUN_KWARGS if key in kwargs}
+        feed_dict = self._feed_dict(args, kwargs)
+        return sess.run(self.outputs_update, feed_dict=feed_dict, **run_kwargs)[:-1]
