@@ -1,6 +1,6 @@
 """
-Generative Adversarial Imitation Learning (GAIL, https://arxiv.org/abs/1606.03476): TRPO trained on the
-reward of a discriminator that learns to tell the expert's transitions from the policy's.
+GAIL (Ho & Ermon, 2016, https://arxiv.org/abs/1606.03476): TRPO whose reward comes from a discriminator
+trained to tell the expert's transitions from the policy's.
 """
 from gymnasium import spaces
 
@@ -10,34 +10,32 @@ from stable_baselines.trpo_mpi import TRPO
 
 class GAIL(TRPO):
     """
-    Generative Adversarial Imitation Learning (GAIL)
+    Generative Adversarial Imitation Learning (GAIL).
 
     .. warning::
 
-        Images are not yet handled properly by the current implementation
+        Image observations are not handled properly yet.
 
-
-    :param policy: (ActorCriticPolicy or str) The policy model to use (MlpPolicy, CnnPolicy, CnnLstmPolicy, ...)
-    :param env: (Gym environment or str) The environment to learn from (if registered in Gym, can be str)
-    :param expert_dataset: (ExpertDataset) the dataset manager
-    :param gamma: (float) the discount value
-    :param timesteps_per_batch: (int) the number of timesteps to run per batch (horizon)
-    :param max_kl: (float) the Kullback-Leibler loss threshold
-    :param cg_iters: (int) the number of iterations for the conjugate gradient calculation
-    :param lam: (float) GAE factor
-    :param entcoeff: (float) the weight for the entropy loss
-    :param cg_damping: (float) the compute gradient dampening factor
-    :param vf_stepsize: (float) the value function stepsize
-    :param vf_iters: (int) the value function's number iterations for learning
-    :param hidden_size_adversary: (int) the hidden dimension for the MLP of the discriminator
-    :param adversary_entcoeff: (float) the weight of the entropy loss of the discriminator
-    :param g_step: (int) number of steps to train policy in each epoch
-    :param d_step: (int) number of steps to train discriminator in each epoch
-    :param d_stepsize: (float) the reward giver stepsize
-    :param verbose: (int) the verbosity level: 0 none, 1 training information, 2 tensorflow debug
-    :param _init_setup_model: (bool) Whether or not to build the network at the creation of the instance
-    :param full_tensorboard_log: (bool) enable additional logging when using tensorboard
-        WARNING: this logging can take a lot of space quickly
+    :param policy: (ActorCriticPolicy or str) the policy (MlpPolicy, CnnPolicy, CnnLstmPolicy, ...)
+    :param env: (Gym environment or str) the environment to learn from (a registered id works too)
+    :param expert_dataset: (ExpertDataset) the expert transitions the discriminator learns from
+    :param gamma: (float) discount factor
+    :param timesteps_per_batch: (int) steps collected per TRPO update (horizon)
+    :param max_kl: (float) bound on the Kullback-Leibler divergence of a policy update
+    :param cg_iters: (int) iterations of the conjugate gradient
+    :param lam: (float) GAE lambda
+    :param entcoeff: (float) weight of the policy's entropy bonus
+    :param cg_damping: (float) damping added to the Fisher-vector product
+    :param vf_stepsize: (float) learning rate of the value function
+    :param vf_iters: (int) value function updates per batch
+    :param hidden_size_adversary: (int) width of the discriminator's hidden layers
+    :param adversary_entcoeff: (float) weight of the discriminator's entropy bonus
+    :param g_step: (int) policy updates per epoch
+    :param d_step: (int) discriminator updates per epoch
+    :param d_stepsize: (float) learning rate of the discriminator
+    :param verbose: (int) 0 silent, 1 training information, 2 TensorFlow debug
+    :param _init_setup_model: (bool) build the network when the instance is created
+    :param full_tensorboard_log: (bool) log more to TensorBoard (which can take a lot of disk space)
     :param kwargs: the other TRPO arguments (gamma, timesteps_per_batch, max_kl, cg_iters, lam, entcoeff,
         cg_damping, vf_stepsize, vf_iters, tensorboard_log, policy_kwargs, full_tensorboard_log, seed,
         n_cpu_tf_sess)
@@ -51,65 +49,59 @@ class GAIL(TRPO):
         super().__init__(policy, env, verbose=verbose, _init_setup_model=False, **kwargs)
         self.using_gail = True
         self.expert_dataset = expert_dataset
-        self.g_step = g_step
-        self.d_step = d_step
+        self.g_step = _positive_int("g_step", g_step)
+        self.d_step = _positive_int("d_step", d_step)
         self.d_stepsize = d_stepsize
         self.hidden_size_adversary = hidden_size_adversary
         self.adversary_entcoeff = adversary_entcoeff
-        for name in ("g_step", "d_step"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError("GAIL: {} must be a positive int, got {!r}".format(name, value))
-
         if _init_setup_model:
             self.setup_model()
 
-    def _build_reward_giver(self):
-        reward_giver = TransitionClassifier(self.observation_space, self.action_space, self.hidden_size_adversary,
-                                            entcoeff=self.adversary_entcoeff)
-        reward_giver.sess = self.sess
-        return reward_giver
+    def _build_reward_giver(self) -> TransitionClassifier:
+        """The discriminator, bound to this model's session."""
+        discriminator = TransitionClassifier(self.observation_space, self.action_space,
+                                             self.hidden_size_adversary, entcoeff=self.adversary_entcoeff)
+        discriminator.sess = self.sess
+        return discriminator
 
     def _check_expert_dataset(self) -> None:
-        """Raise a clear error when there is no expert dataset or when it does not fit the environment."""
-        if self.expert_dataset is None:
+        """Raise a ValueError when there is no expert dataset or when its shapes do not fit the spaces."""
+        dataset = self.expert_dataset
+        if dataset is None:
             raise ValueError("You must pass an expert dataset to GAIL for training "
                              "(GAIL(policy, env, expert_dataset=ExpertDataset(...)))")
-        observations = getattr(self.expert_dataset, "observations", None)
+        observations = getattr(dataset, "observations", None)
+        # image datasets store paths (strings): only arrays of numbers are checked
         if observations is not None and self.observation_space is not None \
+                and observations.dtype.kind in "fiub" \
                 and tuple(observations.shape[1:]) != tuple(self.observation_space.shape):
-            # images are stored as paths: only check arrays of numbers
-            if observations.dtype.kind in "fiub":
-                raise ValueError("The expert dataset's observations have shape {} per step, the environment's "
-                                 "observation space {} has shape {}".format(tuple(observations.shape[1:]),
-                                                                           self.observation_space,
-                                                                           self.observation_space.shape))
-        actions = getattr(self.expert_dataset, "actions", None)
-        if actions is not None and isinstance(self.action_space, spaces.Box) \
-                and tuple(actions.shape[1:]) != tuple(self.action_space.shape):
+            raise ValueError("The expert dataset's observations have shape {} per step, the environment's "
+                             "observation space {} has shape {}".format(tuple(observations.shape[1:]),
+                                                                       self.observation_space,
+                                                                       self.observation_space.shape))
+        actions = getattr(dataset, "actions", None)
+        if actions is None:
+            return
+        step_shape = tuple(actions.shape[1:])
+        if isinstance(self.action_space, spaces.Box) and step_shape != tuple(self.action_space.shape):
             raise ValueError("The expert dataset's actions have shape {} per step, the environment's action space "
-                             "{} has shape {}".format(tuple(actions.shape[1:]), self.action_space,
-                                                      self.action_space.shape))
-        if actions is not None and isinstance(self.action_space, spaces.Discrete) \
-                and actions.reshape(len(actions), -1).shape[1] != 1:
+                             "{} has shape {}".format(step_shape, self.action_space, self.action_space.shape))
+        if isinstance(self.action_space, spaces.Discrete) and actions.reshape(len(actions), -1).shape[1] != 1:
             raise ValueError("The expert dataset's actions have shape {} per step, a Discrete action space needs one "
-                             "action index per step (shape (1,) or ())".format(tuple(actions.shape[1:])))
+                             "action index per step (shape (1,) or ())".format(step_shape))
 
     def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="GAIL",
               reset_num_timesteps=True, progress_bar=False):
         """
-        Return a trained model.
+        Train the policy and the discriminator; the expert dataset must be set.
 
-        :param total_timesteps: (int) The total number of samples to train on
-        :param callback: (Union[callable, [callable], BaseCallback])
-            function called at every steps with state of the algorithm.
-            It takes the local and global variables. If it returns False, training is aborted.
-            When the callback inherits from BaseCallback, you will have access
-            to additional stages of the training (training start/end),
-            please read the documentation for more details.
-        :param log_interval: (int) The number of timesteps before logging.
-        :param tb_log_name: (str) the name of the run for tensorboard log
-        :param reset_num_timesteps: (bool) whether or not to reset the current timestep number (used in logging)
+        :param total_timesteps: (int) number of environment steps to train for
+        :param callback: (Union[callable, [callable], BaseCallback]) called at every step with the algorithm's
+            local and global variables; returning False stops training. A BaseCallback also sees the
+            other stages of training (start, end, rollouts); see the callbacks documentation
+        :param log_interval: (int) number of updates between two log outputs
+        :param tb_log_name: (str) name of the TensorBoard run
+        :param reset_num_timesteps: (bool) restart the step counter used in logging
         :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
         :return: (BaseRLModel) the trained model
         """
@@ -120,22 +112,19 @@ class GAIL(TRPO):
     @classmethod
     def load(cls, load_path, env=None, custom_objects=None, **kwargs):
         """
-        Load the model from file
+        Load a model from a file.
 
         The expert dataset stored in the file (as the original library saved it) is restored as plain data
         (its loader threads start again when training needs them); ``GAIL.load(path, env,
         expert_dataset=ExpertDataset(...))`` (or ``custom_objects={'expert_dataset': dataset}``) replaces it.
 
-        :param load_path: (str or file-like) the saved parameter location
-        :param env: (Gym Environment) the new environment to run the loaded model on
-            (can be None if you only need prediction from a trained model)
-        :param custom_objects: (dict) Dictionary of objects to replace
-            upon loading. If a variable is present in this dictionary as a
-            key, it will not be deserialized and the corresponding item
-            will be used instead. Similar to custom_objects in
-            `keras.models.load_model`. Useful when you have an object in
-            file that can not be deserialized.
-        :param kwargs: extra arguments to change the model when loading
+        :param load_path: (str or file-like) where the model was saved
+        :param env: (Gym Environment) the environment the loaded model acts in (None is enough to predict)
+        :param custom_objects: (dict) values used instead of the stored ones for the keys they name, without
+            unpickling those (as ``custom_objects`` of ``keras.models.load_model``); for objects that
+            cannot be restored from the file
+        :param kwargs: attributes to change on the loaded model
+        :return: (GAIL) the loaded model
         """
         custom_objects = dict(custom_objects or {})
         if kwargs.get("expert_dataset") is not None:
@@ -143,10 +132,22 @@ class GAIL(TRPO):
         return super(GAIL, cls).load(load_path, env=env, custom_objects=custom_objects, **kwargs)
 
     def save(self, save_path, cloudpickle=False):
-        # saving stops the dataloader of the expert dataset (it cannot be pickled while running):
-        # start it again so that saving during training (e.g. CheckpointCallback) does not break it
+        """
+        Save the model; an expert dataset whose loader was running gets it running again afterwards (saving
+        must stop it to pickle the dataset), so that saving during training does not break training.
+
+        :param save_path: (str or file-like) where to save
+        :param cloudpickle: (bool) use the old cloudpickle format instead of the zip archive
+        """
         dataset = self.expert_dataset
-        had_loader = dataset is not None and getattr(dataset, "dataloader", None) is not None
+        loader_was_running = dataset is not None and getattr(dataset, "dataloader", None) is not None
         super().save(save_path, cloudpickle=cloudpickle)
-        if had_loader and getattr(dataset, "dataloader", None) is None:
+        if loader_was_running and getattr(dataset, "dataloader", None) is None:
             self._initialize_dataloader()
+
+
+def _positive_int(name: str, value) -> int:
+    """Return ``value`` when it is an int >= 1, else raise a ValueError naming the GAIL argument."""
+    if not isinstance(value, int) or value < 1:
+        raise ValueError("GAIL: {} must be a positive int, got {!r}".format(name, value))
+    return value

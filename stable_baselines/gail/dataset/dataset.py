@@ -54,31 +54,30 @@ def load_image(image_path: str) -> np.ndarray:
 
 class DataLoader(object):
     """
-    A custom dataloader to preprocessing observations (including images) and feed them to the network.
+    Serves minibatches of (observations, actions) taken at the given indices; observations that are image
+    paths are read from disk.
 
     Minibatches are prepared ahead of time, in a background thread (``max_queue_len`` of them at most),
     unless ``sequential=True``, in which case each minibatch is built when it is requested. When the
     observations are image paths, the images are read by ``n_workers`` worker threads (whatever the
     backend, except ``'sequential'`` which reads them in turn; joblib is not needed).
 
-    Original idea of the dataloader from https://github.com/araffin/robotics-rl-srl (MIT licence)
-    Authors: Antonin Raffin, René Traoré, Ashley Hill
+    The design follows the loader of https://github.com/araffin/robotics-rl-srl (MIT licence; A. Raffin,
+    R. Traoré, A. Hill).
 
-    :param indices: ([int]) list of observations indices
-    :param observations: (np.ndarray) observations or images path
-    :param actions: (np.ndarray) actions
-    :param batch_size: (int) Number of samples per minibatch
-    :param n_workers: (int) number of preprocessing worker (for loading the images)
-    :param infinite_loop: (bool) whether to have an iterator that can be reset
-    :param max_queue_len: (int) Max number of minibatches that can be preprocessed at the same time
-    :param shuffle: (bool) Shuffle the minibatch after each epoch
-    :param start_process: (bool) Start the preprocessing process (default: True)
-    :param backend: (str) joblib backend (one of 'multiprocessing', 'sequential', 'threading'
-        or 'loky' in newest versions)
-    :param sequential: (bool) Do not use subprocess to preprocess the data
-        (slower but use less memory for the CI)
-    :param partial_minibatch: (bool) Allow partial minibatches (minibatches with a number of element
-        lesser than the batch_size)
+    :param indices: ([int]) the transitions (indices into ``observations``) to serve
+    :param observations: (np.ndarray) the observations, or the paths of their image files
+    :param actions: (np.ndarray) the actions, aligned with ``observations``
+    :param batch_size: (int) transitions per minibatch
+    :param n_workers: (int) threads reading images in parallel
+    :param infinite_loop: (bool) start a new pass over the indices after each one instead of stopping
+    :param max_queue_len: (int) how many minibatches may be prepared ahead
+    :param shuffle: (bool) shuffle the indices before each pass
+    :param start_process: (bool) start the background preparation right away
+    :param backend: (str) the original joblib backend name ('threading', 'sequential', 'multiprocessing' or
+        'loky'); all but 'sequential' read images with threads here
+    :param sequential: (bool) build each minibatch on request, with no background thread (slower, less memory)
+    :param partial_minibatch: (bool) serve the last, smaller minibatch of a pass instead of dropping it
     """
 
     def __init__(self, indices, observations, actions, batch_size, n_workers=1, infinite_loop=True,
@@ -101,8 +100,8 @@ class DataLoader(object):
             raise ValueError("DataLoader: max_queue_len must be >= 1, got {!r}".format(max_queue_len))
 
         self.indices = indices.copy()
-        self.observations = observations
         self.actions = actions
+        self.observations = observations
         self.batch_size = int(batch_size)
         self.n_workers = int(n_workers)
         self.infinite_loop = infinite_loop
@@ -122,6 +121,9 @@ class DataLoader(object):
         self.process = None
         self._stop_event = None
         self._finished = False
+        # the minibatches of the current pass in sequential mode, and the next one to serve
+        self._epoch: List[np.ndarray] = []
+        self._batch_idx = 0
         if start_process:
             self.start_process()
 
@@ -135,7 +137,8 @@ class DataLoader(object):
 
     @property
     def _minibatch_indices(self) -> np.ndarray:
-        return self.indices[self.start_idx:self.start_idx + self.batch_size]
+        end = self.start_idx + self.batch_size
+        return self.indices[self.start_idx:end]
 
     # ------------------------------------------------------------------------------------------
     # building minibatches
@@ -172,8 +175,7 @@ class DataLoader(object):
     # background preparation
     # ------------------------------------------------------------------------------------------
     def start_process(self) -> None:
-        """Start preprocessing process"""
-        # Nothing runs in the background in sequential mode
+        """Start preparing minibatches in a background thread (nothing to do in sequential mode)."""
         if self.sequential:
             return
         self.close()
@@ -230,7 +232,9 @@ class DataLoader(object):
 
     def sequential_next(self) -> Tuple[Any, Any]:
         """
-        Sequential version of the pre-processing.
+        Build and return the next minibatch of the pass in the calling thread.
+
+        :return: (np.ndarray, np.ndarray) observations and actions
         """
         if self.start_idx == 0:
             self._epoch = self._epoch_slices()
@@ -304,31 +308,29 @@ def _as_dict(traj_data: Any) -> Dict[str, np.ndarray]:
 
 class ExpertDataset(object):
     """
-    Dataset for using behavior cloning or GAIL.
+    Expert transitions for behaviour cloning (``model.pretrain``) and GAIL.
 
-    The structure of the expert dataset is a dict, saved as an ".npz" archive.
-    The dictionary contains the keys 'actions', 'episode_returns', 'rewards', 'obs' and 'episode_starts'.
-    The corresponding values have data concatenated across episode: the first axis is the timestep,
-    the remaining axes index into the data. In case of images, 'obs' contains the relative path to
-    the images, to enable space saving from image compression.
+    The data is a dict (or the ``.npz`` archive holding it) with the keys ``actions``, ``episode_returns``,
+    ``rewards``, ``obs`` and ``episode_starts``; each value concatenates all episodes along its first axis
+    (one entry per step, one per episode for ``episode_returns``). Image observations are stored as the
+    paths of compressed image files.
 
-    :param expert_path: (str) The path to trajectory data (.npz file). Mutually exclusive with traj_data.
-    :param traj_data: (dict) Trajectory data, in format described above. Mutually exclusive with expert_path.
-    :param train_fraction: (float) the train validation split (0 to 1)
-        for pre-training using behavior cloning (BC)
-    :param batch_size: (int) the minibatch size for behavior cloning
-    :param traj_limitation: (int) the number of trajectory to use (if -1, load all)
-    :param randomize: (bool) if the dataset should be shuffled
-    :param verbose: (int) Verbosity
-    :param sequential_preprocessing: (bool) Do not use subprocess to preprocess
-        the data (slower but use less memory for the CI)
+    :param expert_path: (str) the ``.npz`` file to read (give this or ``traj_data``)
+    :param traj_data: (dict) the data itself, in the format above (give this or ``expert_path``)
+    :param train_fraction: (float) share of the transitions used for training in behaviour cloning, the
+        rest being the validation set (strictly between 0 and 1)
+    :param batch_size: (int) minibatch size of behaviour cloning
+    :param traj_limitation: (int) keep only this many first episodes (-1: all of them)
+    :param randomize: (bool) shuffle the transitions
+    :param verbose: (int) 0 silent, 1 print the content of the data and a summary
+    :param sequential_preprocessing: (bool) prepare minibatches without background threads (slower, less memory)
     """
 
     def __init__(self, expert_path=None, traj_data=None, train_fraction=0.7, batch_size=64,
                  traj_limitation=-1, randomize=True, verbose=1, sequential_preprocessing=False):
-        if traj_data is not None and expert_path is not None:
-            raise ValueError("ExpertDataset: give either expert_path or traj_data, not both")
-        if traj_data is None and expert_path is None:
+        if (expert_path is None) == (traj_data is None):
+            if expert_path is not None:
+                raise ValueError("ExpertDataset: give either expert_path or traj_data, not both")
             raise ValueError("ExpertDataset: one of expert_path (a .npz file) or traj_data (a dict) is required")
         if not 0.0 < float(train_fraction) < 1.0:
             raise ValueError("ExpertDataset: train_fraction must be strictly between 0 and 1 (a training and a "
@@ -368,8 +370,8 @@ class ExpertDataset(object):
         if len(observations) == 0:
             raise ValueError("ExpertDataset: the expert data holds no transition")
         if verbose > 0:
-            for key, val in traj_data.items():
-                print(key, np.shape(val))
+            for name, array in traj_data.items():
+                print(name, np.shape(array))
 
         # keep the first `traj_limitation` episodes: cut before the start of the next one
         n_episodes_total = max(int(np.sum(episode_starts)), 1)
@@ -403,18 +405,18 @@ class ExpertDataset(object):
                              .format(n_samples, train_fraction, "training" if len(train_indices) == 0 else
                                      "validation"))
 
-        self.observations = observations
         self.actions = actions
+        self.observations = observations
         self.returns = episode_returns[:num_traj]
         self.avg_ret = float(np.mean(self.returns)) if len(self.returns) > 0 else float("nan")
         self.std_ret = float(np.std(self.returns)) if len(self.returns) > 0 else float("nan")
         self.verbose = verbose
         self.num_traj = num_traj
         self.num_transition = n_samples
-        self.randomize = randomize
-        self.batch_size = int(batch_size)
-        self.sequential_preprocessing = sequential_preprocessing
         self.train_fraction = train_fraction
+        self.batch_size = int(batch_size)
+        self.randomize = randomize
+        self.sequential_preprocessing = sequential_preprocessing
 
         self.dataloader = None
         self.train_loader = None
@@ -439,12 +441,13 @@ class ExpertDataset(object):
                     indices.min() < 0 or indices.max() >= n_samples:
                 raise ValueError("ExpertDataset.restore_split: {} must be a non-empty list of transition indices "
                                  "in [0, {}), got {!r}".format(name, n_samples, indices))
-        self.train_loader = DataLoader(np.asarray(train_indices, dtype=np.int64), self.observations, self.actions,
-                                       self.batch_size, shuffle=self.randomize, start_process=False,
-                                       sequential=self.sequential_preprocessing)
-        self.val_loader = DataLoader(np.asarray(val_indices, dtype=np.int64), self.observations, self.actions,
-                                     self.batch_size, shuffle=self.randomize, start_process=False,
-                                     sequential=self.sequential_preprocessing)
+        self.train_loader = self._make_loader(train_indices, self.batch_size)
+        self.val_loader = self._make_loader(val_indices, self.batch_size)
+
+    def _make_loader(self, indices, batch_size: int) -> DataLoader:
+        """A DataLoader over the given transitions, started lazily by get_next_batch."""
+        return DataLoader(np.asarray(indices, dtype=np.int64), self.observations, self.actions, batch_size,
+                          shuffle=self.randomize, start_process=False, sequential=self.sequential_preprocessing)
 
     @staticmethod
     def _is_image_paths(observations: np.ndarray) -> bool:
@@ -471,17 +474,18 @@ class ExpertDataset(object):
 
     def init_dataloader(self, batch_size):
         """
-        Initialize the dataloader used by GAIL.
+        Create the dataloader GAIL draws expert minibatches from (over all transitions).
 
-        :param batch_size: (int)
+        :param batch_size: (int) transitions per minibatch
         """
-        indices = np.random.permutation(len(self.observations)).astype(np.int64) if self.randomize \
-            else np.arange(len(self.observations), dtype=np.int64)
+        n_samples = len(self.observations)
+        if self.randomize:
+            indices = np.random.permutation(n_samples).astype(np.int64)
+        else:
+            indices = np.arange(n_samples, dtype=np.int64)
         if self.dataloader is not None:
             self.dataloader.close()
-        self.dataloader = DataLoader(indices, self.observations, self.actions, batch_size,
-                                     shuffle=self.randomize, start_process=False,
-                                     sequential=self.sequential_preprocessing)
+        self.dataloader = self._make_loader(indices, batch_size)
 
     def __del__(self):
         try:
@@ -493,7 +497,7 @@ class ExpertDataset(object):
 
     def prepare_pickling(self):
         """
-        Exit processes in order to pickle the dataset.
+        Stop the loaders' background work so that the dataset can be pickled.
 
         The background threads of the dataloaders are stopped; the dataloaders themselves are kept and
         restart on the next ``get_next_batch`` call, so the dataset stays usable after pickling.
@@ -503,9 +507,7 @@ class ExpertDataset(object):
                 loader.close()
 
     def log_info(self):
-        """
-        Log the information of the dataset.
-        """
+        """Print a summary: numbers of episodes and transitions, mean and standard deviation of the returns."""
         print("Total trajectories: {}".format(self.num_traj))
         print("Total transitions: {}".format(self.num_transition))
         print("Average returns: {}".format(self.avg_ret))
@@ -513,10 +515,10 @@ class ExpertDataset(object):
 
     def get_next_batch(self, split=None):
         """
-        Get the batch from the dataset.
+        Return the next minibatch of a loader, starting a new pass when the current one is over.
 
-        :param split: (str) the type of data split (can be None, 'train', 'val')
-        :return: (np.ndarray, np.ndarray) inputs and labels
+        :param split: (str) which loader: None (GAIL's, see ``init_dataloader``), 'train' or 'val'
+        :return: (np.ndarray, np.ndarray) observations and actions
         """
         loaders = {None: self.dataloader, "train": self.train_loader, "val": self.val_loader}
         if split not in loaders:
@@ -536,9 +538,7 @@ class ExpertDataset(object):
             return next(dataloader)
 
     def plot(self):
-        """
-        Show histogram plotting of the episode returns
-        """
+        """Show a histogram of the episode returns (needs matplotlib)."""
         import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
         plt.hist(self.returns)
         plt.show()

@@ -4,7 +4,7 @@ read by :class:`stable_baselines.gail.ExpertDataset`. Nothing here needs MPI.
 """
 import os
 import warnings
-from typing import Any, Dict, List, cast
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -47,30 +47,27 @@ def _save_image(obs: np.ndarray, path_without_ext: str) -> str:
 def generate_expert_traj(model, save_path=None, env=None, n_timesteps=0,
                          n_episodes=100, image_folder='recorded_images') -> Dict[str, np.ndarray]:
     """
-    Train expert controller (if needed) and record expert trajectories.
+    Record episodes of an expert (training it first when asked) in the format of
+    :class:`~stable_baselines.gail.ExpertDataset`.
 
     .. note::
 
-        only Box and Discrete spaces are supported for now.
+        Observation and action spaces must be Box or Discrete.
 
-    :param model: (RL model or callable) The expert model, if it needs to be trained,
-        then you need to pass ``n_timesteps > 0``.
-    :param save_path: (str) Path without the extension where the expert dataset will be saved
-        (ex: 'expert_cartpole' -> creates 'expert_cartpole.npz').
-        If not specified, it will not save, and just return the generated expert trajectories.
-        This parameter must be specified for image-based environments.
-    :param env: (gym.Env) The environment, if not defined then it tries to use the model
-        environment.
-    :param n_timesteps: (int) Number of training timesteps
-    :param n_episodes: (int) Number of trajectories (episodes) to record
-    :param image_folder: (str) When using images, folder that will be used to record images.
-    :return: (dict) the generated expert trajectories.
+    :param model: (BaseRLModel or callable) the expert: a model (trained first for ``n_timesteps`` when that
+        is > 0) or a function mapping an observation to an action
+    :param save_path: (str) where to write the ``.npz`` archive, without extension ('expert_cartpole' writes
+        'expert_cartpole.npz'); None only returns the data. Needed to record image observations as files
+    :param env: (gym.Env) the environment to record in (default: the model's)
+    :param n_timesteps: (int) training steps of the model before recording
+    :param n_episodes: (int) number of episodes to record
+    :param image_folder: (str) folder, next to ``save_path``, receiving the image observations
+    :return: (dict) the recorded arrays: actions, obs, rewards, episode_returns, episode_starts
     """
     is_model = isinstance(model, BaseRLModel)
     if not is_model and not callable(model):
         raise TypeError("generate_expert_traj: model must be a Stable Baselines model or a callable "
                         "obs -> action, got {}".format(type(model).__name__))
-    # Retrieve the environment using the RL model
     if env is None and is_model:
         env = model.get_env()
     if env is None:
@@ -78,126 +75,170 @@ def generate_expert_traj(model, save_path=None, env=None, n_timesteps=0,
                          "to the function (env=...)")
     if int(n_episodes) < 1:
         raise ValueError("generate_expert_traj: n_episodes must be >= 1, got {!r}".format(n_episodes))
-    n_episodes = int(n_episodes)
-
-    if isinstance(env, str):
-        from stable_baselines.common.gym_compat import make_env  # pylint: disable=import-outside-toplevel
-        env = cast(Any, make_env(env))
-    is_vec_env = isinstance(env, VecEnv) and not isinstance(env, _UnvecWrapper)
-    if not isinstance(env, VecEnv):
-        env = cast(Any, as_gymnasium_env(env))
-    if is_vec_env and env.num_envs > 1:
-        warnings.warn("You are using multiple envs, only the data from the first one will be recorded.")
-
+    env, is_vec_env = _prepare_env(env)
     observation_space = convert_space(env.observation_space)
     action_space = convert_space(env.action_space)
-    if not isinstance(observation_space, (spaces.Box, spaces.Discrete)):
-        raise ValueError("generate_expert_traj: observation space type not supported: expected {}, got {}"
-                         .format(_SUPPORTED, observation_space))
-    if not isinstance(action_space, (spaces.Box, spaces.Discrete)):
-        raise ValueError("generate_expert_traj: action space type not supported: expected {}, got {}"
-                         .format(_SUPPORTED, action_space))
+    _check_space("observation", observation_space)
+    _check_space("action", action_space)
 
-    # Check if we need to record images
-    record_images = _is_image_space(observation_space)
-    if record_images and save_path is None:
-        warnings.warn("Observations are images but no save path was specified, so will save in numpy archive; "
-                      "this can lead to higher memory usage.")
-        record_images = False
-
-    if record_images:
-        image_folder = os.path.join(os.path.dirname(os.fspath(save_path)), image_folder)
-        os.makedirs(image_folder, exist_ok=True)
-        print("=" * 10)
-        print("Images will be recorded to {}/".format(image_folder))
-        print("Image shape: {}".format(observation_space.shape))
-        print("=" * 10)
-
+    image_dir = _image_directory(observation_space, save_path, image_folder)
     if n_timesteps > 0 and is_model:
         model.learn(n_timesteps)
 
-    actions: Any = []
-    observations: Any = []
-    rewards: List[float] = []
-    episode_returns = np.zeros((n_episodes,))
-    episode_starts = [True]
-
-    ep_idx = 0
-    idx = 0
-    reward_sum = 0.0
-    # state and mask for recurrent policies
-    state, mask = None, None
-    if is_vec_env:
-        obs = env.reset()
-        mask = [True for _ in range(env.num_envs)]
-    else:
-        obs, _ = reset_env(env)
-
-    while ep_idx < n_episodes:
-        obs_: Any = obs[0] if is_vec_env else obs
-        if record_images:
-            observations.append(_save_image(obs_, os.path.join(image_folder, str(idx))))
-        else:
-            observations.append(np.asarray(obs_))
-
-        if is_model:
-            action, state = model.predict(obs, state=state, mask=mask)
-        else:
-            action = model(obs)
-
-        if is_vec_env:
-            obs, reward, dones, _ = env.step(action)
-            # Use only the first env
-            done = bool(dones[0])
-            mask = [done for _ in range(env.num_envs)]
-            action = np.asarray(action)[0]
-            reward = float(np.asarray(reward)[0])
-        else:
-            obs, reward, terminated, truncated, _ = step_env(env, action)
-            done = terminated or truncated
-            reward = float(np.asarray(reward).reshape(-1)[0])
-
-        actions.append(np.asarray(action))
-        rewards.append(reward)
-        episode_starts.append(done)
-        reward_sum += reward
-        idx += 1
-        if done:
-            if not is_vec_env:
-                obs, _ = reset_env(env)
-                # Reset the state in case of a recurrent policy
-                state = None
-            episode_returns[ep_idx] = reward_sum
-            reward_sum = 0.0
-            ep_idx += 1
-
-    if record_images:
-        observations = np.array(observations)
-    elif isinstance(observation_space, spaces.Box):
-        observations = np.stack(observations).reshape((-1,) + observation_space.shape) \
-            .astype(observation_space.dtype, copy=False)
-    else:
-        observations = np.array(observations).reshape((-1, 1))
-
-    if isinstance(action_space, spaces.Box):
-        actions = np.stack(actions).reshape((-1,) + action_space.shape).astype(np.float32, copy=False)
-    else:
-        actions = np.array(actions).astype(np.int64).reshape((-1, 1))
-
-    numpy_dict: Dict[str, Any] = {
-        "actions": actions,
-        "obs": observations,
-        "rewards": np.array(rewards, dtype=np.float32),
-        "episode_returns": episode_returns,
-        "episode_starts": np.array(episode_starts[:-1], dtype=bool),
+    policy = _as_policy(model, is_model)
+    recorder = _EpisodeRecorder(env, is_vec_env, image_dir)
+    recorder.run(policy, int(n_episodes))
+    numpy_dict = {
+        "actions": _stack_actions(recorder.actions, action_space),
+        "obs": _stack_observations(recorder.observations, observation_space, image_dir is not None),
+        "rewards": np.array(recorder.rewards, dtype=np.float32),
+        "episode_returns": recorder.episode_returns,
+        "episode_starts": np.array(recorder.episode_starts, dtype=bool),
     }
-    assert len(observations) == len(actions) == len(numpy_dict["episode_starts"])
+    assert len(numpy_dict["obs"]) == len(numpy_dict["actions"]) == len(numpy_dict["episode_starts"])
 
-    if getattr(model, "verbose", 1) > 0 or not is_model:
-        for key, val in numpy_dict.items():
-            print(key, val.shape)
-
+    if not is_model or model.verbose > 0:
+        for key, value in numpy_dict.items():
+            print(key, value.shape)
     if save_path is not None:
         np.savez(save_path, **numpy_dict)
-
     return numpy_dict
+
+
+def _prepare_env(env) -> Tuple[Any, bool]:
+    """
+    :return: (gymnasium.Env or VecEnv, bool) the environment to record in (an id is made into one) and
+        whether it is a real VecEnv (only its first environment is recorded)
+    """
+    if isinstance(env, str):
+        from stable_baselines.common.gym_compat import make_env  # pylint: disable=import-outside-toplevel
+        env = make_env(env)
+    is_vec_env = isinstance(env, VecEnv) and not isinstance(env, _UnvecWrapper)
+    if not isinstance(env, VecEnv):
+        env = as_gymnasium_env(env)
+    if is_vec_env and env.num_envs > 1:
+        warnings.warn("You are using multiple envs, only the data from the first one will be recorded.")
+    return env, is_vec_env
+
+
+def _check_space(kind: str, space: spaces.Space) -> None:
+    """Raise a ValueError for a space other than Box or Discrete."""
+    if not isinstance(space, (spaces.Box, spaces.Discrete)):
+        raise ValueError("generate_expert_traj: {} space type not supported: expected {}, got {}"
+                         .format(kind, _SUPPORTED, space))
+
+
+def _image_directory(observation_space: spaces.Space, save_path, image_folder: str) -> Optional[str]:
+    """
+    :return: (str or None) the created folder for image observations, None when observations are kept in
+        the archive (no images, or images without a save path)
+    """
+    if not _is_image_space(observation_space):
+        return None
+    if save_path is None:
+        warnings.warn("Observations are images but no save path was specified, so will save in numpy archive; "
+                      "this can lead to higher memory usage.")
+        return None
+    folder = os.path.join(os.path.dirname(os.fspath(save_path)), image_folder)
+    os.makedirs(folder, exist_ok=True)
+    separator = "=" * 10
+    print(separator)
+    print("Images will be recorded to {}/".format(folder))
+    print("Image shape: {}".format(observation_space.shape))
+    print(separator)
+    return folder
+
+
+def _as_policy(model, is_model: bool) -> Callable:
+    """:return: (callable) ``(obs, state, mask) -> (action, state)`` for a model or an obs -> action function"""
+    if is_model:
+        return lambda obs, state, mask: model.predict(obs, state=state, mask=mask)
+    return lambda obs, state, mask: (model(obs), state)
+
+
+class _EpisodeRecorder:
+    """
+    Steps the expert in the environment and keeps, per step, the observation (or its image path), the
+    action, the reward and whether the step starts an episode.
+
+    :param env: (gymnasium.Env or VecEnv) the environment
+    :param is_vec_env: (bool) whether ``env`` is a VecEnv (its first environment is recorded)
+    :param image_dir: (str or None) folder receiving image observations, None to keep the arrays
+    """
+
+    def __init__(self, env, is_vec_env: bool, image_dir: Optional[str]):
+        self.env = env
+        self.is_vec_env = is_vec_env
+        self.image_dir = image_dir
+        self.observations: List[Any] = []
+        self.actions: List[np.ndarray] = []
+        self.rewards: List[float] = []
+        self.episode_starts: List[bool] = []
+        self.episode_returns = np.zeros((0,))
+
+    def run(self, policy: Callable, n_episodes: int) -> None:
+        """
+        Record ``n_episodes`` complete episodes.
+
+        :param policy: (callable) ``(obs, state, mask) -> (action, state)``
+        :param n_episodes: (int) number of episodes
+        """
+        self.episode_returns = np.zeros((n_episodes,))
+        env = self.env
+        # the recurrent state and the done mask given to predict
+        state, mask = None, None
+        if self.is_vec_env:
+            obs = env.reset()
+            mask = [True] * env.num_envs
+        else:
+            obs, _ = reset_env(env)
+        episode, episode_return, starts_episode = 0, 0.0, True
+        while episode < n_episodes:
+            self._keep_observation(obs[0] if self.is_vec_env else obs)
+            action, state = policy(obs, state, mask)
+            if self.is_vec_env:
+                obs, rewards, dones, _ = env.step(action)
+                done = bool(dones[0])
+                mask = [done] * env.num_envs
+                action = np.asarray(action)[0]
+                reward = float(np.asarray(rewards)[0])
+            else:
+                obs, reward, terminated, truncated, _ = step_env(env, action)
+                done = terminated or truncated
+                reward = float(np.asarray(reward).reshape(-1)[0])
+            self.actions.append(np.asarray(action))
+            self.rewards.append(reward)
+            self.episode_starts.append(starts_episode)
+            starts_episode = done
+            episode_return += reward
+            if done:
+                if not self.is_vec_env:
+                    # a VecEnv resets itself; a recurrent policy starts over from a fresh state
+                    obs, _ = reset_env(env)
+                    state = None
+                self.episode_returns[episode] = episode_return
+                episode_return = 0.0
+                episode += 1
+
+    def _keep_observation(self, obs) -> None:
+        if self.image_dir is None:
+            self.observations.append(np.asarray(obs))
+        else:
+            path = os.path.join(self.image_dir, str(len(self.observations)))
+            self.observations.append(_save_image(obs, path))
+
+
+def _stack_observations(observations: list, space: spaces.Space, as_paths: bool) -> np.ndarray:
+    """The recorded observations as one array: image paths, Box values of the space's dtype, or (n, 1) indices."""
+    if as_paths:
+        return np.array(observations)
+    if isinstance(space, spaces.Box):
+        return np.stack(observations).reshape((-1,) + space.shape).astype(space.dtype, copy=False)
+    return np.array(observations).reshape((-1, 1))
+
+
+def _stack_actions(actions: list, space: spaces.Space) -> np.ndarray:
+    """The recorded actions as one array: float32 values (Box) or (n, 1) int64 indices (Discrete)."""
+    if isinstance(space, spaces.Box):
+        return np.stack(actions).reshape((-1,) + space.shape).astype(np.float32, copy=False)
+    return np.array(actions).astype(np.int64).reshape((-1, 1))
