@@ -7,9 +7,9 @@ separately), and resolves what the autodoc directives document:
 
 * ``.. autoclass:: name`` / ``.. autoexception:: name`` (dotted, or relative to the current
   ``.. module::`` / ``.. currentmodule::``);
-* ``.. automodule:: module`` with ``:members:``: the classes autodoc documents there (defined in that
-  module, listed in its ``__all__`` when it has one, with a docstring of their own, of ``__init__`` or
-  possibly inherited from a base class);
+* ``.. automodule:: module`` with ``:members:``: the classes autodoc documents there (the classes of its
+  ``__all__`` when it has one, followed to the module defining them, else those defined in that module; with
+  a docstring of their own, of ``__init__`` or possibly inherited from a base class);
 * the entries of ``.. autosummary::``.
 
 A documented name is followed through ``from x import y`` re-exports and the package's lazy export tables
@@ -150,7 +150,13 @@ def automodule_classes(modules: Dict[str, ModuleInfo], module_name: str) -> List
         return []
     if info.all_names is None:
         return [(module_name, cls) for cls, has_doc in info.classes.items() if has_doc and not cls.startswith("_")]
-    return [(module_name, cls) for cls in info.all_names if info.classes.get(cls)]
+    # autodoc skips its __module__ check for the names of __all__: a re-exported class counts where it is defined
+    documented = []
+    for name in info.all_names:
+        key = resolve(modules, module_name + "." + name)
+        if key is not None and modules[key[0]].classes.get(key[1]):
+            documented.append(key)
+    return documented
 
 
 # ----------------------------------------------------------------------------------------------
@@ -245,3 +251,7 @@ def test_static_resolution():
     assert ("stable_baselines.common.noise", "NormalActionNoise") in \
         automodule_classes(modules, "stable_baselines.common.noise")
     assert ("stable_baselines.ppo2.ppo2", "PPO2") in public_classes(modules)
+    # a package's __all__ documents the classes it re-exports from its submodules
+    assert sorted(automodule_classes(modules, "stable_baselines.common.safe_loading.bytecode")) == [
+        ("stable_baselines.common.safe_loading.bytecode.function", "ArithmeticFunction"),
+        ("stable_baselines.common.safe_loading.bytecode.values", "UnsupportedFunction")]
