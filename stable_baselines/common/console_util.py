@@ -13,7 +13,7 @@ from stable_baselines.common.misc_util import mpi_rank_or_zero
 def fmt_row(width: int, row: Sequence[Any], header: bool = False) -> str:
     """
     One line of a console table: the items right-aligned in columns of at least ``width`` characters,
-    separated by `` | ``.
+    separated by a vertical bar between spaces.
 
     :param width: (int) the minimum width of a column
     :param row: ([Any]) the items of the line
