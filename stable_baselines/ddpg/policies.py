@@ -1,174 +1,147 @@
 """
-Policies of DDPG: a deterministic actor (tanh output) and one Q-value critic.
+Policies of DDPG: a deterministic actor with a tanh output and one Q-value critic.
 
-DDPG does not use ``stable_baselines.common.policies``: its networks are built by ``make_actor`` (variable
-scope ``pi``: ``fc0``, ``fc1``, ... then the tanh output layer ``pi``) and ``make_critic`` (variable scope
-``qf``: ``fc0``, then the action is concatenated to the first hidden layer, ``fc1``, ..., then the linear
-output ``qf_output``). With ``layer_norm=True`` each hidden layer is followed by a layer normalisation
-(``LayerNorm``, ``LayerNorm_1``, ...). These are the variable names of the original library, so that its
-model files load into them.
+``make_actor`` builds scope ``pi`` (hidden layers ``fc0``, ``fc1``, ..., then the tanh output layer named like
+the scope, ``pi``); ``make_critic`` builds scope ``qf`` (``fc0``, then the action joins the first hidden
+layer's output, ``fc1``, ..., then the linear output ``qf_output``). With ``layer_norm=True`` every hidden
+layer is normalised (``LayerNorm``, ``LayerNorm_1``, ...). These are the variable names of the original
+library, so its model files load into them.
 """
 from typing import Any, Optional
 
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_layers import dense, flatten
-from stable_baselines.common.tf_layers import layer_norm as _layer_norm
+from stable_baselines.common.tf_layers import dense
+
+
+def _small_uniform() -> Any:
+    """:return: (tf initializer) uniform in [-3e-3, 3e-3], the initial weights of DDPG's output layers"""
+    return tf.random_uniform_initializer(minval=-3e-3, maxval=3e-3)
 
 
 class DDPGPolicy(BasePolicy):
     """
-    Policy object that implements a DDPG-like actor critic
+    Base of the DDPG policies: a deterministic actor and one Q-value critic. Subclasses build the networks.
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param scale: (bool) whether or not to scale the input
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space (DDPG acts in continuous spaces only)
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param scale: (bool) divide image observations by 255
     """
 
     def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, scale=False):
         if not isinstance(ac_space, spaces.Box) and type(ac_space).__name__ != "Box":
             raise ValueError("Error: DDPG only supports continuous action spaces (gym.spaces.Box), got {} ({})"
                              .format(type(ac_space).__name__, ac_space))
-        super(DDPGPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale,
-                                         add_action_ph=True)
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale,
+                         add_action_ph=True)
         self.qvalue_fn = None
         self.policy = None
 
     def make_actor(self, obs: Optional[tf.Tensor] = None, reuse: bool = False, scope: str = "pi") -> tf.Tensor:
         """
-        creates an actor object
+        Build the actor.
 
-        :param obs: (TensorFlow Tensor) The observation placeholder (can be None for default placeholder)
-        :param reuse: (bool) whether or not to reuse parameters
-        :param scope: (str) the scope name of the actor
-        :return: (TensorFlow Tensor) the output tensor
+        :param obs: (tf.Tensor) observations to act on (None: the policy's processed observations)
+        :param reuse: (bool) reuse the variables of the scope
+        :param scope: (str) variable scope of the actor (also the name of its output layer)
+        :return: (tf.Tensor) the actions, in [-1, 1]
         """
         raise NotImplementedError
 
     def make_critic(self, obs: Optional[tf.Tensor] = None, action: Optional[tf.Tensor] = None,
                     reuse: bool = False, scope: str = "qf") -> tf.Tensor:
         """
-        creates a critic object
+        Build the critic.
 
-        :param obs: (TensorFlow Tensor) The observation placeholder (can be None for default placeholder)
-        :param action: (TensorFlow Tensor) The action placeholder (can be None for default placeholder)
-        :param reuse: (bool) whether or not to reuse parameters
-        :param scope: (str) the scope name of the critic
-        :return: (TensorFlow Tensor) the output tensor
+        :param obs: (tf.Tensor) observations (None: the policy's processed observations)
+        :param action: (tf.Tensor) actions (None: the policy's action placeholder)
+        :param reuse: (bool) reuse the variables of the scope
+        :param scope: (str) variable scope of the critic
+        :return: (tf.Tensor) the Q-values, shape (batch, 1)
         """
         raise NotImplementedError
 
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
         """
-        Returns the policy for a single step
+        Actions for a batch of observations.
 
-        :param obs: ([float] or [int]) The current observation of the environment
-        :param state: ([float]) The last states (used in recurrent policies)
-        :param mask: ([float]) The last masks (used in recurrent policies)
-        :return: ([float]) actions
+        :param obs: (np.ndarray) observations
+        :param state: (np.ndarray) unused (no recurrent state)
+        :param mask: (np.ndarray) unused (no recurrent state)
+        :return: (np.ndarray) actions in [-1, 1]
         """
         raise NotImplementedError
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
         """
-        Returns the action probability for a single step
+        The actor is deterministic: the actions of :meth:`step`.
 
-        :param obs: ([float] or [int]) The current observation of the environment
-        :param state: ([float]) The last states (used in recurrent policies)
-        :param mask: ([float]) The last masks (used in recurrent policies)
-        :return: ([float]) the action probability
+        :param obs: (np.ndarray) observations
+        :param state: (np.ndarray) unused (no recurrent state)
+        :param mask: (np.ndarray) unused (no recurrent state)
+        :return: (np.ndarray) actions in [-1, 1]
         """
         raise NotImplementedError
 
     def value(self, obs: np.ndarray, action: np.ndarray, state: Optional[np.ndarray] = None,
               mask: Optional[np.ndarray] = None) -> Any:
         """
-        Returns the value for a single step
+        Q-values of observation-action pairs.
 
-        :param obs: ([float] or [int]) The current observation of the environment
-        :param action: ([float] or [int]) The taken action
-        :param state: ([float]) The last states (used in recurrent policies)
-        :param mask: ([float]) The last masks (used in recurrent policies)
-        :return: ([float]) The associated value of the action
+        :param obs: (np.ndarray) observations
+        :param action: (np.ndarray) actions
+        :param state: (np.ndarray) unused (no recurrent state)
+        :param mask: (np.ndarray) unused (no recurrent state)
+        :return: (np.ndarray) one Q-value per row
         """
         raise NotImplementedError
 
 
-class FeedForwardPolicy(DDPGPolicy):
+class FeedForwardPolicy(OffPolicyFeedForward, DDPGPolicy):
     """
-    Policy object that implements a DDPG-like actor critic, using a feed forward neural network.
+    DDPG policy whose actor and critic are feed-forward networks over CNN features or flattened observations
+    (each network has its own weights).
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param layers: ([int]) The size of the Neural network for the policy (if None, default to [64, 64])
-    :param cnn_extractor: (function (TensorFlow Tensor, ``**kwargs``): (TensorFlow Tensor)) the CNN feature extraction
-    :param feature_extraction: (str) The feature extraction type ("cnn" or "mlp")
-    :param layer_norm: (bool) enable layer normalisation
-    :param act_fun: (tf.func) the activation function to use in the neural network.
-    :param kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param layers: ([int]) widths of the hidden layers of both networks (None: [64, 64])
+    :param cnn_extractor: (function (tf.Tensor, ``**kwargs``): tf.Tensor) the CNN of 'cnn' feature extraction
+    :param feature_extraction: (str) 'cnn' or 'mlp'
+    :param layer_norm: (bool) layer normalisation in the hidden layers
+    :param act_fun: (tf.function) activation of the hidden layers
+    :param kwargs: (dict) arguments of the CNN extractor
     """
 
     def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, layers=None,
                  cnn_extractor=nature_cnn, feature_extraction="cnn",
                  layer_norm=False, act_fun=tf.nn.relu, **kwargs):
-        super(FeedForwardPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse,
-                                                scale=(feature_extraction == "cnn"))
-        self._kwargs_check(feature_extraction, kwargs)
-        if feature_extraction not in ("cnn", "mlp"):
-            raise ValueError("feature_extraction must be 'cnn' or 'mlp', got {!r}".format(feature_extraction))
-        if layers is None:
-            layers = [64, 64]
-        layers = [int(size) for size in layers]
-        if len(layers) < 1:
-            raise ValueError("Error: must have at least one hidden layer for the policy, got layers={}"
-                             .format(layers))
-        self.layer_norm = layer_norm
-        self.feature_extraction = feature_extraction
-        self.cnn_kwargs = kwargs
-        self.cnn_extractor = cnn_extractor
-        self.reuse = reuse
-        self._qvalue = None
-        self.layers = layers
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, layers=layers,
+                         cnn_extractor=cnn_extractor, feature_extraction=feature_extraction,
+                         layer_norm=layer_norm, act_fun=act_fun, **kwargs)
         self.activ = act_fun
-
-    def _features(self, obs: tf.Tensor) -> tf.Tensor:
-        """The CNN features (feature_extraction='cnn') or the flattened observation."""
-        if self.feature_extraction == "cnn":
-            return self.cnn_extractor(obs, **self.cnn_kwargs)
-        return flatten(obs)
-
-    def _hidden(self, hidden: tf.Tensor, index: int, size: int) -> tf.Tensor:
-        """One hidden layer: dense ``fc<index>``, optional layer normalisation, activation."""
-        hidden = dense(hidden, size, name="fc" + str(index))
-        if self.layer_norm:
-            hidden = _layer_norm(hidden, center=True, scale=True)
-        return self.activ(hidden)
+        self._qvalue = None
 
     def make_actor(self, obs: Optional[tf.Tensor] = None, reuse: bool = False, scope: str = "pi") -> tf.Tensor:
         if obs is None:
             obs = self.processed_obs
-
         with tf.variable_scope(scope, reuse=reuse):
-            pi_h = self._features(obs)
-            for i, layer_size in enumerate(self.layers):
-                pi_h = self._hidden(pi_h, i, layer_size)
-            n_actions = int(self.ac_space.shape[0])
-            self.policy = tf.nn.tanh(dense(pi_h, n_actions, name=scope,
-                                           kernel_initializer=tf.random_uniform_initializer(minval=-3e-3,
-                                                                                            maxval=3e-3)))
+            latent = self._hidden(self._features(obs))
+            out = dense(latent, int(self.ac_space.shape[0]), name=scope, kernel_initializer=_small_uniform())
+            self.policy = tf.nn.tanh(out)
         return self.policy
 
     def make_critic(self, obs: Optional[tf.Tensor] = None, action: Optional[tf.Tensor] = None,
@@ -177,20 +150,13 @@ class FeedForwardPolicy(DDPGPolicy):
             obs = self.processed_obs
         if action is None:
             action = self.action_ph
-
         with tf.variable_scope(scope, reuse=reuse):
-            qf_h = self._features(obs)
-            for i, layer_size in enumerate(self.layers):
-                qf_h = self._hidden(qf_h, i, layer_size)
-                if i == 0:
-                    # the action enters the network after the first hidden layer
-                    qf_h = tf.concat([qf_h, tf.cast(action, qf_h.dtype)], axis=-1)
-
-            qvalue_fn = dense(qf_h, 1, name="qf_output",
-                              kernel_initializer=tf.random_uniform_initializer(minval=-3e-3, maxval=3e-3))
-
-            self.qvalue_fn = qvalue_fn
-            self._qvalue = qvalue_fn[:, 0]
+            first = self._hidden(self._features(obs), self.layers[:1])
+            # the action joins after the first hidden layer
+            joined = tf.concat([first, tf.cast(action, first.dtype)], axis=-1)
+            latent = self._hidden(joined, self.layers[1:], first_index=1)
+            self.qvalue_fn = dense(latent, 1, name="qf_output", kernel_initializer=_small_uniform())
+            self._qvalue = self.qvalue_fn[:, 0]
         return self.qvalue_fn
 
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
@@ -208,85 +174,84 @@ class FeedForwardPolicy(DDPGPolicy):
         return self.sess.run(self._qvalue, {self.obs_ph: obs, self.action_ph: action})
 
 
-class CnnPolicy(FeedForwardPolicy):
-    """
-    Policy object that implements actor critic, using a CNN (the nature CNN)
+class _Preset(FeedForwardPolicy):
+    """A :class:`FeedForwardPolicy` whose subclass fixes some constructor keywords (``_fixed``)."""
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param _kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
-    """
+    _fixed: dict = {}
 
     def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, **_kwargs):
-        super(CnnPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                        feature_extraction="cnn", **_kwargs)
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse, **self._fixed, **_kwargs)
 
 
-class LnCnnPolicy(FeedForwardPolicy):
+class CnnPolicy(_Preset):
     """
-    Policy object that implements actor critic, using a CNN (the nature CNN), with layer normalisation
+    DDPG policy on images: both networks start with the Nature CNN.
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param _kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
-    """
-
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, **_kwargs):
-        super(LnCnnPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                          feature_extraction="cnn", layer_norm=True, **_kwargs)
-
-
-class MlpPolicy(FeedForwardPolicy):
-    """
-    Policy object that implements actor critic, using a MLP (2 layers of 64)
-
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param _kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` or of the CNN extractor
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, **_kwargs):
-        super(MlpPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                        feature_extraction="mlp", **_kwargs)
+    _fixed = {"feature_extraction": "cnn"}
 
 
-class LnMlpPolicy(FeedForwardPolicy):
+class LnCnnPolicy(_Preset):
     """
-    Policy object that implements actor critic, using a MLP (2 layers of 64), with layer normalisation
+    DDPG policy on images (Nature CNN) with layer normalisation in the hidden layers.
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param _kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` or of the CNN extractor
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, **_kwargs):
-        super(LnMlpPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                          feature_extraction="mlp", layer_norm=True, **_kwargs)
+    _fixed = {"feature_extraction": "cnn", "layer_norm": True}
 
 
-register_policy("CnnPolicy", CnnPolicy)
-register_policy("LnCnnPolicy", LnCnnPolicy)
-register_policy("MlpPolicy", MlpPolicy)
-register_policy("LnMlpPolicy", LnMlpPolicy)
+class MlpPolicy(_Preset):
+    """
+    DDPG policy with MLP networks (two hidden layers of 64 unless ``layers`` says otherwise).
+
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ...)
+    """
+
+    _fixed = {"feature_extraction": "mlp"}
+
+
+class LnMlpPolicy(_Preset):
+    """
+    DDPG policy with MLP networks and layer normalisation in the hidden layers.
+
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ...)
+    """
+
+    _fixed = {"feature_extraction": "mlp", "layer_norm": True}
+
+
+for _policy in (CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy):
+    register_policy(_policy.__name__, _policy)
 
 __all__ = ["DDPGPolicy", "FeedForwardPolicy", "CnnPolicy", "LnCnnPolicy", "MlpPolicy", "LnMlpPolicy"]

@@ -12,9 +12,10 @@ import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common import numpy_forward as nf
+from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward, numpy_actor_variables
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_layers import dense, flatten, mlp
+from stable_baselines.common.tf_layers import dense
 
 EPS = 1e-6  # Avoid NaN (prevents division by zero or log of zero)
 # Bounds of the log standard deviation of the actor (original implementation)
@@ -79,20 +80,21 @@ def apply_squashing_func(mu_: tf.Tensor, pi_: tf.Tensor, logp_pi: tf.Tensor) -> 
 
 class SACPolicy(BasePolicy):
     """
-    Policy object that implements a SAC-like actor critic
+    Base of the SAC policies: a stochastic actor squashed by tanh and the critics (a state value and
+    two Q-values). Subclasses build the networks.
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment (must be a Box)
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param scale: (bool) whether or not to scale the input
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space (SAC acts in continuous spaces only)
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param scale: (bool) divide image observations by 255
     """
 
     def __init__(self, sess, ob_space, ac_space, n_env=1, n_steps=1, n_batch=None, reuse=False, scale=False):
-        super(SACPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale)
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale)
         if not isinstance(self.ac_space, spaces.Box):
             raise ValueError("Error: SAC policies need a continuous action space of type gymnasium.spaces.Box, "
                              "got {}".format(self.ac_space))
@@ -106,131 +108,103 @@ class SACPolicy(BasePolicy):
 
     def make_actor(self, obs=None, reuse=False, scope="pi"):
         """
-        Creates an actor object
+        Build the actor.
 
-        :param obs: (TensorFlow Tensor) The observation placeholder (can be None for default placeholder)
-        :param reuse: (bool) whether or not to reuse parameters
-        :param scope: (str) the scope name of the actor
-        :return: (TensorFlow Tensor) the output tensor
+        :param obs: (tf.Tensor) observations to act on (None: the policy's processed observations)
+        :param reuse: (bool) reuse the variables of the scope
+        :param scope: (str) variable scope of the actor
+        :return: ((tf.Tensor, tf.Tensor, tf.Tensor)) deterministic action, sampled action, log probability
         """
         raise NotImplementedError
 
     def make_critics(self, obs=None, action=None, reuse=False,
                      scope="values_fn", create_vf=True, create_qf=True):
         """
-        Creates the two Q-Values approximator along with the Value function
+        Build the critics: the value function and/or the two Q-functions.
 
-        :param obs: (TensorFlow Tensor) The observation placeholder (can be None for default placeholder)
-        :param action: (TensorFlow Tensor) The action placeholder
-        :param reuse: (bool) whether or not to reuse parameters
-        :param scope: (str) the scope name
-        :param create_vf: (bool) Whether to create Value fn or not
-        :param create_qf: (bool) Whether to create Q-Values fn or not
-        :return: ([tf.Tensor]) Mean, action and log probability
+        :param obs: (tf.Tensor) observations (None: the policy's processed observations)
+        :param action: (tf.Tensor) actions, needed for the Q-functions
+        :param reuse: (bool) reuse the variables of the scope
+        :param scope: (str) variable scope of the critics
+        :param create_vf: (bool) build the state value function
+        :param create_qf: (bool) build the two Q-functions
+        :return: ((tf.Tensor, tf.Tensor, tf.Tensor)) Q-value 1, Q-value 2, state value (None if not built)
         """
         raise NotImplementedError
 
     def step(self, obs, state=None, mask=None, deterministic=False):
         """
-        Returns the policy for a single step
+        Actions for a batch of observations.
 
-        :param obs: ([float] or [int]) The current observation of the environment
-        :param state: ([float]) The last states (used in recurrent policies)
-        :param mask: ([float]) The last masks (used in recurrent policies)
-        :param deterministic: (bool) Whether or not to return deterministic actions.
-        :return: ([float]) actions
+        :param obs: (np.ndarray) observations
+        :param state: (np.ndarray) unused (no recurrent state)
+        :param mask: (np.ndarray) unused (no recurrent state)
+        :param deterministic: (bool) tanh of the mean instead of a sampled action
+        :return: (np.ndarray) actions in [-1, 1]
         """
         raise NotImplementedError
 
     def proba_step(self, obs, state=None, mask=None):
         """
-        Returns the action probability params (mean, std) for a single step
+        Parameters of the Gaussian before squashing, for a batch of observations.
 
-        :param obs: ([float] or [int]) The current observation of the environment
-        :param state: ([float]) The last states (used in recurrent policies)
-        :param mask: ([float]) The last masks (used in recurrent policies)
-        :return: ([float], [float])
+        :param obs: (np.ndarray) observations
+        :param state: (np.ndarray) unused (no recurrent state)
+        :param mask: (np.ndarray) unused (no recurrent state)
+        :return: ([np.ndarray]) mean and standard deviation
         """
         raise NotImplementedError
 
 
-class FeedForwardPolicy(SACPolicy):
+class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
     """
-    Policy object that implements a DDPG-like actor critic, using a feed forward neural network.
+    SAC policy whose actor and critics are feed-forward networks over shared-shape features (CNN or
+    flattened observations; the actor and the critics have their own weights).
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param layers: ([int]) The size of the Neural network for the policy (if None, default to [64, 64])
-    :param cnn_extractor: (function (TensorFlow Tensor, ``**kwargs``): (TensorFlow Tensor)) the CNN feature extraction
-    :param feature_extraction: (str) The feature extraction type ("cnn" or "mlp")
-    :param layer_norm: (bool) enable layer normalisation
-    :param reg_weight: (float) Regularization loss weight for the policy parameters
-    :param act_fun: (tf.func) the activation function to use in the neural network.
-    :param kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param layers: ([int]) widths of the hidden layers of every network (None: [64, 64])
+    :param cnn_extractor: (function (tf.Tensor, ``**kwargs``): tf.Tensor) the CNN of 'cnn' feature extraction
+    :param feature_extraction: (str) 'cnn' or 'mlp'
+    :param reg_weight: (float) weight of the regularisation loss of the actor's parameters
+    :param layer_norm: (bool) layer normalisation in the hidden layers
+    :param act_fun: (tf.function) activation of the hidden layers
+    :param kwargs: (dict) arguments of the CNN extractor
     """
 
     def __init__(self, sess, ob_space, ac_space, n_env=1, n_steps=1, n_batch=None, reuse=False, layers=None,
                  cnn_extractor=nature_cnn, feature_extraction="cnn", reg_weight=0.0,
                  layer_norm=False, act_fun=tf.nn.relu, **kwargs):
-        super(FeedForwardPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch,
-                                                reuse=reuse, scale=(feature_extraction == "cnn"))
-        if feature_extraction not in ("cnn", "mlp"):
-            raise ValueError("Error: feature_extraction must be 'cnn' or 'mlp', got {!r}".format(feature_extraction))
-        self._kwargs_check(feature_extraction, kwargs)
-        self.layer_norm = layer_norm
-        self.feature_extraction = feature_extraction
-        self.cnn_kwargs = kwargs
-        self.cnn_extractor = cnn_extractor
-        self.reuse = reuse
-        if layers is None:
-            layers = [64, 64]
-        self.layers = list(layers)
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, layers=layers,
+                         cnn_extractor=cnn_extractor, feature_extraction=feature_extraction,
+                         layer_norm=layer_norm, act_fun=act_fun, **kwargs)
         self.reg_loss = None
         self.reg_weight = reg_weight
         self.entropy = None
-        if len(self.layers) < 1:
-            raise ValueError("Error: must have at least one hidden layer for the policy, got layers={!r}"
-                             .format(layers))
-        self.activ_fn = act_fun
-
-    def _features(self, obs: tf.Tensor) -> tf.Tensor:
-        """Feature extraction shared by the actor and the critics (CNN or flattening)."""
-        if self.feature_extraction == "cnn":
-            return self.cnn_extractor(obs, **self.cnn_kwargs)
-        return flatten(obs)
 
     def make_actor(self, obs=None, reuse=False, scope="pi"):
         if obs is None:
             obs = self.processed_obs
-
         n_act = int(self.ac_space.shape[0])
         with tf.variable_scope(scope, reuse=reuse):
-            # the actor acting on the policy's own observations can be computed in NumPy (enable_numpy_forward)
-            self._numpy_actor_scope = tf.get_variable_scope().name if obs is self.processed_obs else None
-            pi_h = self._features(obs)
-            pi_h = mlp(pi_h, self.layers, self.activ_fn, layer_norm=self.layer_norm)
-            # mean: `dense`, log std: `dense_1` (the std depends on the state, unlike PPO's
-            # state-independent logstd, so common.distributions is not used here)
-            self.act_mu = mu_ = dense(pi_h, n_act, activation=None)
-            log_std = dense(pi_h, n_act, activation=None)
-
-        # Original implementation: hard clipping of the log std
+            self._note_actor_scope(obs)
+            latent = self._hidden(self._features(obs))
+            # two heads: the mean (`dense`) and a state-dependent log std (`dense_1`)
+            self.act_mu = mean = dense(latent, n_act, activation=None)
+            log_std = dense(latent, n_act, activation=None)
         log_std = tf.clip_by_value(log_std, LOG_STD_MIN, LOG_STD_MAX)
         self.std = std = tf.exp(log_std)
-        # Reparameterization trick
-        pi_ = mu_ + tf.random_normal(tf.shape(mu_)) * std
-        logp_pi = gaussian_likelihood(pi_, mu_, log_std)
+        # reparameterised sample: mean + std * N(0, 1)
+        sample = mean + tf.random_normal(tf.shape(mean)) * std
+        logp_sample = gaussian_likelihood(sample, mean, log_std)
         self.entropy = gaussian_entropy(log_std)
-        # Apply squashing and account for it in the probability
-        deterministic_policy, policy, logp_pi = apply_squashing_func(mu_, pi_, logp_pi)
-        self.policy = policy
-        self.deterministic_policy = deterministic_policy
-        return deterministic_policy, policy, logp_pi
+        self.deterministic_policy, self.policy, logp_pi = apply_squashing_func(mean, sample, logp_sample)
+        return self.deterministic_policy, self.policy, logp_pi
 
     def make_critics(self, obs=None, action=None, reuse=False, scope="values_fn",
                      create_vf=True, create_qf=True):
@@ -238,114 +212,66 @@ class FeedForwardPolicy(SACPolicy):
             obs = self.processed_obs
         if create_qf and action is None:
             raise ValueError("make_critics(create_qf=True) needs the action tensor, got action=None")
-
         with tf.variable_scope(scope, reuse=reuse):
-            critics_h = self._features(obs)
-
+            features = self._features(obs)
             if create_vf:
-                # Value function
-                with tf.variable_scope('vf', reuse=reuse):
-                    vf_h = mlp(critics_h, self.layers, self.activ_fn, layer_norm=self.layer_norm)
-                    value_fn = dense(vf_h, 1, name="vf")
-                self.value_fn = value_fn
-
+                self.value_fn = self._scalar_head(features, "vf", reuse)
             if create_qf:
-                # Concatenate preprocessed state and action
-                qf_h = tf.concat([critics_h, action], axis=-1)
-
-                # Double Q values to reduce overestimation
-                with tf.variable_scope('qf1', reuse=reuse):
-                    qf1_h = mlp(qf_h, self.layers, self.activ_fn, layer_norm=self.layer_norm)
-                    qf1 = dense(qf1_h, 1, name="qf1")
-
-                with tf.variable_scope('qf2', reuse=reuse):
-                    qf2_h = mlp(qf_h, self.layers, self.activ_fn, layer_norm=self.layer_norm)
-                    qf2 = dense(qf2_h, 1, name="qf2")
-
-                self.qf1 = qf1
-                self.qf2 = qf2
-
+                # both Q-functions see the features next to the action; the smaller one is used (double Q)
+                state_action = tf.concat([features, action], axis=-1)
+                self.qf1 = self._scalar_head(state_action, "qf1", reuse)
+                self.qf2 = self._scalar_head(state_action, "qf2", reuse)
         return self.qf1, self.qf2, self.value_fn
 
     def step(self, obs: np.ndarray, state=None, mask=None, deterministic: bool = False) -> np.ndarray:
-        forward = self._numpy_forward
-        if forward is not None:
-            out = forward.step(obs, deterministic)
-            if out is not None:
-                return out
-        if deterministic:
-            return self.sess.run(self.deterministic_policy, {self.obs_ph: obs})
-        return self.sess.run(self.policy, {self.obs_ph: obs})
+        if self._numpy_forward is not None:
+            actions = self._numpy_forward.step(obs, deterministic)
+            if actions is not None:
+                return actions
+        output = self.deterministic_policy if deterministic else self.policy
+        return self.sess.run(output, {self.obs_ph: obs})
 
     def proba_step(self, obs: np.ndarray, state=None, mask=None) -> List[np.ndarray]:
-        forward = self._numpy_forward
-        if forward is not None:
-            out = forward.proba(obs)
-            if out is not None:
-                return out
+        if self._numpy_forward is not None:
+            params = self._numpy_forward.proba(obs)
+            if params is not None:
+                return params
         return self.sess.run([self.act_mu, self.std], {self.obs_ph: obs})
 
     def enable_numpy_forward(self, rng=None) -> bool:
         """
-        Let ``step`` and ``proba_step`` compute the actor in NumPy from a copy of its weights instead of
-        calling the session (see :mod:`stable_baselines.common.numpy_forward`): an MLP actor built by
-        ``make_actor`` on the policy's own observations, with a supported activation. The copy is read from
-        the graph on first use and after :meth:`invalidate_numpy_forward`; SAC also hands it the weights
-        fetched with every training step. Stochastic actions draw their noise from ``rng``.
+        Compute ``step`` and ``proba_step`` in NumPy from a copy of the actor's weights instead of running the
+        session (see :mod:`stable_baselines.common.numpy_forward`). Only an MLP actor built by ``make_actor``
+        on the policy's own observations, with a supported activation, qualifies. The copy is refreshed
+        from the graph after :meth:`invalidate_numpy_forward`; SAC also passes it the weights it fetches at
+        each training step.
 
-        :param rng: (np.random.Generator) the generator of stochastic actions (None: a fresh unseeded one)
-        :return: (bool) whether the NumPy path is active
+        :param rng: (np.random.Generator) noise source of stochastic actions (None: a new unseeded one)
+        :return: (bool) True if the NumPy path is on
         """
         self._numpy_forward = None
-        scope = getattr(self, "_numpy_actor_scope", None)
-        if scope is None or self.feature_extraction != "mlp" or not nf.numpy_forward_enabled():
+        found = numpy_actor_variables(self, FeedForwardPolicy, ("step", "proba_step", "make_actor", "_features"),
+                                      ["dense", "dense_1"])
+        if found is None:
             return False
-        cls = type(self)
-        for method in ("step", "proba_step", "make_actor", "_features"):
-            if getattr(cls, method) is not getattr(FeedForwardPolicy, method):
-                return False
-        activation = nf.numpy_activation(self.activ_fn)
-        if activation is None or not _numpy_obs_supported(self.ob_space):
-            return False
-        variables = self.sess.graph.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope=scope + "/")
-        expected = _dense_stack_names(len(self.layers), self.layer_norm, ["dense", "dense_1"])
-        if [var.name[len(scope) + 1:] for var in variables] != expected:
-            return False
-        self._numpy_forward = _NumpySACActor(self, variables, activation, rng)
+        self._numpy_forward = _NumpySACActor(self, found[0], found[1], rng)
         return True
 
     def disable_numpy_forward(self) -> None:
-        """Go back to computing ``step`` and ``proba_step`` with the TensorFlow graph."""
+        """Run ``step`` and ``proba_step`` through the TensorFlow graph again."""
         self._numpy_forward = None
-
-
-def _numpy_obs_supported(ob_space) -> bool:
-    return isinstance(ob_space, (spaces.Box, spaces.Discrete, spaces.MultiBinary, spaces.MultiDiscrete))
-
-
-def _dense_stack_names(n_hidden: int, layer_norm: bool, heads: List[str]) -> List[str]:
-    """Variable names (relative to the actor scope) of ``tf_layers.mlp`` + dense heads, in creation order."""
-    names = []
-    for idx in range(n_hidden):
-        names += ["fc{}/kernel:0".format(idx), "fc{}/bias:0".format(idx)]
-        if layer_norm:
-            norm = "LayerNorm" if idx == 0 else "LayerNorm_{}".format(idx)
-            names += [norm + "/beta:0", norm + "/gamma:0"]
-    for head in heads:
-        names += [head + "/kernel:0", head + "/bias:0"]
-    return names
 
 
 class _NumpySACActor(nf.NumpyNetworkCopy):
     """
-    The SAC actor of a :class:`FeedForwardPolicy` in NumPy: the same float32 arithmetic as the graph
-    (dense stack, optional layer norm, mean and clipped log std heads, tanh squashing). Methods return
-    None for inputs they cannot answer exactly (the policy then runs the graph).
+    NumPy twin of the actor of :class:`FeedForwardPolicy`, with the graph's float32 arithmetic (hidden layers,
+    optional layer norm, mean head, clipped log std head, tanh). It answers None where it cannot match the
+    graph exactly, and the policy falls back to the session.
 
     :param policy: (FeedForwardPolicy) the policy
     :param variables: ([tf.Variable]) the actor's variables in creation order
     :param activation: (callable) the NumPy activation
-    :param rng: (np.random.Generator) the generator of the Gaussian noise of stochastic actions
+    :param rng: (np.random.Generator) noise source of stochastic actions
     """
 
     def __init__(self, policy, variables, activation, rng=None):
@@ -361,7 +287,7 @@ class _NumpySACActor(nf.NumpyNetworkCopy):
         self.stale = False
 
     def row_layers(self):
-        """:return: ([(np.ndarray, np.ndarray)]) the hidden layers and the mean head (deterministic actions)"""
+        """:return: ([(np.ndarray, np.ndarray)]) hidden layers then the mean head (deterministic actions)"""
         return self._hidden + [self._mean]
 
     def _latent(self, obs: np.ndarray):
@@ -380,8 +306,8 @@ class _NumpySACActor(nf.NumpyNetworkCopy):
 
     def step(self, obs: np.ndarray, deterministic: bool = False):
         """
-        :param obs: (np.ndarray) a batch of observations
-        :param deterministic: (bool) tanh of the mean, else tanh of a Gaussian sample
+        :param obs: (np.ndarray) observations
+        :param deterministic: (bool) tanh of the mean instead of tanh of a Gaussian sample
         :return: (np.ndarray or None) float32 actions in [-1, 1]
         """
         if deterministic:
@@ -399,8 +325,8 @@ class _NumpySACActor(nf.NumpyNetworkCopy):
 
     def proba(self, obs: np.ndarray):
         """
-        :param obs: (np.ndarray) a batch of observations
-        :return: ([np.ndarray] or None) the mean and the std of the Gaussian before squashing
+        :param obs: (np.ndarray) observations
+        :return: ([np.ndarray] or None) mean and standard deviation of the Gaussian before squashing
         """
         heads = self._heads(obs)
         if heads is None:
@@ -409,83 +335,82 @@ class _NumpySACActor(nf.NumpyNetworkCopy):
         return [mean, np.exp(log_std)]
 
 
-class CnnPolicy(FeedForwardPolicy):
-    """
-    Policy object that implements actor critic, using a CNN (the nature CNN)
+class _Preset(FeedForwardPolicy):
+    """A :class:`FeedForwardPolicy` whose subclass fixes some constructor keywords (``_fixed``)."""
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param _kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
-    """
+    _fixed: dict = {}
 
     def __init__(self, sess, ob_space, ac_space, n_env=1, n_steps=1, n_batch=None, reuse=False, **_kwargs):
-        super(CnnPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                        feature_extraction="cnn", **_kwargs)
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse, **self._fixed, **_kwargs)
 
 
-class LnCnnPolicy(FeedForwardPolicy):
+class CnnPolicy(_Preset):
     """
-    Policy object that implements actor critic, using a CNN (the nature CNN), with layer normalisation
+    SAC policy on images: every network starts with the Nature CNN.
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param _kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
-    """
-
-    def __init__(self, sess, ob_space, ac_space, n_env=1, n_steps=1, n_batch=None, reuse=False, **_kwargs):
-        super(LnCnnPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                          feature_extraction="cnn", layer_norm=True, **_kwargs)
-
-
-class MlpPolicy(FeedForwardPolicy):
-    """
-    Policy object that implements actor critic, using a MLP (2 layers of 64)
-
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param _kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` or of the CNN extractor
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env=1, n_steps=1, n_batch=None, reuse=False, **_kwargs):
-        super(MlpPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                        feature_extraction="mlp", **_kwargs)
+    _fixed = {"feature_extraction": "cnn"}
 
 
-class LnMlpPolicy(FeedForwardPolicy):
+class LnCnnPolicy(_Preset):
     """
-    Policy object that implements actor critic, using a MLP (2 layers of 64), with layer normalisation
+    SAC policy on images (Nature CNN) with layer normalisation in the hidden layers.
 
-    :param sess: (TensorFlow session) The current TensorFlow session
-    :param ob_space: (Gym Space) The observation space of the environment
-    :param ac_space: (Gym Space) The action space of the environment
-    :param n_env: (int) The number of environments to run
-    :param n_steps: (int) The number of steps to run for each environment
-    :param n_batch: (int) The number of batch to run (n_envs * n_steps)
-    :param reuse: (bool) If the policy is reusable or not
-    :param _kwargs: (dict) Extra keyword arguments for the nature CNN feature extraction
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` or of the CNN extractor
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env=1, n_steps=1, n_batch=None, reuse=False, **_kwargs):
-        super(LnMlpPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                          feature_extraction="mlp", layer_norm=True, **_kwargs)
+    _fixed = {"feature_extraction": "cnn", "layer_norm": True}
 
 
-register_policy("CnnPolicy", CnnPolicy)
-register_policy("LnCnnPolicy", LnCnnPolicy)
-register_policy("MlpPolicy", MlpPolicy)
-register_policy("LnMlpPolicy", LnMlpPolicy)
+class MlpPolicy(_Preset):
+    """
+    SAC policy with MLP networks (two hidden layers of 64 unless ``layers`` says otherwise).
+
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ...)
+    """
+
+    _fixed = {"feature_extraction": "mlp"}
+
+
+class LnMlpPolicy(_Preset):
+    """
+    SAC policy with MLP networks and layer normalisation in the hidden layers.
+
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ...)
+    """
+
+    _fixed = {"feature_extraction": "mlp", "layer_norm": True}
+
+
+for _policy in (CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy):
+    register_policy(_policy.__name__, _policy)
