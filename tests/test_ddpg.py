@@ -438,3 +438,15 @@ def test_mpirun_two_workers_end_with_identical_parameters(tmp_path):
     loaded = DDPG.load(save_path)
     # the observation statistics were summed over both workers (120 observations each)
     np.testing.assert_allclose(loaded.get_parameters()["input/obs_rms/count:0"], 2 * 120 + 1e-2)
+
+
+def test_nb_train_steps_zero_collects_without_training():
+    # the original accepted nb_train_steps=0: rollouts only, the networks stay as initialised
+    model = DDPG(MlpPolicy, "Pendulum-v1", nb_rollout_steps=20, nb_train_steps=0, seed=0, n_cpu_tf_sess=1)
+    before = model.get_parameters()
+    model.learn(60)
+    after = model.get_parameters()
+    assert model.num_timesteps == 60
+    assert all(np.array_equal(before[name], after[name]) for name in before)
+    with pytest.raises(ValueError, match="nb_train_steps must be an int >= 0"):
+        DDPG(MlpPolicy, "Pendulum-v1", nb_train_steps=-1)

@@ -439,3 +439,16 @@ def test_her_continuous_solves_4_bits(name):
                 n_cpu_tf_sess=1, **kwargs)
     model.learn(2500 if name == "DDPG" else 2000)
     assert _success_rate(model, BitFlippingEnv(n_bits, continuous=True, max_steps=n_bits)) >= 0.9
+
+
+def test_vec_env_wrapper_is_refused_as_the_original_did():
+    from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
+    from stable_baselines.her.her import HERVecEnvWrapperError
+    venv = VecNormalize(DummyVecEnv([lambda: BitFlippingEnv(4, max_steps=4)]), norm_obs=False)
+    # the original raised an AssertionError; scripts catching it (or a ValueError) keep working
+    with pytest.raises(AssertionError, match="HER does not support VecEnvWrapper"):
+        HER("MlpPolicy", venv, DQN)
+    assert issubclass(HERVecEnvWrapperError, ValueError)
+    # a plain one-env VecEnv is still accepted
+    model = HER("MlpPolicy", DummyVecEnv([lambda: BitFlippingEnv(4, max_steps=4)]), DQN, seed=0, n_cpu_tf_sess=1)
+    model.learn(10)

@@ -344,10 +344,12 @@ class DDPG(OffPolicyRLModel):
             value = getattr(self, name)
             if value is None or len(value) != 2 or not value[0] <= value[1]:
                 raise ValueError("Error: {} must be a (low, high) pair with low <= high, got {!r}".format(name, value))
-        for name in ("batch_size", "nb_train_steps", "nb_rollout_steps", "param_noise_adaption_interval"):
+        # nb_train_steps=0 collects experience without training, as in the original
+        for name, least in (("batch_size", 1), ("nb_train_steps", 0), ("nb_rollout_steps", 1),
+                            ("param_noise_adaption_interval", 1)):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError("Error: {} must be an int >= 1, got {!r}".format(name, value))
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+                raise ValueError("Error: {} must be an int >= {}, got {!r}".format(name, least, value))
 
     def _get_pretrain_placeholders(self):
         policy = self.policy_tf

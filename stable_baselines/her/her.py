@@ -12,7 +12,7 @@ from stable_baselines.common.base_class import BaseRLModel, OffPolicyRLModel, _U
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, make_env
 from stable_baselines.common.persistence import NONE, NUMBER, SIZED_SPACE, SettingKind
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
-from stable_baselines.common.vec_env import VecEnv
+from stable_baselines.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines.her.replay_buffer import (GoalSelectionStrategy, HERReplayWrapperFactory,
                                                 to_goal_selection_strategy)
 from stable_baselines.her.utils import GoalObservationLayout, HERGoalEnvWrapper
@@ -32,6 +32,13 @@ _HER_SETTINGS = {
     "her_action_space": SIZED_SPACE | NONE,
 }
 
+
+
+class HERVecEnvWrapperError(ValueError, AssertionError):
+    """
+    HER was given a VecEnvWrapper (VecNormalize, VecFrameStack, ...), which it cannot see through. The original
+    library raised an AssertionError here; this is one too (and a ValueError, as our other argument errors).
+    """
 
 class HER(BaseRLModel):
     """
@@ -90,6 +97,9 @@ class HER(BaseRLModel):
             return env
         if isinstance(env, str):
             env = make_env(env)
+        elif isinstance(env, VecEnvWrapper):
+            raise HERVecEnvWrapperError("HER does not support VecEnvWrapper (got {}): give it the environment itself, "
+                                        "or a DummyVecEnv of one".format(type(env).__name__))
         elif isinstance(env, VecEnv):
             if env.num_envs != 1:
                 raise ValueError("HER needs a single environment (or a VecEnv with one environment), got a VecEnv "
