@@ -56,7 +56,10 @@ def probability_of_actions(action_space: spaces.Space, distribution: Any, action
         prob = np.prod(distribution * actions + (1 - distribution) * (1 - actions), axis=1)
     elif isinstance(action_space, spaces.Box):
         mean, std = distribution
-        logprob = gaussian_log_density(actions.reshape((-1,) + action_space.shape), mean, std)
+        actions = actions.reshape((-1,) + action_space.shape)
+        if len(actions) != 1:  # one action is evaluated under every observation's Gaussian, as in the original
+            _check_batch(len(actions), n_rows)
+        logprob = gaussian_log_density(actions, mean, std)
     else:
         warnings.warn("Warning: action_probability not implemented for {} actions space. Returning None."
                       .format(type(action_space).__name__))
