@@ -226,7 +226,7 @@ class ACER(ActorCriticRLModel):
 
         :return: (bool)
         """
-        return getattr(self, "graph", None) is not None
+        return self.graph is not None
 
     def _make_runner(self) -> AbstractEnvRunner:
         return _Runner(env=self.env, model=self, n_steps=self.n_steps)
