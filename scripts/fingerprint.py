@@ -53,6 +53,33 @@ def _pendulum():
     return make_env("Pendulum-v1")
 
 
+def _image_env():
+    """A small episodic env with uint8 image observations (40x40x2), for the CNN policies."""
+    import gymnasium as gym
+    import numpy as np
+
+    class _Images(gym.Env):
+        observation_space = gym.spaces.Box(0, 255, (40, 40, 2), dtype=np.uint8)
+        action_space = gym.spaces.Discrete(3)
+
+        def __init__(self):
+            self._t = 0
+            self._rng = np.random.RandomState(0)
+
+        def _obs(self):
+            return self._rng.randint(0, 256, size=(40, 40, 2)).astype(np.uint8)
+
+        def reset(self, *, seed=None, options=None):
+            self._t = 0
+            return self._obs(), {}
+
+        def step(self, action):
+            self._t += 1
+            return self._obs(), float(action == self._t % 3), self._t >= 12, False, {}
+
+    return _Images()
+
+
 def _vec(make: Callable, n_envs: int):
     from stable_baselines.bench import Monitor
     from stable_baselines.common.vec_env import DummyVecEnv
@@ -125,11 +152,28 @@ def _configs() -> Dict[str, Callable[[], tuple]]:
         return sb.DQN("MlpPolicy", _cartpole(), learning_starts=50, param_noise=True, double_q=False,
                       **common), 300
 
+    def dqn_cnn():
+        return sb.DQN("CnnPolicy", _image_env(), learning_starts=30, buffer_size=500, batch_size=8, train_freq=2,
+                      target_network_update_freq=20, exploration_fraction=0.5, **common), 120
+
+    def dqn_prio_nodouble():
+        return sb.DQN("MlpPolicy", _cartpole(), learning_starts=40, prioritized_replay=True, double_q=False,
+                      train_freq=3, batch_size=16, policy_kwargs=dict(layers=[16, 16]), **common), 250
+
     def sac():
         return sb.SAC("MlpPolicy", _pendulum(), learning_starts=50, **common), 300
 
     def sac_fixed_ent():
         return sb.SAC("LnMlpPolicy", _pendulum(), learning_starts=50, ent_coef=0.1, **common), 200
+
+    def sac_explore_vecnorm():
+        from stable_baselines.common.noise import NormalActionNoise
+        from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
+        import numpy as np
+        env = VecNormalize(DummyVecEnv([_pendulum]))
+        return sb.SAC("MlpPolicy", env, learning_starts=40, train_freq=2, gradient_steps=3, random_exploration=0.2,
+                      target_update_interval=2, action_noise=NormalActionNoise(np.zeros(1), 0.1 * np.ones(1)),
+                      **common), 200
 
     def td3():
         from stable_baselines.common.noise import NormalActionNoise
@@ -148,6 +192,36 @@ def _configs() -> Dict[str, Callable[[], tuple]]:
         from stable_baselines.common.noise import AdaptiveParamNoiseSpec
         return sb.DDPG("LnMlpPolicy", _pendulum(), param_noise=AdaptiveParamNoiseSpec(), normalize_observations=True,
                        normalize_returns=True, nb_rollout_steps=50, nb_train_steps=10, **common), 200
+
+    def ddpg_popart_eval():
+        from stable_baselines.common.noise import NormalActionNoise
+        import numpy as np
+        eval_env = _pendulum()
+        eval_env.reset(seed=1)
+        return sb.DDPG("MlpPolicy", _pendulum(), normalize_returns=True, enable_popart=True,
+                       action_noise=NormalActionNoise(np.zeros(1), 0.1 * np.ones(1)), eval_env=eval_env,
+                       nb_eval_steps=30, nb_rollout_steps=40, nb_train_steps=8, batch_size=16, critic_l2_reg=0.01,
+                       random_exploration=0.1, **common), 200
+
+    def td3_delay():
+        return sb.TD3("MlpPolicy", _pendulum(), learning_starts=30, train_freq=5, gradient_steps=5, policy_delay=3,
+                      random_exploration=0.1, **common), 200
+
+    def her_dqn_final():
+        from stable_baselines.common.bit_flipping_env import BitFlippingEnv
+        return sb.HER("MlpPolicy", BitFlippingEnv(4, max_steps=4), sb.DQN, n_sampled_goal=2,
+                      goal_selection_strategy="final", learning_starts=10, **common), 150
+
+    def her_td3_random():
+        from stable_baselines.common.bit_flipping_env import BitFlippingEnv
+        return sb.HER("MlpPolicy", BitFlippingEnv(3, continuous=True, max_steps=3), sb.TD3, n_sampled_goal=3,
+                      goal_selection_strategy="random", learning_starts=15, **common), 150
+
+    def her_ddpg_future():
+        from stable_baselines.common.bit_flipping_env import BitFlippingEnv
+        return sb.HER("MlpPolicy", BitFlippingEnv(3, continuous=True, max_steps=3), sb.DDPG, n_sampled_goal=2,
+                      goal_selection_strategy="future", nb_rollout_steps=30, nb_train_steps=5, batch_size=16,
+                      **common), 150
 
     def her_dqn():
         from stable_baselines.common.bit_flipping_env import BitFlippingEnv
