@@ -23,26 +23,21 @@ from gymnasium import spaces
 
 class BitFlippingEnv(gymnasium.Env):
     """
-    Simple bit flipping env, useful to test HER.
-    The goal is to flip all the bits to get a vector of ones.
-    In the continuous variant, if the ith action component has a value > 0,
-    then the ith bit will be flipped.
+    A goal-conditioned toy problem for HER: reach the all-ones bit vector by flipping bits.
+    A discrete action flips the bit it names; a continuous action flips every bit whose component is positive.
 
-    :param n_bits: (int) Number of bits to flip
-    :param continuous: (bool) Whether to use the continuous actions version or not,
-        by default, it uses the discrete one
-    :param max_steps: (int) Max number of steps, by default, equal to n_bits
-        (reaching it ends the episode as a gymnasium truncation)
-    :param discrete_obs_space: (bool) Whether to use the discrete observation
-        version or not, by default, it uses the MultiBinary one (the discrete version observes the integer
-        ``sum_i bit_i * 2**i``, in ``Discrete(2 ** n_bits)``)
+    :param n_bits: (int) length of the bit vector
+    :param continuous: (bool) Box actions (one component per bit) instead of Discrete(n_bits)
+    :param max_steps: (int) steps after which an unsolved episode is truncated (None: n_bits)
+    :param discrete_obs_space: (bool) observe the integer ``sum_i bit_i * 2**i`` in ``Discrete(2 ** n_bits)``
+        instead of the MultiBinary bits
     """
 
     metadata = {"render_modes": ["human", "rgb_array"]}
 
     def __init__(self, n_bits: int = 10, continuous: bool = False, max_steps: Optional[int] = None,
                  discrete_obs_space: bool = False):
-        super(BitFlippingEnv, self).__init__()
+        super().__init__()
         if isinstance(n_bits, bool) or not isinstance(n_bits, (int, np.integer)) or n_bits < 1:
             raise ValueError("n_bits must be an int >= 1, got {!r}".format(n_bits))
         if max_steps is None:

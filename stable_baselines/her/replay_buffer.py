@@ -1,169 +1,154 @@
 """
-The replay buffer wrapper of Hindsight Experience Replay (Andrychowicz et al., 2017,
+Relabelling of experience for Hindsight Experience Replay (Andrychowicz et al., 2017,
 https://arxiv.org/abs/1707.01495).
 
-The transitions of an episode are kept until the episode ends. Then each transition is stored, together with
-``n_sampled_goal`` artificial copies whose desired goal is replaced by a goal the agent actually achieved
-(chosen by the goal selection strategy) and whose reward is recomputed with ``env.compute_reward``.
+A finished episode is written to the replay buffer transition by transition; after each real transition
+come ``n_sampled_goal`` imagined ones, identical except that their desired goal is a goal the agent did reach
+(picked by a :class:`GoalSelectionStrategy`) and that their reward is asked again from ``compute_reward``.
 """
 import numbers
 from enum import Enum
-from typing import Any, List, Tuple
+from typing import Any, List, Sequence, Tuple
 
 import numpy as np
+
+# one stored step of the running episode: obs_t, action, reward, obs_tp1, done, info
+Transition = Tuple[np.ndarray, np.ndarray, Any, np.ndarray, Any, Any]
 
 
 class GoalSelectionStrategy(Enum):
     """
-    The strategies for selecting new goals when
-    creating artificial transitions.
+    Where the substitute goals of the imagined transitions come from.
 
-    - ``FUTURE``: a goal achieved later in the same episode (at or after the transition's step)
-    - ``FINAL``: the goal achieved at the end of the episode
-    - ``EPISODE``: a goal achieved anywhere in the same episode
-    - ``RANDOM``: a goal achieved anywhere in the replay buffer
+    - ``FUTURE``: a goal reached by the same episode, at the step of the transition or later
+    - ``FINAL``: the goal reached by the last step of the episode
+    - ``EPISODE``: a goal reached at any step of the same episode
+    - ``RANDOM``: a goal reached by any transition already in the replay buffer
     """
-    # Select a goal that was achieved
-    # after the current step, in the same episode
     FUTURE = 0
-    # Select the goal that was achieved
-    # at the end of the episode
     FINAL = 1
-    # Select a goal that was achieved in the episode
     EPISODE = 2
-    # Select a goal that was achieved
-    # at some point in the training procedure
-    # (and that is present in the replay buffer)
     RANDOM = 3
 
 
-# For convenience
-# that way, we can use string to select a strategy
-KEY_TO_GOAL_STRATEGY = {
-    'future': GoalSelectionStrategy.FUTURE,
-    'final': GoalSelectionStrategy.FINAL,
-    'episode': GoalSelectionStrategy.EPISODE,
-    'random': GoalSelectionStrategy.RANDOM,
-}
+# the names accepted wherever a strategy is expected: 'future', 'final', 'episode', 'random'
+KEY_TO_GOAL_STRATEGY = {strategy.name.lower(): strategy for strategy in GoalSelectionStrategy}
 
 
 def to_goal_selection_strategy(strategy: Any) -> GoalSelectionStrategy:
     """
-    :param strategy: (GoalSelectionStrategy or str) a strategy or its name ('future', 'final', 'episode', 'random')
-    :return: (GoalSelectionStrategy)
+    :param strategy: (GoalSelectionStrategy or str) a strategy, or its name in any case
+    :return: (GoalSelectionStrategy) the strategy (ValueError naming the known ones when there is none)
     """
     if isinstance(strategy, GoalSelectionStrategy):
         return strategy
     if isinstance(strategy, str) and strategy.lower() in KEY_TO_GOAL_STRATEGY:
         return KEY_TO_GOAL_STRATEGY[strategy.lower()]
     raise ValueError("Invalid goal selection strategy {!r}, please use one of {} or a GoalSelectionStrategy"
-                     .format(strategy, list(KEY_TO_GOAL_STRATEGY.keys())))
+                     .format(strategy, list(KEY_TO_GOAL_STRATEGY)))
 
 
-def _as_reward(reward: Any) -> Any:
-    """A one-element reward (array) becomes a float, as the replay buffer keeps scalars."""
-    array = np.asarray(reward)
-    if array.size == 1:
-        return float(array.reshape(-1)[0])
-    return reward
+def check_n_sampled_goal(n_sampled_goal: Any) -> int:
+    """
+    :param n_sampled_goal: (Any) the requested number of imagined transitions per real one
+    :return: (int) the number (ValueError unless it is an integer >= 0)
+    """
+    if isinstance(n_sampled_goal, bool) or not isinstance(n_sampled_goal, numbers.Integral) or n_sampled_goal < 0:
+        raise ValueError("n_sampled_goal must be an int >= 0, got {!r}".format(n_sampled_goal))
+    return int(n_sampled_goal)
+
+
+def _scalar_reward(reward: Any) -> Any:
+    """
+    :param reward: (Any) what compute_reward returned for one transition
+    :return: (Any) a float when it holds one value (the replay buffer stores scalars), else unchanged
+    """
+    values = np.asarray(reward)
+    return float(values.reshape(-1)[0]) if values.size == 1 else reward
 
 
 class HindsightExperienceReplayWrapper(object):
     """
-    Wrapper around a replay buffer in order to use HER.
-    This implementation is inspired by to the one found in https://github.com/NervanaSystems/coach/.
+    A replay buffer that adds imagined transitions with substitute goals, in front of an ordinary one.
+    Modelled on the HER of https://github.com/NervanaSystems/coach/.
 
-    The goals given to the artificial transitions are the achieved goals of *next* observations (the states
-    the agent reached): for a transition at step ``t`` of an episode of ``T`` steps, ``future`` picks one of
-    steps ``t..T-1``, ``final`` step ``T-1``, ``episode`` any step, ``random`` any transition of the replay
-    buffer (the current episode while the buffer is still empty).
+    Substitute goals are the achieved goals of *next* observations, the states the agent came to: for step
+    ``t`` of an episode of ``T`` steps ``future`` draws among steps ``t..T-1``, ``final`` takes step ``T-1``,
+    ``episode`` draws among all steps and ``random`` among the transitions of the replay buffer (among the
+    episode's own steps while the buffer is empty).
 
-    :param replay_buffer: (ReplayBuffer)
-    :param n_sampled_goal: (int) The number of artificial transitions to generate for each actual transition
-    :param goal_selection_strategy: (GoalSelectionStrategy) The method that will be used to generate
-        the goals for the artificial transitions.
-    :param wrapped_env: (HERGoalEnvWrapper) the GoalEnv wrapped using HERGoalEnvWrapper,
-        that enables to convert observation to dict, and vice versa
+    :param replay_buffer: (ReplayBuffer) the buffer that receives real and imagined transitions
+    :param n_sampled_goal: (int) imagined transitions per real one (k in the paper)
+    :param goal_selection_strategy: (GoalSelectionStrategy or str) how substitute goals are chosen
+    :param wrapped_env: (HERGoalEnvWrapper) converts flat observations to dicts and back, computes rewards
     """
 
     def __init__(self, replay_buffer, n_sampled_goal, goal_selection_strategy, wrapped_env):
-        super(HindsightExperienceReplayWrapper, self).__init__()
-        if isinstance(n_sampled_goal, bool) or not isinstance(n_sampled_goal, numbers.Integral) or n_sampled_goal < 0:
-            raise ValueError("n_sampled_goal must be an int >= 0, got {!r}".format(n_sampled_goal))
-        for method in ("convert_obs_to_dict", "convert_dict_to_obs", "compute_reward"):
-            if not callable(getattr(wrapped_env, method, None)):
-                raise TypeError("wrapped_env must be a HERGoalEnvWrapper (it needs {}()), got {!r}"
-                                .format(method, wrapped_env))
         if replay_buffer is None:
             raise ValueError("HindsightExperienceReplayWrapper needs a replay buffer to wrap, got None")
-        self.n_sampled_goal = int(n_sampled_goal)
+        for needed in ("convert_obs_to_dict", "convert_dict_to_obs", "compute_reward"):
+            if not callable(getattr(wrapped_env, needed, None)):
+                raise TypeError("wrapped_env must be a HERGoalEnvWrapper (it needs {}()), got {!r}"
+                                .format(needed, wrapped_env))
+        self.replay_buffer = replay_buffer
+        self.n_sampled_goal = check_n_sampled_goal(n_sampled_goal)
         self.goal_selection_strategy = to_goal_selection_strategy(goal_selection_strategy)
         self.env = wrapped_env
-        # Buffer for storing transitions of the current episode
-        self.episode_transitions: List[Tuple[Any, Any, Any, Any, Any, Any]] = []
-        self.replay_buffer = replay_buffer
+        # the steps of the episode in progress, written to the buffer when it ends
+        self.episode_transitions: List[Transition] = []
 
-    # ------------------------------------------------------------------------------------------
-    # the replay buffer interface
-    # ------------------------------------------------------------------------------------------
-    def add(self, obs_t, action, reward, obs_tp1, done, info):
+    # the replay buffer interface ------------------------------------------------------------------
+    def add(self, obs_t, action, reward, obs_tp1, done, info) -> None:
         """
-        add a new transition to the buffer
+        Remember one step; at the end of an episode, store all its steps and their imagined copies.
 
-        :param obs_t: (np.ndarray) the last observation
+        :param obs_t: (np.ndarray) the flat observation the action was taken in
         :param action: ([float]) the action
-        :param reward: (float) the reward of the transition
-        :param obs_tp1: (np.ndarray) the new observation
-        :param done: (bool) is the episode done
-        :param info: (dict) extra values used to compute reward
+        :param reward: (float) the reward the env gave
+        :param obs_tp1: (np.ndarray) the flat observation that followed
+        :param done: (bool) whether the episode ended with this step
+        :param info: (dict) the step's info, passed to compute_reward
         """
-        # copies: environments may modify in place the arrays they returned
+        # copies, since an env may reuse the arrays it returns
         self.episode_transitions.append((np.array(obs_t), np.array(action), reward, np.array(obs_tp1), done, info))
         if done:
-            # Add transitions (and imagined ones) to buffer only when an episode is over
-            self._store_episode()
-            # Reset episode buffer
-            self.episode_transitions = []
+            self.flush()
 
-    def sample(self, *args, **kwargs):
+    def sample(self, *args, **kwargs) -> Any:
         """
-        Sample a batch from the wrapped replay buffer (same arguments as its ``sample``).
+        :return: (tuple) a batch drawn by the wrapped buffer's ``sample`` (same arguments)
         """
         return self.replay_buffer.sample(*args, **kwargs)
 
-    def can_sample(self, n_samples):
+    def can_sample(self, n_samples: int) -> bool:
         """
-        Check if n_samples samples can be sampled
-        from the buffer.
-
-        :param n_samples: (int)
-        :return: (bool)
+        :param n_samples: (int) a batch size
+        :return: (bool) whether the wrapped buffer holds that many transitions
         """
         return self.replay_buffer.can_sample(n_samples)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.replay_buffer)
 
     @property
-    def storage(self):
-        """list: the transitions of the wrapped replay buffer"""
+    def storage(self) -> list:
+        """list: the wrapped buffer's transitions"""
         return self.replay_buffer.storage
 
     @property
     def buffer_size(self) -> int:
-        """int: the capacity of the wrapped replay buffer"""
+        """int: the wrapped buffer's capacity"""
         return self.replay_buffer.buffer_size
 
     def is_full(self) -> bool:
         """
-        :return: (bool) whether the wrapped replay buffer is full
+        :return: (bool) whether the wrapped buffer reached its capacity
         """
         return self.replay_buffer.is_full()
 
     def flush(self) -> None:
         """
-        Store the transitions of the unfinished episode (with their artificial transitions), e.g. when training
-        stops in the middle of an episode.
+        Store the remembered steps (and their imagined copies) now, e.g. when training stops mid-episode.
         """
         if self.episode_transitions:
             self._store_episode()
@@ -173,104 +158,104 @@ class HindsightExperienceReplayWrapper(object):
         return "HindsightExperienceReplayWrapper({!r}, n_sampled_goal={}, goal_selection_strategy={})".format(
             self.replay_buffer, self.n_sampled_goal, self.goal_selection_strategy)
 
-    # ------------------------------------------------------------------------------------------
-    # goal sampling
-    # ------------------------------------------------------------------------------------------
+    # substitute goals -----------------------------------------------------------------------------
     def _achieved_goal(self, observation: np.ndarray) -> Any:
+        """
+        :param observation: (np.ndarray) a flat observation
+        :return: (Any) its achieved goal
+        """
         return self.env.convert_obs_to_dict(observation)["achieved_goal"]
+
+    def _reached_goals(self, episode_transitions: Sequence[Transition]) -> list:
+        """
+        :param episode_transitions: ([tuple]) the steps of an episode
+        :return: (list) the goal achieved after each step
+        """
+        return [self._achieved_goal(transition[3]) for transition in episode_transitions]
 
     def _sample_achieved_goal(self, episode_transitions, transition_idx, achieved_goals=None):
         """
-        Sample an achieved goal according to the sampling strategy.
+        Draw one substitute goal for a step, as the strategy says.
 
-        :param episode_transitions: ([tuple]) a list of all the transitions in the current episode
-        :param transition_idx: (int) the transition to start sampling from
-        :param achieved_goals: ([Any]) the achieved goals of the next observations of the episode
-            (computed from ``episode_transitions`` when None)
-        :return: (np.ndarray) an achieved goal
+        :param episode_transitions: ([tuple]) the steps of the episode
+        :param transition_idx: (int) the index of the step being relabelled
+        :param achieved_goals: ([Any]) the goals achieved after each step (None: computed here)
+        :return: (np.ndarray) a goal the agent reached
         """
-        n_transitions = len(episode_transitions)
         if achieved_goals is None:
-            achieved_goals = [self._achieved_goal(transition[3]) for transition in episode_transitions]
+            achieved_goals = self._reached_goals(episode_transitions)
+        episode_length = len(episode_transitions)
         strategy = self.goal_selection_strategy
         if strategy == GoalSelectionStrategy.FUTURE:
-            # Sample a goal that was achieved in the same episode, at this step or later
-            return achieved_goals[np.random.randint(transition_idx, n_transitions)]
+            return achieved_goals[np.random.randint(transition_idx, episode_length)]
         if strategy == GoalSelectionStrategy.FINAL:
-            # Choose the goal achieved at the end of the episode
             return achieved_goals[-1]
-        if strategy == GoalSelectionStrategy.EPISODE:
-            # Random goal achieved during the episode
-            return achieved_goals[np.random.randint(0, n_transitions)]
-        if strategy == GoalSelectionStrategy.RANDOM:
-            # Random goal achieved, from the entire replay buffer
-            if len(self.replay_buffer) == 0:
-                return achieved_goals[np.random.randint(0, n_transitions)]
-            selected = self.replay_buffer.storage[np.random.randint(0, len(self.replay_buffer))]
-            return self._achieved_goal(selected[3])
-        raise ValueError("Invalid goal selection strategy {!r}, please use one of {}"
-                         .format(strategy, list(GoalSelectionStrategy)))
+        if strategy == GoalSelectionStrategy.RANDOM and len(self.replay_buffer) > 0:
+            stored = self.replay_buffer.storage[np.random.randint(0, len(self.replay_buffer))]
+            return self._achieved_goal(stored[3])
+        # EPISODE, and RANDOM while the buffer is still empty
+        return achieved_goals[np.random.randint(0, episode_length)]
 
     def _sample_achieved_goals(self, episode_transitions, transition_idx, achieved_goals=None):
         """
-        Sample a batch of achieved goals according to the sampling strategy.
+        Draw the ``n_sampled_goal`` substitute goals of one step.
 
-        :param episode_transitions: ([tuple]) list of the transitions in the current episode
-        :param transition_idx: (int) the transition to start sampling from
-        :param achieved_goals: ([Any]) the achieved goals of the next observations of the episode
-        :return: (list) an achieved goal per artificial transition (``n_sampled_goal`` of them)
+        :param episode_transitions: ([tuple]) the steps of the episode
+        :param transition_idx: (int) the index of the step being relabelled
+        :param achieved_goals: ([Any]) the goals achieved after each step (None: computed here)
+        :return: (list) the goals, all drawn before any imagined transition is stored
         """
         if achieved_goals is None:
-            achieved_goals = [self._achieved_goal(transition[3]) for transition in episode_transitions]
+            achieved_goals = self._reached_goals(episode_transitions)
         return [self._sample_achieved_goal(episode_transitions, transition_idx, achieved_goals)
                 for _ in range(self.n_sampled_goal)]
 
-    def _store_episode(self):
+    def _store_imagined(self, transition: Transition, goals: list) -> None:
         """
-        Sample artificial goals and store transition of the current
-        episode in the replay buffer.
-        This method is called only after each end of episode.
+        Store copies of a step whose desired goal is each of ``goals``, with the reward recomputed.
+        Imagined transitions never end an episode.
+
+        :param transition: (tuple) the real step
+        :param goals: (list) the substitute goals
+        """
+        obs_t, action, _, obs_tp1, _, info = transition
+        before = self.env.convert_obs_to_dict(obs_t)
+        after = self.env.convert_obs_to_dict(obs_tp1)
+        for goal in goals:
+            if isinstance(goal, np.ndarray):
+                goal = goal.copy()
+            before["desired_goal"] = goal
+            after["desired_goal"] = goal
+            reward = _scalar_reward(self.env.compute_reward(after["achieved_goal"], goal, info))
+            self.replay_buffer.add(self.env.convert_dict_to_obs(before), action, reward,
+                                   self.env.convert_dict_to_obs(after), False)
+
+    def _store_episode(self) -> None:
+        """
+        Write the remembered episode to the buffer: each real step, then its imagined copies.
         """
         episode = self.episode_transitions
-        achieved_goals = [self._achieved_goal(transition[3]) for transition in episode]
-        # For each transition in the last episode,
-        # create a set of artificial transitions
-        for transition_idx, transition in enumerate(episode):
-            obs_t, action, reward, obs_tp1, done, info = transition
-            # the real transition
+        achieved_goals = self._reached_goals(episode)
+        for index, transition in enumerate(episode):
+            obs_t, action, reward, obs_tp1, done, _ = transition
             self.replay_buffer.add(obs_t, action, reward, obs_tp1, done)
-            if self.n_sampled_goal == 0:
-                continue
-            obs_dict = self.env.convert_obs_to_dict(obs_t)
-            next_obs_dict = self.env.convert_obs_to_dict(obs_tp1)
-            # Sampled n goals per transition, where n is `n_sampled_goal`
-            # this is called k in the paper
-            for goal in self._sample_achieved_goals(episode, transition_idx, achieved_goals):
-                goal = np.array(goal) if isinstance(goal, np.ndarray) else goal
-                # Update the desired goal in the transition
-                obs_dict["desired_goal"] = goal
-                next_obs_dict["desired_goal"] = goal
-                # Update the reward according to the new desired goal
-                new_reward = _as_reward(self.env.compute_reward(next_obs_dict["achieved_goal"], goal, info))
-                # The artificial goals are not terminal (as the original library did)
-                self.replay_buffer.add(self.env.convert_dict_to_obs(obs_dict), action, new_reward,
-                                       self.env.convert_dict_to_obs(next_obs_dict), False)
+            if self.n_sampled_goal > 0:
+                self._store_imagined(transition, self._sample_achieved_goals(episode, index, achieved_goals))
 
 
 class HERReplayWrapperFactory(object):
     """
-    The ``replay_wrapper`` HER gives to the ``learn`` method of the wrapped model: a callable that wraps a
-    replay buffer in a :class:`HindsightExperienceReplayWrapper`. A buffer that is already wrapped (a model
-    that keeps its buffer between ``learn`` calls) is re-wrapped around the same underlying buffer, after its
-    unfinished episode is stored.
+    The ``replay_wrapper`` that HER hands to the wrapped model's ``learn``: called with the model's replay
+    buffer, it returns a :class:`HindsightExperienceReplayWrapper` around it. A buffer wrapped by an earlier
+    ``learn`` is unwrapped first (its unfinished episode stored), so wrappers never pile up.
 
-    :param n_sampled_goal: (int)
-    :param goal_selection_strategy: (GoalSelectionStrategy)
-    :param wrapped_env: (HERGoalEnvWrapper)
+    :param n_sampled_goal: (int) imagined transitions per real one
+    :param goal_selection_strategy: (GoalSelectionStrategy or str) how substitute goals are chosen
+    :param wrapped_env: (HERGoalEnvWrapper) the goal env in its flattening wrapper
     """
 
     def __init__(self, n_sampled_goal: int, goal_selection_strategy: GoalSelectionStrategy, wrapped_env: Any):
-        self.n_sampled_goal = n_sampled_goal
+        self.n_sampled_goal = check_n_sampled_goal(n_sampled_goal)
         self.goal_selection_strategy = to_goal_selection_strategy(goal_selection_strategy)
         self.wrapped_env = wrapped_env
 

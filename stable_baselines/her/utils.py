@@ -164,28 +164,64 @@ class GoalObservationLayout(object):
                              .format(missing, KEY_ORDER, list(obs_dict.keys())))
         values = [np.asarray(obs_dict[key]) for key in KEY_ORDER]
         if self.discrete:
-            # one observation holds integers (0-d), a batch holds 1-D arrays
-            if all(value.ndim == 0 for value in values):
-                return np.array([int(value) for value in values], dtype=self.dtype)
-            return np.stack([value.reshape(-1) for value in values], axis=-1).astype(self.dtype)
+            return self._flatten_discrete(values)
         batched = values[0].ndim > 1 or (values[0].ndim == 1 and values[0].size != self.obs_dim) or \
             values[1].ndim > 2 or (values[1].ndim == 2 and values[1].shape[-1] != 1)
+        n_batch = (values[0].shape[0] if values[0].ndim > 0 else 1) if batched else None
+        for key, value in zip(KEY_ORDER, values):
+            self._check_part(key, value, n_batch)
         if batched:
-            n_batch = values[0].shape[0]
             flat = np.concatenate([value.reshape(n_batch, -1) for value in values], axis=-1)
         else:
             flat = np.concatenate([value.reshape(-1) for value in values])
-        if flat.shape[-1] != self.total_dim:
-            raise ValueError("The dict observation has {} values in total, expected {} (observation {}, goals {})"
-                             .format(flat.shape[-1], self.total_dim, self.obs_dim, self.goal_dim))
         return flat.astype(self.dtype, copy=False)
+
+    def _width(self, key: str) -> int:
+        """
+        :param key: (str) one of KEY_ORDER
+        :return: (int) how many values that part holds in one observation
+        """
+        return self.obs_dim if key == "observation" else self.goal_dim
+
+    def _check_part(self, key: str, value: np.ndarray, n_batch: Optional[int]) -> None:
+        """
+        Raise a ValueError naming the expected and the given shape when one part of a dict observation has
+        the wrong number of values.
+
+        :param key: (str) the part
+        :param value: (np.ndarray) its value
+        :param n_batch: (int) the batch size (None for a single observation)
+        """
+        width = self._width(key)
+        if n_batch is None:
+            fits = value.size == width
+        else:
+            fits = value.ndim > 0 and value.shape[0] == n_batch and value.size == n_batch * width
+        if not fits:
+            batch = "" if n_batch is None or key == "observation" else \
+                " (the batch of 'observation' has {} rows)".format(n_batch)
+            raise ValueError("The dict observation's {!r} must hold {} values: shape ({},), or (n_batch, {}) for a "
+                             "batch; got shape {}{}".format(key, width, width, width, value.shape, batch))
+
+    def _flatten_discrete(self, values: list) -> np.ndarray:
+        """
+        :param values: ([np.ndarray]) the three integer parts: 0-d for one observation, 1-D for a batch
+        :return: (np.ndarray) the vector [observation, achieved_goal, desired_goal], or one row per observation
+        """
+        if all(value.ndim == 0 for value in values):
+            return np.array([int(value) for value in values], dtype=self.dtype)
+        sizes = [value.size for value in values]
+        if any(value.ndim > 1 for value in values) or len(set(sizes)) != 1:
+            raise ValueError("The dict observation's parts must be integers, or 1-D arrays of the same length for a "
+                             "batch; got shapes {}".format({key: value.shape for key, value in zip(KEY_ORDER, values)}))
+        return np.stack(values, axis=-1).astype(self.dtype)
 
     def convert_obs_to_dict(self, observations: np.ndarray) -> "OrderedDict[str, Any]":
         """
-        Inverse operation of convert_dict_to_obs
+        Split flat observations into their three parts (undoes :meth:`convert_dict_to_obs`).
 
         :param observations: (np.ndarray) one flat vector, or a batch of them
-        :return: (OrderedDict<np.ndarray>)
+        :return: (OrderedDict<np.ndarray>) observation, achieved_goal and desired_goal
         """
         observations = np.asarray(observations)
         if observations.shape[-1:] != (self.total_dim,):
@@ -204,19 +240,19 @@ class GoalObservationLayout(object):
 
 class HERGoalEnvWrapper(gymnasium.Env):
     """
-    A wrapper that allow to use dict observation space (coming from GoalEnv) with
-    the RL algorithms.
-    It assumes that all the spaces of the dict space are of the same type.
+    Presents a goal-conditioned env to the off-policy models with flat observations: the ``observation``,
+    ``achieved_goal`` and ``desired_goal`` parts, which must all be spaces of one type, are concatenated in
+    that order, and can be split again with :meth:`convert_obs_to_dict`.
 
-    The wrapper speaks the gymnasium API (``reset(seed=None, options=None) -> (obs, info)``,
-    ``step(action) -> (obs, reward, terminated, truncated, info)``) whatever the API of the wrapped env.
+    Whatever the API of the wrapped env, this wrapper speaks gymnasium's (``reset(seed=None, options=None)
+    -> (obs, info)`` and ``step(action) -> (obs, reward, terminated, truncated, info)``).
 
-    :param env: (gym.GoalEnv) any env with a Dict observation space with the keys observation, achieved_goal,
-        desired_goal and a method compute_reward(achieved_goal, desired_goal, info)
+    :param env: (gym.GoalEnv) an env with a Dict observation space holding the keys observation,
+        achieved_goal and desired_goal, and a method compute_reward(achieved_goal, desired_goal, info)
     """
 
     def __init__(self, env: Any):
-        super(HERGoalEnvWrapper, self).__init__()
+        super().__init__()
         if not hasattr(env, "venv"):
             env = as_gymnasium_env(env)
         self._compute_reward = check_goal_env(env)
@@ -234,17 +270,19 @@ class HERGoalEnvWrapper(gymnasium.Env):
 
     def convert_dict_to_obs(self, obs_dict: Mapping) -> np.ndarray:
         """
-        :param obs_dict: (dict<np.ndarray>)
-        :return: (np.ndarray)
+        Concatenate the parts of a dict observation (or of a dict of batches).
+
+        :param obs_dict: (dict<np.ndarray>) observation, achieved_goal and desired_goal
+        :return: (np.ndarray) the flat vector, or one row per observation of a batch
         """
         return self.layout.convert_dict_to_obs(obs_dict)
 
     def convert_obs_to_dict(self, observations: np.ndarray) -> "OrderedDict[str, Any]":
         """
-        Inverse operation of convert_dict_to_obs
+        Split a flat observation (or a batch) into its parts; the inverse of :meth:`convert_dict_to_obs`.
 
-        :param observations: (np.ndarray)
-        :return: (OrderedDict<np.ndarray>)
+        :param observations: (np.ndarray) one flat vector, or a batch of them
+        :return: (OrderedDict<np.ndarray>) observation, achieved_goal and desired_goal
         """
         return self.layout.convert_obs_to_dict(observations)
 
