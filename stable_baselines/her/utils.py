@@ -92,6 +92,31 @@ def check_goal_env(env: Any) -> Callable:
     return method
 
 
+def _part_size(key: str, part: spaces.Space) -> int:
+    """
+    :param key: (str) which part of the goal observation (for the message)
+    :param part: (spaces.Box or spaces.MultiBinary) its space
+    :return: (int) the number of values it holds (NotImplementedError unless one-dimensional)
+    """
+    shape = tuple(np.atleast_1d(part.shape if isinstance(part, spaces.Box) else part.n).tolist())
+    if len(shape) == 2 and shape[1] == 1:
+        shape = shape[:1]
+    if len(shape) != 1:
+        raise NotImplementedError("HERGoalEnvWrapper supports 1D observation and goal spaces only, got "
+                                  "shape {} for {}".format(shape, key))
+    return int(shape[0])
+
+
+def _concatenated_box(parts: list) -> spaces.Box:
+    """
+    :param parts: ([spaces.Box]) the spaces of observation, achieved_goal and desired_goal
+    :return: (spaces.Box) the float32 space of their concatenation, bounds included
+    """
+    low = np.concatenate([np.asarray(part.low, dtype=np.float64).reshape(-1) for part in parts])
+    high = np.concatenate([np.asarray(part.high, dtype=np.float64).reshape(-1) for part in parts])
+    return spaces.Box(low.astype(np.float32), high.astype(np.float32), dtype=np.float32)
+
+
 class GoalObservationLayout(object):
     """
     How the three parts of a goal-conditioned ``Dict`` observation are laid out in one flat vector
@@ -124,26 +149,15 @@ class GoalObservationLayout(object):
             self.flat_space = spaces.MultiDiscrete(np.array([int(part.n) for part in parts], dtype=np.int64))
             self.dtype = np.dtype(np.int64)
             return
-        sizes = []
-        for key, part in zip(KEY_ORDER, parts):
-            shape = tuple(np.atleast_1d(part.shape if isinstance(part, spaces.Box) else part.n).tolist())
-            if len(shape) == 2 and shape[1] == 1:
-                shape = (shape[0],)
-            if len(shape) != 1:
-                raise NotImplementedError("HERGoalEnvWrapper supports 1D observation and goal spaces only, got "
-                                          "shape {} for {}".format(shape, key))
-            sizes.append(int(shape[0]))
+        sizes = [_part_size(key, part) for key, part in zip(KEY_ORDER, parts)]
         if sizes[1] != sizes[2]:
             raise ValueError("achieved_goal and desired_goal must have the same size, got {} and {}"
                              .format(sizes[1], sizes[2]))
         self.obs_dim, self.goal_dim = sizes[0], sizes[1]
-        total_dim = self.obs_dim + 2 * self.goal_dim
         if isinstance(first, spaces.MultiBinary):
-            self.flat_space = spaces.MultiBinary(total_dim)
+            self.flat_space = spaces.MultiBinary(self.total_dim)
         else:
-            lows = np.concatenate([np.asarray(part.low, dtype=np.float64).reshape(-1) for part in parts])
-            highs = np.concatenate([np.asarray(part.high, dtype=np.float64).reshape(-1) for part in parts])
-            self.flat_space = spaces.Box(lows.astype(np.float32), highs.astype(np.float32), dtype=np.float32)
+            self.flat_space = _concatenated_box(parts)
         self.dtype = np.dtype(self.flat_space.dtype)
 
     @property
