@@ -175,7 +175,7 @@ class ProfileKV:
     :param name: (str) the name of the timed section
     """
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.name = "wait_" + name
         self.start_time: Optional[float] = None
 
@@ -315,7 +315,7 @@ class ScopedConfigure(object):
     :param format_strs: ([str]) the output formats
     """
 
-    def __init__(self, folder: Optional[str] = None, format_strs: Optional[List[str]] = None):
+    def __init__(self, folder: Optional[str] = None, format_strs: Optional[List[str]] = None) -> None:
         self.dir = folder
         self.format_strs = format_strs
         self.prevlogger: Optional[Logger] = None

@@ -69,7 +69,7 @@ class Monitor(gymnasium.Wrapper):
     file_handler = None
 
     def __init__(self, env: Any, filename: Optional[str], allow_early_resets: bool = True,
-                 reset_keywords: Tuple[str, ...] = (), info_keywords: Tuple[str, ...] = ()):
+                 reset_keywords: Tuple[str, ...] = (), info_keywords: Tuple[str, ...] = ()) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.t_start = time.time()
         self.reset_keywords = tuple(reset_keywords)

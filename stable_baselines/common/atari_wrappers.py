@@ -42,7 +42,7 @@ class NoopResetEnv(gymnasium.Wrapper):
     :param noop_max: (int) the largest number of no-op actions
     """
 
-    def __init__(self, env: gymnasium.Env, noop_max: int = 30):
+    def __init__(self, env: gymnasium.Env, noop_max: int = 30) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.noop_max = noop_max
         self.override_num_noops = None
@@ -72,7 +72,7 @@ class FireResetEnv(gymnasium.Wrapper):
     :param env: (Gym Environment) the game
     """
 
-    def __init__(self, env: gymnasium.Env):
+    def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         meanings = _action_meanings(self.env)
         if meanings is not None and (len(meanings) < 3 or meanings[1] != "FIRE"):
@@ -97,7 +97,7 @@ class EpisodicLifeEnv(gymnasium.Wrapper):
     :param env: (Gym Environment) the game (an ale-py environment underneath)
     """
 
-    def __init__(self, env: gymnasium.Env):
+    def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.lives = 0
         self.was_real_done = True
@@ -140,7 +140,7 @@ class MaxAndSkipEnv(gymnasium.Wrapper):
     :param skip: (int) frames per action
     """
 
-    def __init__(self, env: gymnasium.Env, skip: int = 4):
+    def __init__(self, env: gymnasium.Env, skip: int = 4) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         if skip < 1:
             raise ValueError("skip must be at least 1, got {}".format(skip))
@@ -177,7 +177,7 @@ class ClipRewardEnv(gymnasium.RewardWrapper):
     :param env: (Gym Environment) the game
     """
 
-    def __init__(self, env: gymnasium.Env):
+    def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
 
     def reward(self, reward: float) -> float:
@@ -197,7 +197,7 @@ class WarpFrame(gymnasium.ObservationWrapper):
     :param height: (int) the height of the image
     """
 
-    def __init__(self, env: gymnasium.Env, width: int = 84, height: int = 84):
+    def __init__(self, env: gymnasium.Env, width: int = 84, height: int = 84) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.width = width
         self.height = height
@@ -226,7 +226,7 @@ class FrameStack(gymnasium.Wrapper):
     :param n_frames: (int) how many frames
     """
 
-    def __init__(self, env: gymnasium.Env, n_frames: int):
+    def __init__(self, env: gymnasium.Env, n_frames: int) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.n_frames = n_frames
         self.frames = deque(maxlen=n_frames)
@@ -261,7 +261,7 @@ class ScaledFloatFrame(gymnasium.ObservationWrapper):
     :param env: (Gym Environment) the game
     """
 
-    def __init__(self, env: gymnasium.Env):
+    def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.observation_space = spaces.Box(low=0, high=1.0, shape=env.observation_space.shape, dtype=np.float32)
 
@@ -279,7 +279,7 @@ class LazyFrames:
     :param frames: ([np.ndarray]) the frames, oldest first
     """
 
-    def __init__(self, frames: List[np.ndarray]):
+    def __init__(self, frames: List[np.ndarray]) -> None:
         self._frames = frames
         self._out = None
 

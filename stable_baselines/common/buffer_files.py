@@ -146,7 +146,7 @@ class _HeaderCheck(object):
     :param what: (str) the file, for messages
     """
 
-    def __init__(self, header: dict, what: str):
+    def __init__(self, header: dict, what: str) -> None:
         self.header = header
         self.what = what
 

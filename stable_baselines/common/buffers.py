@@ -43,7 +43,7 @@ def _check_non_negative(value: Any, name: str, meaning: str = "") -> float:
 class _StorageView(_SequenceABC):
     """The transitions of an array-backed :class:`ReplayBuffer` seen as a read-only list of tuples."""
 
-    def __init__(self, buffer: "ReplayBuffer"):
+    def __init__(self, buffer: "ReplayBuffer") -> None:
         self._buffer = buffer
 
     def __len__(self) -> int:
@@ -80,7 +80,7 @@ class ReplayBuffer(object):
     :param size: (int) the capacity; once it is reached every new transition replaces the oldest one
     """
 
-    def __init__(self, size: int):
+    def __init__(self, size: int) -> None:
         self._maxsize = _check_positive_int(size, "size (the replay buffer capacity)")
         self._n_stored = 0
         self._next_idx = 0
@@ -398,7 +398,7 @@ class PrioritizedReplayBuffer(ReplayBuffer):
     :param alpha: (float) the prioritization exponent (0: uniform sampling, 1: in proportion to the priorities)
     """
 
-    def __init__(self, size: int, alpha: float):
+    def __init__(self, size: int, alpha: float) -> None:
         super(PrioritizedReplayBuffer, self).__init__(size)
         self._alpha = _check_non_negative(alpha, "alpha", " (0: uniform sampling, 1: full prioritization)")
         tree_capacity = 1 << (self._maxsize - 1).bit_length()  # the smallest power of two >= size

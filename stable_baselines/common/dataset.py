@@ -40,7 +40,7 @@ class Dataset(object):
     :param shuffle: (bool) shuffle the rows (the same permutation for every array) at every pass
     """
 
-    def __init__(self, data_map: Dict[str, np.ndarray], shuffle: bool = True):
+    def __init__(self, data_map: Dict[str, np.ndarray], shuffle: bool = True) -> None:
         if not isinstance(data_map, dict) or len(data_map) == 0:
             raise ValueError("Dataset expects a non-empty dict of numpy arrays, got {!r}".format(type(data_map)))
         arrays = {key: np.asarray(array) for key, array in data_map.items()}

@@ -33,7 +33,7 @@ class ProbabilityDistribution(object):
     negative log-likelihood; the log-likelihood follows from it.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
 
     def flatparam(self) -> tf.Tensor:
@@ -209,7 +209,7 @@ class CategoricalProbabilityDistributionType(ProbabilityDistributionType):
     :param n_cat: (int) the number of categories
     """
 
-    def __init__(self, n_cat: int):
+    def __init__(self, n_cat: int) -> None:
         self.n_cat = int(n_cat)
 
     def probability_distribution_class(self) -> Type[ProbabilityDistribution]:
@@ -235,7 +235,7 @@ class MultiCategoricalProbabilityDistributionType(ProbabilityDistributionType):
     :param n_vec: ([int]) the number of categories of each dimension
     """
 
-    def __init__(self, n_vec: Sequence[int]):
+    def __init__(self, n_vec: Sequence[int]) -> None:
         counts = np.asarray(n_vec)
         is_valid = counts.ndim == 1 and bool((counts > 0).all()) and not (counts > np.iinfo(np.int32).max).any()
         if not is_valid:
@@ -270,7 +270,7 @@ class DiagGaussianProbabilityDistributionType(ProbabilityDistributionType):
     :param size: (int) the number of action dimensions
     """
 
-    def __init__(self, size: int):
+    def __init__(self, size: int) -> None:
         self.size = int(size)
 
     def probability_distribution_class(self) -> Type[ProbabilityDistribution]:
@@ -301,7 +301,7 @@ class BernoulliProbabilityDistributionType(ProbabilityDistributionType):
     :param size: (int) the number of binary action dimensions
     """
 
-    def __init__(self, size: int):
+    def __init__(self, size: int) -> None:
         self.size = int(size)
 
     def probability_distribution_class(self) -> Type[ProbabilityDistribution]:
@@ -368,7 +368,7 @@ class CategoricalProbabilityDistribution(_SingleTensorDistribution):
     :param logits: (TensorFlow Tensor) the unnormalized log-probabilities, shape (batch, n)
     """
 
-    def __init__(self, logits: tf.Tensor):
+    def __init__(self, logits: tf.Tensor) -> None:
         self.logits = logits
         super().__init__()
 
@@ -409,7 +409,7 @@ class MultiCategoricalProbabilityDistribution(ProbabilityDistribution):
     :param flat: (TensorFlow Tensor) the logits of all the dimensions side by side, shape (batch, sum(nvec))
     """
 
-    def __init__(self, nvec: Sequence[int], flat: tf.Tensor):
+    def __init__(self, nvec: Sequence[int], flat: tf.Tensor) -> None:
         self.flat = flat
         split_sizes = [int(count) for count in nvec]
         self.categoricals = [CategoricalProbabilityDistribution(part)
@@ -456,7 +456,7 @@ class DiagGaussianProbabilityDistribution(_SingleTensorDistribution):
     :param flat: (TensorFlow Tensor) the mean and the log standard deviation, concatenated on the last axis
     """
 
-    def __init__(self, flat: tf.Tensor):
+    def __init__(self, flat: tf.Tensor) -> None:
         self.flat = flat
         last_axis = len(flat.shape) - 1
         self.mean, self.logstd = tf.split(axis=last_axis, num_or_size_splits=2, value=flat)
@@ -496,7 +496,7 @@ class BernoulliProbabilityDistribution(_SingleTensorDistribution):
     :param logits: (TensorFlow Tensor) the log-odds of each variable being 1
     """
 
-    def __init__(self, logits: tf.Tensor):
+    def __init__(self, logits: tf.Tensor) -> None:
         self.logits = logits
         self.probabilities = tf.sigmoid(logits)
         super().__init__()

@@ -33,7 +33,7 @@ class _RecurrentFeed(object):
     :param obs_shape: (tuple) the shape of one observation
     """
 
-    def __init__(self, n_envs: int, obs_shape: Tuple[int, ...]):
+    def __init__(self, n_envs: int, obs_shape: Tuple[int, ...]) -> None:
         self.n_envs = n_envs
         self.obs_shape = obs_shape
 

@@ -52,7 +52,7 @@ class FrameStackStore(object):
     :param obs_shape: (tuple) the shape ``(height, width, n_stack)`` of an observation
     """
 
-    def __init__(self, n_slots: int, obs_shape: Tuple[int, int, int]):
+    def __init__(self, n_slots: int, obs_shape: Tuple[int, int, int]) -> None:
         height, width, n_stack = (int(dim) for dim in obs_shape)
         self.n_slots = int(n_slots)
         self.obs_shape = (height, width, n_stack)

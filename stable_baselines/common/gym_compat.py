@@ -387,7 +387,7 @@ class LegacyEnvAdapter(gymnasium.Env):
     :param env: (Any) the environment to adapt
     """
 
-    def __init__(self, env: Any):
+    def __init__(self, env: Any) -> None:
         self.env = env
         self.observation_space = convert_space(env.observation_space)
         self.action_space = convert_space(env.action_space)

@@ -38,7 +38,7 @@ class AdaptiveParamNoiseSpec(object):
     """
 
     def __init__(self, initial_stddev: float = 0.1, desired_action_stddev: float = 0.1,
-                 adoption_coefficient: float = 1.01):
+                 adoption_coefficient: float = 1.01) -> None:
         _check_positive_scalar("initial_stddev", initial_stddev)
         _check_positive_scalar("desired_action_stddev", desired_action_stddev)
         _check_positive_scalar("adoption_coefficient", adoption_coefficient)
@@ -76,7 +76,7 @@ class ActionNoise(ABC):
     Base of the action noises: calling the object gives the noise of the next step.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         super(ActionNoise, self).__init__()
 
     def reset(self) -> None:
@@ -97,7 +97,7 @@ class NormalActionNoise(ActionNoise):
     :param sigma: (float) the standard deviation (scalar or one per action dimension)
     """
 
-    def __init__(self, mean: Any, sigma: Any):
+    def __init__(self, mean: Any, sigma: Any) -> None:
         super(NormalActionNoise, self).__init__()
         _check_scale(sigma, "the standard deviation of the noise")
         try:
@@ -129,7 +129,7 @@ class OrnsteinUhlenbeckActionNoise(ActionNoise):
     """
 
     def __init__(self, mean: Any, sigma: Any, theta: float = .15, dt: float = 1e-2,
-                 initial_noise: Optional[Any] = None):
+                 initial_noise: Optional[Any] = None) -> None:
         super(OrnsteinUhlenbeckActionNoise, self).__init__()
         _check_scale(sigma, "the scale of the noise")
         if not dt > 0:

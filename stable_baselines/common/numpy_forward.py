@@ -256,7 +256,7 @@ class SingleRowStack(object):
     """
 
     def __init__(self, layers: Sequence[Tuple[np.ndarray, np.ndarray]], activation: Callable[[np.ndarray], np.ndarray],
-                 activate_last: bool = False):
+                 activate_last: bool = False) -> None:
         self._owner = threading.get_ident()
         n_in = int(layers[0][0].shape[0])
         self.n_in = n_in
@@ -525,7 +525,7 @@ class NumpyNetworkCopy(abc.ABC):
     :param activation: (callable) the NumPy activation
     """
 
-    def __init__(self, policy: Any, variables: Sequence, activation: Callable):
+    def __init__(self, policy: Any, variables: Sequence, activation: Callable) -> None:
         self.sess = policy.sess
         self.variables = list(variables)
         self.ob_space = policy.ob_space

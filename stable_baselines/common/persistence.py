@@ -33,7 +33,7 @@ class SettingKind(object):
     :param test: (callable) value -> bool
     """
 
-    def __init__(self, description: str, test: Callable[[Any], bool]):
+    def __init__(self, description: str, test: Callable[[Any], bool]) -> None:
         self.description = description
         self.test = test
 

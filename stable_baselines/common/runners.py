@@ -161,7 +161,7 @@ class _SegmentState:
     :param action: (np.ndarray) an action (gives the shape and dtype)
     """
 
-    def __init__(self, horizon: int, observation: Any, action: Any):
+    def __init__(self, horizon: int, observation: Any, action: Any) -> None:
         self.observations = np.array([observation] * horizon)
         self.actions = np.array([action] * horizon)
         self.rewards = np.zeros(horizon, 'float32')

@@ -47,7 +47,7 @@ class SegmentTree(object):
         for a minimum); every item starts with it
     """
 
-    def __init__(self, capacity: int, operation: Callable[[Any, Any], Any], neutral_element: Any):
+    def __init__(self, capacity: int, operation: Callable[[Any, Any], Any], neutral_element: Any) -> None:
         self._capacity = _check_capacity(capacity)
         if not callable(operation):
             raise TypeError("operation must be callable (e.g. operator.add or min), got {!r}".format(operation))
@@ -186,7 +186,7 @@ class SumSegmentTree(SegmentTree):
     :param capacity: (int) the number of items, a power of two
     """
 
-    def __init__(self, capacity: int):
+    def __init__(self, capacity: int) -> None:
         super(SumSegmentTree, self).__init__(capacity=capacity, operation=np.add, neutral_element=0.0)
 
     def sum(self, start: int = 0, end: Optional[int] = None) -> float:
@@ -234,7 +234,7 @@ class MinSegmentTree(SegmentTree):
     :param capacity: (int) the number of items, a power of two
     """
 
-    def __init__(self, capacity: int):
+    def __init__(self, capacity: int) -> None:
         super(MinSegmentTree, self).__init__(capacity=capacity, operation=np.minimum, neutral_element=float('inf'))
 
     def min(self, start: int = 0, end: Optional[int] = None) -> float:

@@ -121,7 +121,7 @@ class FeedCallable(object):
     :param feeds: ([tf.Tensor]) the fed tensors, in the order of the call's arguments
     """
 
-    def __init__(self, sess: tf.Session, fetches: Sequence[Any], feeds: Sequence[tf.Tensor]):
+    def __init__(self, sess: tf.Session, fetches: Sequence[Any], feeds: Sequence[tf.Tensor]) -> None:
         self.sess = sess
         self.fetches = list(fetches)
         self.n_args = len(feeds)
@@ -254,7 +254,7 @@ class _Function(object):
 
     _RUN_KWARGS = ("options", "run_metadata")
 
-    def __init__(self, inputs: Sequence[Any], outputs: Sequence[Any], updates: Optional[Any], givens: Optional[dict]):
+    def __init__(self, inputs: Sequence[Any], outputs: Sequence[Any], updates: Optional[Any], givens: Optional[dict]) -> None:
         inputs = list(inputs)
         for inpt in inputs:
             if not _is_feedable(inpt):

@@ -33,7 +33,7 @@ class Logger(object):
     DEFAULT: Optional["Logger"] = None
     CURRENT: Optional["Logger"] = None
 
-    def __init__(self, folder: Optional[str], output_formats: List[OutputFormat]):
+    def __init__(self, folder: Optional[str], output_formats: List[OutputFormat]) -> None:
         self.name2val = defaultdict(float)  # the values of the current iteration
         self.name2cnt = defaultdict(int)  # how many values each running mean holds
         self.level = INFO

@@ -114,7 +114,7 @@ class HumanOutputFormat(KVWriter, SeqWriter):
         each write, so a later redirection of ``sys.stdout`` (pytest's capture, notebooks) is followed.
     """
 
-    def __init__(self, filename_or_file: Union[str, TextIO]):
+    def __init__(self, filename_or_file: Union[str, TextIO]) -> None:
         self._file: Optional[TextIO] = None
         self._follow_stdout = False
         self.own_file = False
@@ -171,7 +171,7 @@ class JSONOutputFormat(KVWriter):
     :param filename: (str) the file to create
     """
 
-    def __init__(self, filename: str):
+    def __init__(self, filename: str) -> None:
         self.file = open(filename, "wt")
 
     def writekvs(self, kvs: Dict[str, Any]) -> None:
@@ -191,7 +191,7 @@ class CSVOutputFormat(KVWriter):
     :param filename: (str) the file to create
     """
 
-    def __init__(self, filename: str):
+    def __init__(self, filename: str) -> None:
         self.file = open(filename, "w+t")
         self.keys: List[str] = []
         self.sep = ","
@@ -229,7 +229,7 @@ class TensorBoardOutputFormat(KVWriter):
     :param folder: (str) the folder of the ``events.out.tfevents.*`` file (created if needed)
     """
 
-    def __init__(self, folder: str):
+    def __init__(self, folder: str) -> None:
         from stable_baselines.common.tf_compat import tf
         os.makedirs(folder, exist_ok=True)
         self.dir = folder

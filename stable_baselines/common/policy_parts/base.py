@@ -44,7 +44,7 @@ class BasePolicy(ABC):
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False,
-                 obs_ph: Optional[Tuple[tf.Tensor, tf.Tensor]] = None, add_action_ph: bool = False):
+                 obs_ph: Optional[Tuple[tf.Tensor, tf.Tensor]] = None, add_action_ph: bool = False) -> None:
         ob_space, ac_space = convert_space(ob_space), convert_space(ac_space)
         self.n_env = n_env
         self.n_steps = n_steps
@@ -190,7 +190,7 @@ class ActorCriticPolicy(BasePolicy):
     """
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
-                 n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False):
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale)
         self._pdtype = make_proba_dist_type(self.ac_space)
         self._policy = None

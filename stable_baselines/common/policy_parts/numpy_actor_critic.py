@@ -35,7 +35,7 @@ class NumpyActorCriticForward(object):
     :param rng: (np.random.Generator) the generator of stochastic actions
     """
 
-    def __init__(self, policy: Any, variables: list, plan: dict, rng: Optional[np.random.Generator]):
+    def __init__(self, policy: Any, variables: list, plan: dict, rng: Optional[np.random.Generator]) -> None:
         self.policy = policy
         self.sess = policy.sess
         self.variables = variables

@@ -41,7 +41,7 @@ class RecurrentActorCriticPolicy(ActorCriticPolicy):
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: int, state_shape: Tuple[int, ...], reuse: bool = False,
-                 scale: bool = False):
+                 scale: bool = False) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale)
         states_shape = (self.n_env,) + tuple(state_shape)
         with tf.variable_scope("input", reuse=False):

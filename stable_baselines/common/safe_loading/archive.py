@@ -59,7 +59,7 @@ class ZipModel(object):
     :param what: (str) the file, for messages
     """
 
-    def __init__(self, content: bytes, what: str):
+    def __init__(self, content: bytes, what: str) -> None:
         self.what = what
         try:
             self._archive = zipfile.ZipFile(io.BytesIO(content), "r")
@@ -165,7 +165,7 @@ class ParameterArchive(object):
     :param what: (str) the file, for messages
     """
 
-    def __init__(self, content: bytes, names: Sequence[str], what: str):
+    def __init__(self, content: bytes, names: Sequence[str], what: str) -> None:
         self.what = "the 'parameters' member of {}".format(what)
         if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
             raise InvalidModelFileError("the 'parameter_list' member of {} must be a JSON list of variable names, "

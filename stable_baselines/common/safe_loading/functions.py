@@ -38,7 +38,7 @@ class UnresolvedFunction(object):
     """
 
     def __init__(self, key: Optional[str], qualname: Optional[str], module: Optional[str] = None,
-                 closure_values: Optional[list] = None, reason: str = ""):
+                 closure_values: Optional[list] = None, reason: str = "") -> None:
         self.key = key
         self.qualname = qualname
         self.module = module
@@ -70,7 +70,7 @@ class LinearFunction(object):
     :param initial_value: (float) the value at progress 1
     """
 
-    def __init__(self, initial_value: float):
+    def __init__(self, initial_value: float) -> None:
         self.initial_value = initial_value
 
     def __call__(self, progress: float) -> float:

@@ -20,7 +20,7 @@ from stable_baselines.common.safe_loading.records import Call, Ref
 class _Machine(object):
     """The stack, the mark stack and the memo of one pickle being read."""
 
-    def __init__(self, what: str):
+    def __init__(self, what: str) -> None:
         self.what = what
         self.stack: List[Any] = []
         self.marks: List[List[Any]] = []

@@ -120,7 +120,7 @@ class SavedVecNormalize(object):
     :param ret_rms: (RunningMeanStd) return statistics
     """
 
-    def __init__(self, settings: Dict[str, Any], obs_rms: Any, ret_rms: Any):
+    def __init__(self, settings: Dict[str, Any], obs_rms: Any, ret_rms: Any) -> None:
         self.settings = settings
         self.obs_rms = obs_rms
         self.ret_rms = ret_rms

@@ -16,7 +16,7 @@ class _Path(object):
 
     __slots__ = ("offset", "stack", "slots", "pending", "known", "branches")
 
-    def __init__(self, offset: int, stack: list, slots: list, pending: list, known: dict, branches: int):
+    def __init__(self, offset: int, stack: list, slots: list, pending: list, known: dict, branches: int) -> None:
         self.offset = offset
         self.stack = stack
         self.slots = slots
@@ -47,7 +47,7 @@ class _Executor(object):
     :param environment: (_Environment) closure, globals, parameters
     """
 
-    def __init__(self, version: _Version, fields: Dict[str, Any], environment: _Environment):
+    def __init__(self, version: _Version, fields: Dict[str, Any], environment: _Environment) -> None:
         self.version = version
         self.fields = fields
         self.environment = environment

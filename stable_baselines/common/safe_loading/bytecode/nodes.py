@@ -21,7 +21,7 @@ class _Builtin(object):
 
     __slots__ = ("name",)
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.name = name
 
 
@@ -35,7 +35,7 @@ class _Opaque(object):
 
     __slots__ = ("name", "why")
 
-    def __init__(self, name: str, why: str):
+    def __init__(self, name: str, why: str) -> None:
         self.name = name
         self.why = why
 
