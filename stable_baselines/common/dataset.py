@@ -1,7 +1,7 @@
 """
 Minibatch iteration over dictionaries / tuples of arrays (PPO1, TRPO, GAIL).
 """
-from typing import Any, Dict, Iterator, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -28,7 +28,7 @@ def _common_length(data_map: Dict[str, np.ndarray]) -> int:
     if len(distinct) != 1 or None in distinct:
         raise ValueError("Dataset expects arrays that all have the same first dimension, got lengths {}"
                          .format(lengths))
-    return distinct.pop()
+    return cast(int, distinct.pop())  # checked above: one length, not None
 
 
 class Dataset(object):
@@ -132,8 +132,10 @@ def iterbatches(arrays: Sequence[Any], *, num_batches: Optional[int] = None, bat
     order = np.arange(lengths[0])
     if shuffle:
         np.random.shuffle(order)
+    split_at: Any
     if num_batches is None:
-        split_at = np.arange(batch_size, lengths[0], batch_size)
+        step = cast(int, batch_size)  # exactly one of the two is given (checked above)
+        split_at = np.arange(step, lengths[0], step)
     else:
         split_at = num_batches
     for rows in np.array_split(order, split_at):

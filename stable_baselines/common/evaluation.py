@@ -1,7 +1,7 @@
 """
 Evaluation helper: play a number of episodes with a trained agent and report their returns.
 """
-from typing import Any, Callable, List, Optional, Tuple, Union
+from typing import Any, Callable, List, Optional, Tuple, Union, cast
 
 import numpy as np
 
@@ -53,7 +53,8 @@ def _recurrent_feed(model: PolicyPredictor) -> Optional[_RecurrentFeed]:
     if not getattr(policy, "recurrent", False):
         return None
     n_envs = int(getattr(model, "n_envs", 1) or 1)
-    return _RecurrentFeed(n_envs, tuple(model.observation_space.shape))
+    observation_space = cast(Any, model).observation_space  # every model has one; a plain predictor is not recurrent
+    return _RecurrentFeed(n_envs, tuple(observation_space.shape))
 
 
 def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = 10, deterministic: bool = True,
@@ -87,7 +88,7 @@ def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = 10,
     feed = _recurrent_feed(model)
 
     episode_rewards, episode_lengths = [], []
-    obs = None
+    obs: Any = None
     for i in range(int(n_eval_episodes)):
         if not is_vec_env:
             obs, _ = reset_env(env)

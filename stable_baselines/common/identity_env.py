@@ -33,7 +33,7 @@ class IdentityEnv(gymnasium.Env):
         self.action_space = space
         self.ep_length = ep_length
         self.current_step = 0
-        self.state = None
+        self.state: Any = None  # the target action, drawn at each reset and step
         # counts the resets after the one below, which prepares the first state
         self.num_resets = -1
         self.reset()

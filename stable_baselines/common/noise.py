@@ -11,13 +11,13 @@ Model files pickle these objects: their instance attributes (``_mu``, ``_sigma``
 classes, the ones the safe loader accepts (it reads the old ``stable_baselines.ddpg.noise`` paths too).
 """
 from abc import ABC, abstractmethod
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, cast
 
 import numpy as np
 
 
 def _check_positive_scalar(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not np.isscalar(value) or not np.isreal(value) or not value > 0:
+    if isinstance(value, bool) or not np.isscalar(value) or not np.isreal(value) or not cast(float, value) > 0:
         raise ValueError("{} must be a float > 0, got {!r}".format(name, value))
 
 
@@ -142,7 +142,7 @@ class OrnsteinUhlenbeckActionNoise(ActionNoise):
         self._sigma = sigma
         self._dt = dt
         self.initial_noise = initial_noise
-        self.noise_prev = None
+        self.noise_prev: np.ndarray = np.zeros_like(mean)  # the value reset() gives it just below
         self.reset()
 
     def __call__(self) -> np.ndarray:

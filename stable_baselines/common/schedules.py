@@ -13,7 +13,7 @@ Everything is a module-level function or a plain class (no closures), because mo
 these objects by reference.
 """
 import numbers
-from typing import Any, Callable, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 
@@ -198,7 +198,7 @@ def get_schedule_fn(value_schedule: Union[Callable, float]) -> Callable:
     :return: (function) the schedule as a function
     """
     if _is_plain_number(value_schedule):
-        return constfn(float(value_schedule))
+        return constfn(float(cast(float, value_schedule)))
     if callable(value_schedule):
         return value_schedule
     raise TypeError("Expected a number or a function of the remaining progress (callable) for the schedule, "
