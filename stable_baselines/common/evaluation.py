@@ -1,7 +1,7 @@
 """
 Evaluation helper: play a number of episodes with a trained agent and report their returns.
 """
-from typing import Any, Callable, List, Optional, Tuple, Union, cast
+from typing import Any, Callable, List, Literal, Optional, Tuple, Union, cast, overload
 
 import numpy as np
 
@@ -55,6 +55,28 @@ def _recurrent_feed(model: PolicyPredictor) -> Optional[_RecurrentFeed]:
     n_envs = int(getattr(model, "n_envs", 1) or 1)
     observation_space = cast(Any, model).observation_space  # every model has one; a plain predictor is not recurrent
     return _RecurrentFeed(n_envs, tuple(observation_space.shape))
+
+
+# for type checkers: the mean and standard deviation by default, the lists with return_episode_rewards=True
+@overload
+def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = ..., deterministic: bool = ...,
+                    render: bool = ..., callback: Optional[Callable] = ..., reward_threshold: Optional[float] = ...,
+                    return_episode_rewards: Literal[False] = ...) -> Tuple[float, float]:
+    ...
+
+
+@overload
+def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = ..., deterministic: bool = ...,
+                    render: bool = ..., callback: Optional[Callable] = ..., reward_threshold: Optional[float] = ...,
+                    *, return_episode_rewards: Literal[True]) -> Tuple[List[float], List[int]]:
+    ...
+
+
+@overload
+def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = ..., deterministic: bool = ...,
+                    render: bool = ..., callback: Optional[Callable] = ..., reward_threshold: Optional[float] = ...,
+                    return_episode_rewards: bool = ...) -> Union[Tuple[float, float], Tuple[List[float], List[int]]]:
+    ...
 
 
 def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = 10, deterministic: bool = True,
