@@ -92,7 +92,7 @@ dump = dumpkvs
 # ----------------------------------------------------------------------------------------------
 # messages and levels
 # ----------------------------------------------------------------------------------------------
-def log(*args, level: int = INFO) -> None:
+def log(*args: Any, level: int = INFO) -> None:
     """
     Write a message (the arguments as text, separated by spaces) to stdout and the text files, unless its
     level is below the logger's level.
@@ -103,7 +103,7 @@ def log(*args, level: int = INFO) -> None:
     Logger.CURRENT.log(*args, level=level)
 
 
-def debug(*args) -> None:
+def debug(*args: Any) -> None:
     """
     Write a message at level DEBUG (hidden unless the level was lowered to DEBUG).
 
@@ -112,7 +112,7 @@ def debug(*args) -> None:
     log(*args, level=DEBUG)
 
 
-def info(*args) -> None:
+def info(*args: Any) -> None:
     """
     Write a message at level INFO.
 
@@ -121,7 +121,7 @@ def info(*args) -> None:
     log(*args, level=INFO)
 
 
-def warn(*args) -> None:
+def warn(*args: Any) -> None:
     """
     Write a message at level WARN.
 
@@ -130,7 +130,7 @@ def warn(*args) -> None:
     log(*args, level=WARN)
 
 
-def error(*args) -> None:
+def error(*args: Any) -> None:
     """
     Write a message at level ERROR.
 
@@ -175,14 +175,15 @@ class ProfileKV:
     :param name: (str) the name of the timed section
     """
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.name = "wait_" + name
         self.start_time: Optional[float] = None
 
     def __enter__(self) -> None:
         self.start_time = time.time()
 
-    def __exit__(self, _type, value, traceback) -> None:
+    def __exit__(self, _type: Any, value: Any, traceback: Any) -> None:
+        assert self.start_time is not None, "__exit__ without __enter__"
         Logger.CURRENT.name2val[self.name] += time.time() - self.start_time
 
 
@@ -202,7 +203,7 @@ def profile(name: str) -> Callable:
 
     def decorate(func: Callable) -> Callable:
         @functools.wraps(func)
-        def timed(*args, **kwargs):
+        def timed(*args: Any, **kwargs: Any) -> Any:
             with ProfileKV(name):
                 return func(*args, **kwargs)
 
@@ -252,10 +253,9 @@ def _format_names(format_strs: FormatStrings, rank: int, has_folder: bool) -> Tu
             default = "log" if has_folder else ""
         env_value = os.getenv(variable)
         from_env = env_value is not None
-        format_strs = env_value if from_env else default
-    if isinstance(format_strs, str):
-        format_strs = format_strs.split(",")
-    return [name.strip() for name in format_strs if name and name.strip()], from_env
+        format_strs = env_value if env_value is not None else default
+    names = format_strs.split(",") if isinstance(format_strs, str) else format_strs
+    return [name.strip() for name in names if name and name.strip()], from_env
 
 
 def configure(folder: Optional[str] = None, format_strs: Optional[List[str]] = None) -> None:
@@ -315,7 +315,7 @@ class ScopedConfigure(object):
     :param format_strs: ([str]) the output formats
     """
 
-    def __init__(self, folder: Optional[str] = None, format_strs: Optional[List[str]] = None):
+    def __init__(self, folder: Optional[str] = None, format_strs: Optional[List[str]] = None) -> None:
         self.dir = folder
         self.format_strs = format_strs
         self.prevlogger: Optional[Logger] = None
@@ -324,9 +324,9 @@ class ScopedConfigure(object):
         self.prevlogger = Logger.CURRENT
         configure(folder=self.dir, format_strs=self.format_strs)
 
-    def __exit__(self, *args) -> None:
+    def __exit__(self, *args: Any) -> None:
         Logger.CURRENT.close()
-        Logger.CURRENT = self.prevlogger
+        Logger.CURRENT = self.prevlogger if self.prevlogger is not None else Logger.DEFAULT
 
 
 

@@ -7,7 +7,7 @@ import json
 import os
 import time
 from glob import glob
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO, Tuple
 
 import gymnasium
 import numpy as np
@@ -66,10 +66,10 @@ class Monitor(gymnasium.Wrapper):
     :param info_keywords: (tuple) keys of the last step's info to record with the episode
     """
     EXT = "monitor.csv"
-    file_handler = None
+    file_handler: Optional[TextIO] = None
 
     def __init__(self, env: Any, filename: Optional[str], allow_early_resets: bool = True,
-                 reset_keywords: Tuple[str, ...] = (), info_keywords: Tuple[str, ...] = ()):
+                 reset_keywords: Tuple[str, ...] = (), info_keywords: Tuple[str, ...] = ()) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.t_start = time.time()
         self.reset_keywords = tuple(reset_keywords)
@@ -101,7 +101,7 @@ class Monitor(gymnasium.Wrapper):
         self.logger.writeheader()
         self.file_handler.flush()
 
-    def reset(self, **kwargs) -> Any:
+    def reset(self, **kwargs: Any) -> Any:
         """
         Start a new episode. Unless ``allow_early_resets``, the previous episode must have ended.
 
@@ -135,7 +135,9 @@ class Monitor(gymnasium.Wrapper):
             raise RuntimeError("Tried to step environment that needs reset (call reset() first, and after each "
                                "episode end)")
         result = gym_compat.step_with_api(self.env, action)
-        self.rewards.append(_scalar_reward(result.reward))
+        rewards = self.rewards
+        assert rewards is not None, "reset() starts the list, and needs_reset makes step() wait for it"
+        rewards.append(_scalar_reward(result.reward))
         if result.terminated or result.truncated:
             result = result._replace(info=self._finish_episode(result.info))
         self.total_steps += 1
@@ -149,8 +151,9 @@ class Monitor(gymnasium.Wrapper):
         :return: (dict) a copy of ``info`` with the episode summary under ``'episode'``
         """
         self.needs_reset = True
-        episode_return = sum(self.rewards)
-        length = len(self.rewards)
+        rewards = self.rewards or []
+        episode_return = sum(rewards)
+        length = len(rewards)
         elapsed = time.time() - self.t_start
         summary = {"r": round(episode_return, 6), "l": length, "t": round(elapsed, 6)}
         for key in self.info_keywords:
@@ -163,7 +166,7 @@ class Monitor(gymnasium.Wrapper):
         self.episode_lengths.append(length)
         self.episode_times.append(elapsed)
         summary.update(self.current_reset_info)
-        if self.logger is not None:
+        if self.logger is not None and self.file_handler is not None:
             self.logger.writerow(summary)
             self.file_handler.flush()
         with_summary = dict(info)

@@ -14,7 +14,7 @@ terminology), as gymnasium wrappers working on ale-py's environments:
 adds the rest. The ``*NoFrameskip-v4`` ids of the original work as they are (ale-py registers them).
 """
 from collections import deque
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional, SupportsFloat, Tuple, cast
 
 import gymnasium
 import numpy as np
@@ -22,8 +22,12 @@ from gymnasium import spaces
 
 from stable_baselines.common import gym_compat
 
+# what gymnasium's reset and step return
+ResetReturn = Tuple[Any, Dict[str, Any]]
+StepReturn = Tuple[Any, SupportsFloat, bool, bool, Dict[str, Any]]
 
-def _cv2():
+
+def _cv2() -> Any:
     try:
         import cv2  # pylint: disable=import-outside-toplevel
     except ImportError as err:  # pragma: no cover - depends on the installed extras
@@ -42,16 +46,16 @@ class NoopResetEnv(gymnasium.Wrapper):
     :param noop_max: (int) the largest number of no-op actions
     """
 
-    def __init__(self, env: gymnasium.Env, noop_max: int = 30):
+    def __init__(self, env: gymnasium.Env, noop_max: int = 30) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.noop_max = noop_max
-        self.override_num_noops = None
+        self.override_num_noops: Optional[int] = None
         self.noop_action = 0
         meanings = _action_meanings(self.env)
         if meanings is not None and meanings[0] != "NOOP":
             raise ValueError("NoopResetEnv expects action 0 to be NOOP, the game's action 0 is {!r}".format(meanings[0]))
 
-    def reset(self, **kwargs):
+    def reset(self, **kwargs: Any) -> ResetReturn:
         obs, info = self.env.reset(**kwargs)
         noops = self.override_num_noops
         if noops is None:
@@ -72,16 +76,17 @@ class FireResetEnv(gymnasium.Wrapper):
     :param env: (Gym Environment) the game
     """
 
-    def __init__(self, env: gymnasium.Env):
+    def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         meanings = _action_meanings(self.env)
         if meanings is not None and (len(meanings) < 3 or meanings[1] != "FIRE"):
             raise ValueError("FireResetEnv expects action 1 to be FIRE and at least 3 actions, the game's actions "
                              "are {}".format(meanings))
 
-    def reset(self, **kwargs):
+    def reset(self, **kwargs: Any) -> ResetReturn:
         self.env.reset(**kwargs)
-        obs, info = None, {}
+        obs: Any = None
+        info: Dict[str, Any] = {}
         for action in (1, 2):
             obs, _, terminated, truncated, info = self.env.step(action)
             if terminated or truncated:
@@ -97,22 +102,22 @@ class EpisodicLifeEnv(gymnasium.Wrapper):
     :param env: (Gym Environment) the game (an ale-py environment underneath)
     """
 
-    def __init__(self, env: gymnasium.Env):
+    def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.lives = 0
         self.was_real_done = True
 
-    def step(self, action):
+    def step(self, action: Any) -> StepReturn:
         obs, reward, terminated, truncated, info = self.env.step(action)
         self.was_real_done = terminated or truncated
         # a lost life ends the learner's episode; lives == 0 is the game's own terminal signal
-        lives = self.unwrapped.ale.lives()
+        lives = _ale_lives(self)
         if 0 < lives < self.lives:
             terminated = True
         self.lives = lives
         return obs, reward, terminated, truncated, info
 
-    def reset(self, **kwargs):
+    def reset(self, **kwargs: Any) -> ResetReturn:
         """
         After a real game over, reset the game; after a lost life, continue it with one no-op step,
         so every state of the game stays reachable.
@@ -127,7 +132,7 @@ class EpisodicLifeEnv(gymnasium.Wrapper):
             obs, _, terminated, truncated, info = self.env.step(0)
             if terminated or truncated:
                 obs, info = self.env.reset(**kwargs)
-        self.lives = self.unwrapped.ale.lives()
+        self.lives = _ale_lives(self)
         return obs, info
 
 
@@ -140,15 +145,15 @@ class MaxAndSkipEnv(gymnasium.Wrapper):
     :param skip: (int) frames per action
     """
 
-    def __init__(self, env: gymnasium.Env, skip: int = 4):
+    def __init__(self, env: gymnasium.Env, skip: int = 4) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         if skip < 1:
             raise ValueError("skip must be at least 1, got {}".format(skip))
         # the last two frames of the current repetition
-        self._obs_buffer = np.zeros((2,) + self.observation_space.shape, dtype=self.observation_space.dtype)
+        self._obs_buffer = np.zeros((2,) + _shape(self.observation_space), dtype=self.observation_space.dtype)
         self._skip = skip
 
-    def step(self, action: int):
+    def step(self, action: int) -> StepReturn:
         """
         Play ``action`` for ``skip`` frames (fewer if the episode ends).
 
@@ -157,7 +162,7 @@ class MaxAndSkipEnv(gymnasium.Wrapper):
         """
         total_reward = 0.0
         terminated = truncated = False
-        info = {}
+        info: Dict[str, Any] = {}
         first_kept = self._skip - 2
         for repeat in range(self._skip):
             obs, reward, terminated, truncated, info = self.env.step(action)
@@ -177,15 +182,15 @@ class ClipRewardEnv(gymnasium.RewardWrapper):
     :param env: (Gym Environment) the game
     """
 
-    def __init__(self, env: gymnasium.Env):
+    def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
 
-    def reward(self, reward: float) -> float:
+    def reward(self, reward: SupportsFloat) -> float:
         """
         :param reward: (float) the game's reward
         :return: (float) its sign
         """
-        return float(np.sign(reward))
+        return float(np.sign(float(reward)))
 
 
 class WarpFrame(gymnasium.ObservationWrapper):
@@ -197,7 +202,7 @@ class WarpFrame(gymnasium.ObservationWrapper):
     :param height: (int) the height of the image
     """
 
-    def __init__(self, env: gymnasium.Env, width: int = 84, height: int = 84):
+    def __init__(self, env: gymnasium.Env, width: int = 84, height: int = 84) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.width = width
         self.height = height
@@ -226,22 +231,23 @@ class FrameStack(gymnasium.Wrapper):
     :param n_frames: (int) how many frames
     """
 
-    def __init__(self, env: gymnasium.Env, n_frames: int):
+    def __init__(self, env: gymnasium.Env, n_frames: int) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.n_frames = n_frames
-        self.frames = deque(maxlen=n_frames)
-        shp = self.env.observation_space.shape
-        low = np.repeat(self.env.observation_space.low, n_frames, axis=-1)
-        high = np.repeat(self.env.observation_space.high, n_frames, axis=-1)
+        self.frames: deque = deque(maxlen=n_frames)
+        single = cast(spaces.Box, self.env.observation_space)
+        shp = single.shape
+        low = np.repeat(single.low, n_frames, axis=-1)
+        high = np.repeat(single.high, n_frames, axis=-1)
         self.observation_space = spaces.Box(low=low, high=high, shape=shp[:-1] + (shp[-1] * n_frames,),
-                                            dtype=self.env.observation_space.dtype)
+                                            dtype=single.dtype)
 
-    def reset(self, **kwargs):
+    def reset(self, **kwargs: Any) -> ResetReturn:
         obs, info = self.env.reset(**kwargs)
         self.frames.extend([obs] * self.n_frames)
         return self._get_ob(), info
 
-    def step(self, action):
+    def step(self, action: Any) -> StepReturn:
         obs, reward, terminated, truncated, info = self.env.step(action)
         self.frames.append(obs)
         return self._get_ob(), reward, terminated, truncated, info
@@ -261,11 +267,11 @@ class ScaledFloatFrame(gymnasium.ObservationWrapper):
     :param env: (Gym Environment) the game
     """
 
-    def __init__(self, env: gymnasium.Env):
+    def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(gym_compat.as_gymnasium_env(env))
         self.observation_space = spaces.Box(low=0, high=1.0, shape=env.observation_space.shape, dtype=np.float32)
 
-    def observation(self, observation):
+    def observation(self, observation: Any) -> np.ndarray:
         as_float = np.asarray(observation, dtype=np.float32)
         return as_float / 255.0
 
@@ -279,13 +285,13 @@ class LazyFrames:
     :param frames: ([np.ndarray]) the frames, oldest first
     """
 
-    def __init__(self, frames: List[np.ndarray]):
-        self._frames = frames
-        self._out = None
+    def __init__(self, frames: List[np.ndarray]) -> None:
+        self._frames: Optional[List[np.ndarray]] = frames
+        self._out: Optional[np.ndarray] = None
 
     def _force(self) -> np.ndarray:
         if self._out is None:
-            self._out = np.concatenate(self._frames, axis=-1)
+            self._out = np.concatenate(cast(List[np.ndarray], self._frames), axis=-1)
             self._frames = None
         return self._out
 
@@ -298,15 +304,15 @@ class LazyFrames:
     def __len__(self) -> int:
         return len(self._force())
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: Any) -> Any:
         return self._force()[i]
 
     @property
-    def shape(self):
+    def shape(self) -> Tuple[int, ...]:
         return self._force().shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         return self._force().dtype
 
     def count(self) -> int:
@@ -317,6 +323,18 @@ class LazyFrames:
     def frame(self, i: int) -> np.ndarray:
         """:return: (np.ndarray) the i-th stacked frame"""
         return self._force()[..., i]
+
+
+def _ale_lives(env: gymnasium.Env) -> int:
+    """:return: (int) the lives left in the ale-py game under ``env``"""
+    game: Any = env.unwrapped
+    return game.ale.lives()
+
+
+def _shape(space: spaces.Space) -> Tuple[int, ...]:
+    """:return: (tuple) the shape of a space that has one"""
+    assert space.shape is not None, "a space with a shape"
+    return space.shape
 
 
 def _action_meanings(env: gymnasium.Env) -> Optional[List[str]]:
@@ -332,7 +350,7 @@ def make_atari(env_id: str) -> gymnasium.Env:
     :return: (Gym Environment) the game
     """
     env = gym_compat.make_env(env_id)
-    if "NoFrameskip" not in env.spec.id:
+    if env.spec is None or "NoFrameskip" not in env.spec.id:
         raise ValueError("make_atari expects a game without built-in frame skipping (an id containing "
                          "'NoFrameskip', e.g. 'BreakoutNoFrameskip-v4'), got '{}'".format(env_id))
     return MaxAndSkipEnv(NoopResetEnv(env, noop_max=30), skip=4)

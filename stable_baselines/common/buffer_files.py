@@ -107,6 +107,7 @@ def load_buffer(path: str) -> ReplayBuffer:
             arrays[name] = array
     _check_contents(header, arrays, what)
     buffer_class = _CLASSES[header["class"]]
+    buffer: ReplayBuffer
     if buffer_class is PrioritizedReplayBuffer:
         buffer = PrioritizedReplayBuffer(header["size"], alpha=header["prioritized"]["alpha"])
     else:
@@ -146,7 +147,7 @@ class _HeaderCheck(object):
     :param what: (str) the file, for messages
     """
 
-    def __init__(self, header: dict, what: str):
+    def __init__(self, header: dict, what: str) -> None:
         self.header = header
         self.what = what
 

@@ -15,7 +15,7 @@ that changes) turns the storage into a plain list of tuples, with the same behav
 """
 import numbers
 from collections.abc import Sequence as _SequenceABC
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union, cast
 
 import numpy as np
 
@@ -26,6 +26,8 @@ _FIELDS = ("obs_t", "action", "reward", "obs_tp1", "done")
 _OBS_FIELDS = (0, 3)
 _PYTHON_SCALARS = (bool, int, float)
 Transition = Tuple[Any, Any, Any, Any, Any]
+# numpy arrays of the fields of several transitions (observations, actions, rewards, next observations, dones)
+Batch = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def _check_positive_int(value: Any, name: str) -> int:
@@ -35,7 +37,7 @@ def _check_positive_int(value: Any, name: str) -> int:
 
 
 def _check_non_negative(value: Any, name: str, meaning: str = "") -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) >= 0:
         raise ValueError("{} must be a float >= 0{}, got {!r}".format(name, meaning, value))
     return float(value)
 
@@ -43,13 +45,13 @@ def _check_non_negative(value: Any, name: str, meaning: str = "") -> float:
 class _StorageView(_SequenceABC):
     """The transitions of an array-backed :class:`ReplayBuffer` seen as a read-only list of tuples."""
 
-    def __init__(self, buffer: "ReplayBuffer"):
+    def __init__(self, buffer: "ReplayBuffer") -> None:
         self._buffer = buffer
 
     def __len__(self) -> int:
         return len(self._buffer)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Any:
         count = len(self._buffer)
         if isinstance(index, slice):
             return [self._buffer._row(i) for i in range(*index.indices(count))]
@@ -80,7 +82,7 @@ class ReplayBuffer(object):
     :param size: (int) the capacity; once it is reached every new transition replaces the oldest one
     """
 
-    def __init__(self, size: int):
+    def __init__(self, size: int) -> None:
         self._maxsize = _check_positive_int(size, "size (the replay buffer capacity)")
         self._n_stored = 0
         self._next_idx = 0
@@ -92,7 +94,7 @@ class ReplayBuffer(object):
         # per field: (shape, dtype) of the stored values, and the Python type of scalar rewards / done flags
         self._layout = None  # type: Optional[List[Tuple[tuple, np.dtype]]]
         self._scalar_types = None  # type: Optional[List[Optional[type]]]
-        self._fit_cache = set()
+        self._fit_cache: Set[Tuple[int, Any]] = set()
 
     def __len__(self) -> int:
         return self._n_stored
@@ -105,11 +107,12 @@ class ReplayBuffer(object):
         if "_n_stored" not in state:  # pickled by the original library: a list of tuples
             self._arrays = None
             self._n_stored = len(self._storage or [])
-        defaults = {"_frames": None, "_layout": None, "_scalar_types": None, "_fit_cache": set()}
+        defaults: Dict[str, Any] = {"_frames": None, "_layout": None, "_scalar_types": None, "_fit_cache": set()}
         for name, value in defaults.items():
             self.__dict__.setdefault(name, value)
         if self._arrays is not None and self._layout is None:
-            self._layout = [(array.shape[1:], array.dtype) for array in self._arrays]
+            # written before frame stores existed: every field is an array
+            self._layout = [(array.shape[1:], array.dtype) for array in cast(List[np.ndarray], self._arrays)]
 
     @property
     def storage(self) -> Sequence[Transition]:
@@ -171,6 +174,8 @@ class ReplayBuffer(object):
 
     def _fits(self, data: Transition) -> bool:
         """Whether ``data`` has the shapes of the stored transitions and dtypes castable within their kind."""
+        assert self._layout is not None and self._scalar_types is not None, "called after _allocate only"
+        key: Optional[Tuple[int, Any]]
         for position, ((shape, dtype), value) in enumerate(zip(self._layout, data)):
             value_type = type(value)
             if value_type is np.ndarray:
@@ -216,6 +221,7 @@ class ReplayBuffer(object):
         if self._storage is None:
             if self._frames is not None:
                 self._frames.put(slot, data[0], data[3], self._oldest_slot())
+            assert self._arrays is not None, "allocated above"
             for array, value in zip(self._arrays, data):
                 if array is not None:
                     array[slot] = value
@@ -245,7 +251,7 @@ class ReplayBuffer(object):
         self._store((obs_t, action, reward, obs_tp1, done))
 
     @staticmethod
-    def _batch_length(obs_t, action, reward, obs_tp1, done) -> int:
+    def _batch_length(obs_t: Any, action: Any, reward: Any, obs_tp1: Any, done: Any) -> int:
         lengths = {}
         for name, value in zip(_FIELDS, (obs_t, action, reward, obs_tp1, done)):
             try:
@@ -258,7 +264,7 @@ class ReplayBuffer(object):
                              .format(lengths))
         return lengths["obs_t"]
 
-    def extend(self, obs_t, action, reward, obs_tp1, done) -> np.ndarray:
+    def extend(self, obs_t: Any, action: Any, reward: Any, obs_tp1: Any, done: Any) -> np.ndarray:
         """
         Store several transitions, in order; each argument holds one entry per transition (the keyword names are
         those of ``add``).
@@ -279,39 +285,51 @@ class ReplayBuffer(object):
     # ----------------------------------------------------------------------------------------------------------
     # reading
     # ----------------------------------------------------------------------------------------------------------
+    def _field_array(self, field: int) -> Optional[np.ndarray]:
+        """:return: (np.ndarray) the array of one field (None for observations kept by the frame store)"""
+        assert self._arrays is not None, "only for the array storage"
+        return self._arrays[field]
+
     def _observations(self, slots: np.ndarray, field: int) -> np.ndarray:
-        if self._arrays[field] is None:
+        array = self._field_array(field)
+        if array is None:
+            assert self._frames is not None, "observation fields without an array live in the frame store"
             return self._frames.gather(slots, 0 if field == 0 else 1)
-        return self._arrays[field][slots]
+        return array[slots]
+
+    def _scalar_array(self, field: int) -> np.ndarray:
+        """:return: (np.ndarray) the array of the action, reward or done field (always arrays)"""
+        return cast(np.ndarray, self._field_array(field))
 
     def _row(self, slot: int) -> Transition:
         """Transition ``slot`` as a tuple of copies (Python scalar rewards / flags come back as Python scalars)."""
         slots = np.array([slot])
         obs_t, obs_tp1 = (self._observations(slots, field)[0] for field in _OBS_FIELDS)
-        action = np.array(self._arrays[1][slot])
-        reward, done = self._arrays[2][slot], self._arrays[4][slot]
-        if self._scalar_types[2] is not None:
+        action = np.array(self._scalar_array(1)[slot])
+        reward, done = self._scalar_array(2)[slot], self._scalar_array(4)[slot]
+        scalar_types = cast(List[Optional[type]], self._scalar_types)
+        if scalar_types[2] is not None:
             reward = reward.item()
-        if self._scalar_types[4] is not None:
+        if scalar_types[4] is not None:
             done = done.item()
         return (obs_t, action, reward, obs_tp1, done)
 
     @staticmethod
-    def _normalize_obs(obs: np.ndarray, env=None) -> np.ndarray:
+    def _normalize_obs(obs: np.ndarray, env: Any = None) -> np.ndarray:
         """:return: (np.ndarray) ``obs`` normalised by a VecNormalize ``env`` (unchanged without one)"""
         return obs if env is None else env.normalize_obs(obs)
 
     @staticmethod
-    def _normalize_reward(reward: np.ndarray, env=None) -> np.ndarray:
+    def _normalize_reward(reward: np.ndarray, env: Any = None) -> np.ndarray:
         """:return: (np.ndarray) ``reward`` normalised by a VecNormalize ``env`` (unchanged without one)"""
         return reward if env is None else env.normalize_reward(reward)
 
-    def _encode_sample(self, idxes: Union[List[int], np.ndarray], env=None):
+    def _encode_sample(self, idxes: Union[List[int], np.ndarray], env: Any = None) -> Batch:
         if self._storage is None:
             slots = np.asarray(idxes)
             obses_t, obses_tp1 = (self._observations(slots, field) for field in _OBS_FIELDS)
-            actions = self._arrays[1][slots]
-            rewards, dones = (self._arrays[field][slots].astype(np.float32).reshape(-1) for field in (2, 4))
+            actions = self._scalar_array(1)[slots]
+            rewards, dones = (self._scalar_array(field)[slots].astype(np.float32).reshape(-1) for field in (2, 4))
         else:
             rows = [self._storage[i] for i in idxes]
             obses_t, actions, obses_tp1 = (np.array([row[field] for row in rows]) for field in (0, 1, 3))
@@ -328,10 +346,11 @@ class ReplayBuffer(object):
         if self._storage is not None:
             raise ValueError("this replay buffer holds transitions that do not fit numeric arrays (objects, or shapes "
                              "that change from one transition to the next): it cannot be written without pickle")
-        header = {"size": self._maxsize, "n_stored": self._n_stored, "next_idx": self._next_idx, "fields": None,
-                  "frames": None}
-        arrays = {}
+        header: Dict[str, Any] = {"size": self._maxsize, "n_stored": self._n_stored, "next_idx": self._next_idx,
+                                  "fields": None, "frames": None}
+        arrays: Dict[str, np.ndarray] = {}
         if self._arrays is not None:
+            assert self._layout is not None and self._scalar_types is not None, "set with the arrays"
             header["fields"] = [{"shape": list(shape), "dtype": dtype.str,
                                  "python_type": None if scalar is None else scalar.__name__}
                                 for (shape, dtype), scalar in zip(self._layout, self._scalar_types)]
@@ -370,7 +389,7 @@ class ReplayBuffer(object):
                              "see can_sample())".format(batch_size))
         return batch_size
 
-    def sample(self, batch_size: int, env=None, **_kwargs):
+    def sample(self, batch_size: int, env: Any = None, **_kwargs: Any) -> Any:
         """
         Draw ``batch_size`` stored transitions uniformly, with replacement.
 
@@ -398,7 +417,7 @@ class PrioritizedReplayBuffer(ReplayBuffer):
     :param alpha: (float) the prioritization exponent (0: uniform sampling, 1: in proportion to the priorities)
     """
 
-    def __init__(self, size: int, alpha: float):
+    def __init__(self, size: int, alpha: float) -> None:
         super(PrioritizedReplayBuffer, self).__init__(size)
         self._alpha = _check_non_negative(alpha, "alpha", " (0: uniform sampling, 1: full prioritization)")
         tree_capacity = 1 << (self._maxsize - 1).bit_length()  # the smallest power of two >= size
@@ -448,7 +467,7 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         self._it_sum[slot] = scaled
         self._it_min[slot] = scaled
 
-    def extend(self, obs_t, action, reward, obs_tp1, done) -> np.ndarray:
+    def extend(self, obs_t: Any, action: Any, reward: Any, obs_tp1: Any, done: Any) -> np.ndarray:
         """
         Store several transitions, in order, each with the largest priority given so far (see
         :meth:`ReplayBuffer.extend`).
@@ -484,7 +503,8 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         largest = (self._it_min.min() / total * count) ** (-beta)
         return (self._it_sum[idxes] / total * count) ** (-beta) / largest
 
-    def sample(self, batch_size: int, beta: float = 0, env=None):
+    # the original API puts ``beta`` second, where ReplayBuffer.sample has ``env``: a deliberate incompatibility
+    def sample(self, batch_size: int, beta: float = 0, env: Any = None) -> Any:  # type: ignore[override]
         """
         Draw ``batch_size`` transitions in proportion to their priorities; like :meth:`ReplayBuffer.sample`, plus
         the importance weights and the slots drawn.

@@ -4,7 +4,7 @@ What the algorithms' command-line scripts (``python -m stable_baselines.<algo>.r
 the train-then-close step. Each script only declares its model and what it changes.
 """
 import argparse
-from typing import Any, Callable, Mapping, Optional, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, TypeVar
 
 import gymnasium
 
@@ -13,7 +13,10 @@ from stable_baselines.bench import Monitor
 from stable_baselines.common.cmd_util import _monitor_path, atari_arg_parser, make_atari_env
 from stable_baselines.common.vec_env import VecEnv, VecFrameStack
 
-Model = TypeVar("Model")
+if TYPE_CHECKING:  # only for the annotation: common/cli.py is imported by scripts before any model
+    from stable_baselines.common.base_class import BaseRLModel
+
+Model = TypeVar("Model", bound="BaseRLModel")
 
 # the original Atari scripts trained 10 % more steps than asked
 ATARI_MARGIN = 1.1

@@ -60,7 +60,9 @@ def make_vec_env(env_id: Union[str, Type[gymnasium.Env], Callable[..., Any]], n_
         return env if wrapper_class is None else wrapper_class(env)
 
     thunks = [_thunk(build, start_index + offset) for offset in range(n_envs)]
-    vec_env = (vec_env_cls or DummyVecEnv)(thunks, **(vec_env_kwargs or {}))
+    # a VecEnv class taking the list of environment constructors (DummyVecEnv, SubprocVecEnv, ...)
+    vec_class: Callable[..., VecEnv] = vec_env_cls or DummyVecEnv
+    vec_env = vec_class(thunks, **(vec_env_kwargs or {}))
     if seed is not None:
         # seed + start_index for the first copy, one more for each next copy (at their first reset)
         vec_env.seed(seed + start_index)
@@ -167,7 +169,8 @@ def mpi_worker_setup(seed: int) -> Tuple[int, int]:
     :return: (int, int) the MPI rank and the seed of this worker
     """
     rank = mpi_rank_or_zero()
-    logger.configure(**({} if rank == 0 else {"format_strs": []}))
+    settings: Dict[str, Any] = {} if rank == 0 else {"format_strs": []}
+    logger.configure(**settings)
     worker_seed = seed + 10000 * rank
     set_global_seeds(worker_seed)
     return rank, worker_seed

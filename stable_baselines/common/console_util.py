@@ -3,7 +3,7 @@ Console helpers: aligned table rows, ANSI colors and a timing context manager.
 """
 import time
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
@@ -26,14 +26,14 @@ def fmt_row(width: int, row: Sequence[Any], header: bool = False) -> str:
     return "{}\n{}".format(line, "-" * len(line))
 
 
-def _number_text(number: float) -> str:
+def _number_text(number: Union[float, np.floating]) -> str:
     """
     A float in 7 characters or more: scientific notation for very small or very large magnitudes.
 
     :param number: (float) the number
     :return: (str) its text
     """
-    magnitude = abs(number)
+    magnitude = abs(float(number))
     use_exponent = magnitude > 0 and not 1e-4 <= magnitude <= 1e+4
     return ("%7.2e" if use_exponent else "%7.5f") % number
 

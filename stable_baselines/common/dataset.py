@@ -1,7 +1,7 @@
 """
 Minibatch iteration over dictionaries / tuples of arrays (PPO1, TRPO, GAIL).
 """
-from typing import Any, Dict, Iterator, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -28,7 +28,7 @@ def _common_length(data_map: Dict[str, np.ndarray]) -> int:
     if len(distinct) != 1 or None in distinct:
         raise ValueError("Dataset expects arrays that all have the same first dimension, got lengths {}"
                          .format(lengths))
-    return distinct.pop()
+    return cast(int, distinct.pop())  # checked above: one length, not None
 
 
 class Dataset(object):
@@ -40,7 +40,7 @@ class Dataset(object):
     :param shuffle: (bool) shuffle the rows (the same permutation for every array) at every pass
     """
 
-    def __init__(self, data_map: Dict[str, np.ndarray], shuffle: bool = True):
+    def __init__(self, data_map: Dict[str, np.ndarray], shuffle: bool = True) -> None:
         if not isinstance(data_map, dict) or len(data_map) == 0:
             raise ValueError("Dataset expects a non-empty dict of numpy arrays, got {!r}".format(type(data_map)))
         arrays = {key: np.asarray(array) for key, array in data_map.items()}
@@ -132,8 +132,10 @@ def iterbatches(arrays: Sequence[Any], *, num_batches: Optional[int] = None, bat
     order = np.arange(lengths[0])
     if shuffle:
         np.random.shuffle(order)
+    split_at: Any
     if num_batches is None:
-        split_at = np.arange(batch_size, lengths[0], batch_size)
+        step = cast(int, batch_size)  # exactly one of the two is given (checked above)
+        split_at = np.arange(step, lengths[0], step)
     else:
         split_at = num_batches
     for rows in np.array_split(order, split_at):

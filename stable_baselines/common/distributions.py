@@ -15,7 +15,7 @@ log standard deviation side by side). A type builds that tensor from the policy'
 with a dense layer named ``pi`` (and the Q-value head ``q``); the layer and variable names are those of
 the original library, so trained parameters keep loading.
 """
-from typing import Any, List, Optional, Sequence, Tuple, Type
+from typing import Any, List, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 import numpy as np
 from gymnasium import spaces
@@ -33,7 +33,7 @@ class ProbabilityDistribution(object):
     negative log-likelihood; the log-likelihood follows from it.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
 
     def flatparam(self) -> tf.Tensor:
@@ -117,7 +117,8 @@ class ProbabilityDistributionType(object):
         :param flat: (TensorFlow Tensor) the parameters, shape (batch,) + param_shape()
         :return: (ProbabilityDistribution) the distribution
         """
-        return self.probability_distribution_class()(flat)
+        # the base class takes no parameters, each concrete distribution class takes its flat tensor
+        return self.probability_distribution_class()(flat)  # type: ignore[call-arg]
 
     def _policy_output_size(self) -> int:
         """
@@ -209,7 +210,7 @@ class CategoricalProbabilityDistributionType(ProbabilityDistributionType):
     :param n_cat: (int) the number of categories
     """
 
-    def __init__(self, n_cat: int):
+    def __init__(self, n_cat: int) -> None:
         self.n_cat = int(n_cat)
 
     def probability_distribution_class(self) -> Type[ProbabilityDistribution]:
@@ -235,7 +236,7 @@ class MultiCategoricalProbabilityDistributionType(ProbabilityDistributionType):
     :param n_vec: ([int]) the number of categories of each dimension
     """
 
-    def __init__(self, n_vec: Sequence[int]):
+    def __init__(self, n_vec: Union[Sequence[int], np.ndarray]) -> None:
         counts = np.asarray(n_vec)
         is_valid = counts.ndim == 1 and bool((counts > 0).all()) and not (counts > np.iinfo(np.int32).max).any()
         if not is_valid:
@@ -270,7 +271,7 @@ class DiagGaussianProbabilityDistributionType(ProbabilityDistributionType):
     :param size: (int) the number of action dimensions
     """
 
-    def __init__(self, size: int):
+    def __init__(self, size: int) -> None:
         self.size = int(size)
 
     def probability_distribution_class(self) -> Type[ProbabilityDistribution]:
@@ -301,7 +302,7 @@ class BernoulliProbabilityDistributionType(ProbabilityDistributionType):
     :param size: (int) the number of binary action dimensions
     """
 
-    def __init__(self, size: int):
+    def __init__(self, size: int) -> None:
         self.size = int(size)
 
     def probability_distribution_class(self) -> Type[ProbabilityDistribution]:
@@ -320,15 +321,20 @@ class BernoulliProbabilityDistributionType(ProbabilityDistributionType):
         return tf.int32
 
 
-def _require_same_kind(other: Any, expected: type) -> None:
+_Distribution = TypeVar("_Distribution", bound=ProbabilityDistribution)
+
+
+def _require_same_kind(other: Any, expected: Type[_Distribution]) -> _Distribution:
     """
     Refuse a KL divergence between distributions of different classes.
 
     :param other: (Any) the second operand of the divergence
     :param expected: (type) the class it must have
+    :return: (ProbabilityDistribution) ``other``, known to be of class ``expected``
     """
     if not isinstance(other, expected):
         raise TypeError("kl: expected a {}, got {}".format(expected.__name__, type(other).__name__))
+    return other
 
 
 def _stable_softmax(logits: tf.Tensor) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
@@ -358,7 +364,7 @@ class _SingleTensorDistribution(ProbabilityDistribution):
         :param flat: (TensorFlow Tensor) the flat parameters
         :return: (ProbabilityDistribution) the distribution
         """
-        return cls(flat)
+        return cls(flat)  # type: ignore[call-arg]  # each concrete subclass takes its one flat tensor
 
 
 class CategoricalProbabilityDistribution(_SingleTensorDistribution):
@@ -368,7 +374,7 @@ class CategoricalProbabilityDistribution(_SingleTensorDistribution):
     :param logits: (TensorFlow Tensor) the unnormalized log-probabilities, shape (batch, n)
     """
 
-    def __init__(self, logits: tf.Tensor):
+    def __init__(self, logits: tf.Tensor) -> None:
         self.logits = logits
         super().__init__()
 
@@ -385,9 +391,9 @@ class CategoricalProbabilityDistribution(_SingleTensorDistribution):
         return tf.nn.softmax_cross_entropy_with_logits_v2(logits=self.logits, labels=targets)
 
     def kl(self, other: ProbabilityDistribution) -> tf.Tensor:
-        _require_same_kind(other, CategoricalProbabilityDistribution)
+        same = _require_same_kind(other, CategoricalProbabilityDistribution)
         own_centred, own_partition, own_probs = _stable_softmax(self.logits)
-        other_centred, other_partition, _ = _stable_softmax(other.logits)
+        other_centred, other_partition, _ = _stable_softmax(same.logits)
         log_ratio = own_centred - tf.log(own_partition) - other_centred + tf.log(other_partition)
         return tf.reduce_sum(own_probs * log_ratio, axis=-1)
 
@@ -409,7 +415,7 @@ class MultiCategoricalProbabilityDistribution(ProbabilityDistribution):
     :param flat: (TensorFlow Tensor) the logits of all the dimensions side by side, shape (batch, sum(nvec))
     """
 
-    def __init__(self, nvec: Sequence[int], flat: tf.Tensor):
+    def __init__(self, nvec: Union[Sequence[int], np.ndarray], flat: tf.Tensor) -> None:
         self.flat = flat
         split_sizes = [int(count) for count in nvec]
         self.categoricals = [CategoricalProbabilityDistribution(part)
@@ -427,8 +433,8 @@ class MultiCategoricalProbabilityDistribution(ProbabilityDistribution):
         return tf.add_n([part.neglogp(column) for part, column in zip(self.categoricals, columns)])
 
     def kl(self, other: ProbabilityDistribution) -> tf.Tensor:
-        _require_same_kind(other, MultiCategoricalProbabilityDistribution)
-        return tf.add_n([mine.kl(theirs) for mine, theirs in zip(self.categoricals, other.categoricals)])
+        same = _require_same_kind(other, MultiCategoricalProbabilityDistribution)
+        return tf.add_n([mine.kl(theirs) for mine, theirs in zip(self.categoricals, same.categoricals)])
 
     def entropy(self) -> tf.Tensor:
         return tf.add_n([part.entropy() for part in self.categoricals])
@@ -456,7 +462,7 @@ class DiagGaussianProbabilityDistribution(_SingleTensorDistribution):
     :param flat: (TensorFlow Tensor) the mean and the log standard deviation, concatenated on the last axis
     """
 
-    def __init__(self, flat: tf.Tensor):
+    def __init__(self, flat: tf.Tensor) -> None:
         self.flat = flat
         last_axis = len(flat.shape) - 1
         self.mean, self.logstd = tf.split(axis=last_axis, num_or_size_splits=2, value=flat)
@@ -475,10 +481,10 @@ class DiagGaussianProbabilityDistribution(_SingleTensorDistribution):
         return half_squared_z + normalizer + tf.reduce_sum(self.logstd, axis=-1)
 
     def kl(self, other: ProbabilityDistribution) -> tf.Tensor:
-        _require_same_kind(other, DiagGaussianProbabilityDistribution)
-        log_std_gap = other.logstd - self.logstd
-        spread = tf.square(self.std) + tf.square(self.mean - other.mean)
-        per_dim = log_std_gap + spread / (2.0 * tf.square(other.std)) - 0.5
+        same = _require_same_kind(other, DiagGaussianProbabilityDistribution)
+        log_std_gap = same.logstd - self.logstd
+        spread = tf.square(self.std) + tf.square(self.mean - same.mean)
+        per_dim = log_std_gap + spread / (2.0 * tf.square(same.std)) - 0.5
         return tf.reduce_sum(per_dim, axis=-1)
 
     def entropy(self) -> tf.Tensor:
@@ -496,7 +502,7 @@ class BernoulliProbabilityDistribution(_SingleTensorDistribution):
     :param logits: (TensorFlow Tensor) the log-odds of each variable being 1
     """
 
-    def __init__(self, logits: tf.Tensor):
+    def __init__(self, logits: tf.Tensor) -> None:
         self.logits = logits
         self.probabilities = tf.sigmoid(logits)
         super().__init__()
@@ -521,8 +527,8 @@ class BernoulliProbabilityDistribution(_SingleTensorDistribution):
         return self._summed_cross_entropy(self.logits, tf.cast(x, tf.float32))
 
     def kl(self, other: ProbabilityDistribution) -> tf.Tensor:
-        _require_same_kind(other, BernoulliProbabilityDistribution)
-        cross_entropy = self._summed_cross_entropy(other.logits, self.probabilities)
+        same = _require_same_kind(other, BernoulliProbabilityDistribution)
+        cross_entropy = self._summed_cross_entropy(same.logits, self.probabilities)
         return cross_entropy - self.entropy()
 
     def entropy(self) -> tf.Tensor:

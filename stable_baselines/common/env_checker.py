@@ -5,7 +5,7 @@ says what was expected and what was given; problems that only hurt learning are 
 """
 import inspect
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
@@ -13,13 +13,16 @@ from gymnasium import spaces
 
 from stable_baselines.common import gym_compat
 
+if TYPE_CHECKING:  # typing.TypeGuard needs Python 3.10; the annotation is only read by type checkers
+    from typing import TypeGuard
+
 
 def _is_numpy_array_space(space: spaces.Space) -> bool:
     """:return: (bool) whether the space's samples are numpy arrays (not Dict / Tuple)"""
     return not isinstance(space, (spaces.Dict, spaces.Tuple))
 
 
-def _is_image_space(space: spaces.Space) -> bool:
+def _is_image_space(space: spaces.Space) -> "TypeGuard[spaces.Box]":
     return isinstance(space, spaces.Box) and len(space.shape) == 3
 
 
@@ -97,9 +100,10 @@ def _check_obs(obs: Any, observation_space: spaces.Space, method_name: str, warn
         assert isinstance(obs, np.ndarray), (
             "The observation returned by `{}` method must be a numpy array (the observation space is {}), got {} "
             "of type {}".format(method_name, observation_space, _short(obs), type(obs).__name__))
-        assert obs.shape == tuple(observation_space.shape), (
+        expected_shape = tuple(observation_space.shape or ())
+        assert obs.shape == expected_shape, (
             "The observation returned by the `{}` method has shape {} but the observation space expects shape {}"
-            .format(method_name, obs.shape, tuple(observation_space.shape)))
+            .format(method_name, obs.shape, expected_shape))
         if warn and observation_space.dtype is not None and obs.dtype != observation_space.dtype:
             warnings.warn("The observation returned by `{}` has dtype {} but the observation space has dtype {}"
                           .format(method_name, obs.dtype, observation_space.dtype))

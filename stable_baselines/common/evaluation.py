@@ -1,7 +1,7 @@
 """
 Evaluation helper: play a number of episodes with a trained agent and report their returns.
 """
-from typing import Any, Callable, List, Optional, Tuple, Union
+from typing import Any, Callable, List, Literal, Optional, Tuple, Union, cast, overload
 
 import numpy as np
 
@@ -33,7 +33,7 @@ class _RecurrentFeed(object):
     :param obs_shape: (tuple) the shape of one observation
     """
 
-    def __init__(self, n_envs: int, obs_shape: Tuple[int, ...]):
+    def __init__(self, n_envs: int, obs_shape: Tuple[int, ...]) -> None:
         self.n_envs = n_envs
         self.obs_shape = obs_shape
 
@@ -53,7 +53,30 @@ def _recurrent_feed(model: PolicyPredictor) -> Optional[_RecurrentFeed]:
     if not getattr(policy, "recurrent", False):
         return None
     n_envs = int(getattr(model, "n_envs", 1) or 1)
-    return _RecurrentFeed(n_envs, tuple(model.observation_space.shape))
+    observation_space = cast(Any, model).observation_space  # every model has one; a plain predictor is not recurrent
+    return _RecurrentFeed(n_envs, tuple(observation_space.shape))
+
+
+# for type checkers: the mean and standard deviation by default, the lists with return_episode_rewards=True
+@overload
+def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = ..., deterministic: bool = ...,
+                    render: bool = ..., callback: Optional[Callable] = ..., reward_threshold: Optional[float] = ...,
+                    return_episode_rewards: Literal[False] = ...) -> Tuple[float, float]:
+    ...
+
+
+@overload
+def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = ..., deterministic: bool = ...,
+                    render: bool = ..., callback: Optional[Callable] = ..., reward_threshold: Optional[float] = ...,
+                    *, return_episode_rewards: Literal[True]) -> Tuple[List[float], List[int]]:
+    ...
+
+
+@overload
+def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = ..., deterministic: bool = ...,
+                    render: bool = ..., callback: Optional[Callable] = ..., reward_threshold: Optional[float] = ...,
+                    return_episode_rewards: bool = ...) -> Union[Tuple[float, float], Tuple[List[float], List[int]]]:
+    ...
 
 
 def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = 10, deterministic: bool = True,
@@ -87,7 +110,7 @@ def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = 10,
     feed = _recurrent_feed(model)
 
     episode_rewards, episode_lengths = [], []
-    obs = None
+    obs: Any = None
     for i in range(int(n_eval_episodes)):
         if not is_vec_env:
             obs, _ = reset_env(env)

@@ -17,7 +17,7 @@ Frame ids only grow. The frames a transition refers to are those of the transiti
 oldest stored transition tells which frames are still needed: the ring holds the window from its smallest id to the
 newest frame and grows (by 1/16, copying the window) when a stream needs more distinct frames than it holds.
 """
-from typing import Optional, Tuple
+from typing import Optional, Tuple, cast
 
 import numpy as np
 
@@ -52,7 +52,7 @@ class FrameStackStore(object):
     :param obs_shape: (tuple) the shape ``(height, width, n_stack)`` of an observation
     """
 
-    def __init__(self, n_slots: int, obs_shape: Tuple[int, int, int]):
+    def __init__(self, n_slots: int, obs_shape: Tuple[int, int, int]) -> None:
         height, width, n_stack = (int(dim) for dim in obs_shape)
         self.n_slots = int(n_slots)
         self.obs_shape = (height, width, n_stack)
@@ -121,7 +121,7 @@ class FrameStackStore(object):
         planes_t, planes_tp1 = _planes(obs_t), _planes(obs_tp1)
         ids_t = np.empty(self.n_stack, dtype=np.int64)
         if self._last_planes is not None and np.array_equal(planes_t, self._last_planes):
-            ids_t[:] = self._last_ids
+            ids_t[:] = cast(np.ndarray, self._last_ids)  # set together with _last_planes
         else:
             self._add_stack(planes_t, ids_t, 0, keep_from)
         ids_tp1 = np.empty(self.n_stack, dtype=np.int64)

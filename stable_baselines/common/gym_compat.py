@@ -13,7 +13,7 @@ whose results can be turned back into that API.
 import inspect
 import warnings
 import weakref
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, overload
 
 import gymnasium
 import numpy as np
@@ -39,7 +39,7 @@ MUJOCO_PY_ENV_IDS = {
 }
 
 
-def make_env(env_id: str, **kwargs) -> gymnasium.Env:
+def make_env(env_id: str, **kwargs: Any) -> gymnasium.Env:
     """
     Create an environment from its id with ``gymnasium.make``. Ids of the original library's era
     that gymnasium renamed (``Pendulum-v0``, ``LunarLander-v2``, ...) are mapped, with a warning.
@@ -116,7 +116,22 @@ def space_from_state(kind: str, state: Dict[str, Any]) -> spaces.Space:
                      "MultiBinary, Tuple or Dict)".format(kind))
 
 
+@overload
+def convert_space(space: spaces.Space) -> spaces.Space:
+    ...
+
+
+@overload
+def convert_space(space: None) -> None:
+    ...
+
+
+@overload
 def convert_space(space: Any) -> spaces.Space:
+    ...
+
+
+def convert_space(space: Any) -> Optional[spaces.Space]:
     """
     Return ``space`` as a gymnasium space. gymnasium spaces are returned unchanged; spaces of the
     old ``gym`` package (or any object with the same class name and fields) are rebuilt.
@@ -210,7 +225,7 @@ def _is_new_style_reset(result: Any, env: Any) -> bool:
 
 
 # Seeds given to gymnasium envs the legacy way (``env.seed(seed)``), waiting for the env's next reset_env.
-_PENDING_SEEDS = weakref.WeakKeyDictionary()
+_PENDING_SEEDS: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
 
 
 def seed_on_next_reset(env: Any, seed: int) -> None:
@@ -293,7 +308,8 @@ def _pop_pending_seed(env: Any) -> Optional[int]:
         return None
 
 
-def reset_with_api(env: Any, seed: Optional[int] = None, options: Optional[dict] = None, **kwargs) -> ResetResult:
+def reset_with_api(env: Any, seed: Optional[int] = None, options: Optional[dict] = None,
+                   **kwargs: Any) -> ResetResult:
     """
     Reset an environment of either API and tell which API it answered in.
 
@@ -387,7 +403,7 @@ class LegacyEnvAdapter(gymnasium.Env):
     :param env: (Any) the environment to adapt
     """
 
-    def __init__(self, env: Any):
+    def __init__(self, env: Any) -> None:
         self.env = env
         self.observation_space = convert_space(env.observation_space)
         self.action_space = convert_space(env.action_space)
@@ -399,36 +415,37 @@ class LegacyEnvAdapter(gymnasium.Env):
         # whether the wrapped env answered its last reset() / step() in the legacy API
         self.speaks_legacy_api = True
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None, **kwargs):
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None,
+              **kwargs: Any) -> Tuple[Any, Dict[str, Any]]:
         if seed is not None:
             self.action_space.seed(seed)
         result = reset_with_api(self.env, seed=seed, options=options, **kwargs)
         self.speaks_legacy_api = result.legacy
         return result.obs, result.info
 
-    def step(self, action):
+    def step(self, action: Any) -> Tuple[Any, Any, bool, bool, dict]:
         result = step_with_api(self.env, action)
         self.speaks_legacy_api = result.legacy
         return result.in_gymnasium_api()
 
-    def render(self, *args, **kwargs):
+    def render(self, *args: Any, **kwargs: Any) -> Any:
         return self.env.render(*args, **kwargs)
 
-    def close(self):
+    def close(self) -> None:
         if hasattr(self.env, "close"):
             self.env.close()
 
-    def seed(self, seed: Optional[int] = None):
+    def seed(self, seed: Optional[int] = None) -> Any:
         """Legacy seeding: forwarded to the wrapped env if it has ``seed()``."""
         if hasattr(self.env, "seed"):
             return self.env.seed(seed)
         return [seed]
 
     @property
-    def unwrapped(self):
+    def unwrapped(self) -> Any:
         return getattr(self.env, "unwrapped", self.env)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name == "env":
             raise AttributeError(name)
         return getattr(self.env, name)
@@ -471,7 +488,7 @@ def as_gymnasium_env(env: Any) -> gymnasium.Env:
 # ----------------------------------------------------------------------------------------------
 def env_layers(env: Any) -> List[Any]:
     """``env``, then what it wraps (the ``env`` attribute of gymnasium wrappers and of the legacy adapter)."""
-    layers = []
+    layers: List[Any] = []
     while env is not None and len(layers) < 100 and not any(env is seen for seen in layers):
         layers.append(env)
         env = env.__dict__.get("env") if hasattr(env, "__dict__") else None

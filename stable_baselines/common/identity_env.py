@@ -21,7 +21,7 @@ class IdentityEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["human"], "render.modes": ["human"]}
 
-    def __init__(self, dim: Optional[int] = None, space: Optional[spaces.Space] = None, ep_length: int = 100):
+    def __init__(self, dim: Optional[int] = None, space: Optional[spaces.Space] = None, ep_length: int = 100) -> None:
         if space is None:
             if dim is None:
                 dim = 1
@@ -33,7 +33,7 @@ class IdentityEnv(gymnasium.Env):
         self.action_space = space
         self.ep_length = ep_length
         self.current_step = 0
-        self.state = None
+        self.state: Any = None  # the target action, drawn at each reset and step
         # counts the resets after the one below, which prepares the first state
         self.num_resets = -1
         self.reset()
@@ -86,7 +86,7 @@ class IdentityEnvBox(IdentityEnv):
     :param ep_length: (int) the number of steps of an episode
     """
 
-    def __init__(self, low: float = -1, high: float = 1, eps: float = 0.05, ep_length: int = 100):
+    def __init__(self, low: float = -1, high: float = 1, eps: float = 0.05, ep_length: int = 100) -> None:
         self.eps = eps
         super().__init__(space=spaces.Box(low=low, high=high, shape=(1,), dtype=np.float32), ep_length=ep_length)
 
@@ -103,7 +103,7 @@ class IdentityEnvMultiDiscrete(IdentityEnv):
     :param ep_length: (int) the number of steps of an episode
     """
 
-    def __init__(self, dim: int = 1, ep_length: int = 100):
+    def __init__(self, dim: int = 1, ep_length: int = 100) -> None:
         super().__init__(space=spaces.MultiDiscrete([dim, dim]), ep_length=ep_length)
 
 
@@ -115,5 +115,5 @@ class IdentityEnvMultiBinary(IdentityEnv):
     :param ep_length: (int) the number of steps of an episode
     """
 
-    def __init__(self, dim: int = 1, ep_length: int = 100):
+    def __init__(self, dim: int = 1, ep_length: int = 100) -> None:
         super().__init__(space=spaces.MultiBinary(dim), ep_length=ep_length)

@@ -2,7 +2,7 @@
 NumPy helpers of the algorithms: logging means, explained variance, flattening parameter vectors,
 discounted returns and the rescaling of continuous actions.
 """
-from typing import List, Sequence, Tuple
+from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
@@ -143,7 +143,7 @@ def discount_with_boundaries(rewards: np.ndarray, episode_starts: np.ndarray, ga
     return returns
 
 
-def scale_action(action_space, action: np.ndarray) -> np.ndarray:
+def scale_action(action_space: Any, action: np.ndarray) -> np.ndarray:
     """
     Map an action from the box ``[low, high]`` to ``[-1, 1]`` (the box need not be symmetric).
 
@@ -156,7 +156,7 @@ def scale_action(action_space, action: np.ndarray) -> np.ndarray:
     return 2.0 * ((action - low) / width) - 1.0
 
 
-def unscale_action(action_space, scaled_action: np.ndarray) -> np.ndarray:
+def unscale_action(action_space: Any, scaled_action: np.ndarray) -> np.ndarray:
     """
     Map an action from ``[-1, 1]`` back to the box ``[low, high]`` (inverse of :func:`scale_action`).
 

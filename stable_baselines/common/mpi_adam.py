@@ -33,7 +33,7 @@ class MpiAdam(object):
     """
 
     def __init__(self, var_list: Sequence[Any], *, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-08,
-                 scale_grad_by_procs: bool = True, comm: Optional[Any] = None, sess: Optional[Any] = None):
+                 scale_grad_by_procs: bool = True, comm: Optional[Any] = None, sess: Optional[Any] = None) -> None:
         var_list = list(var_list)
         if not var_list:
             raise ValueError("MpiAdam needs a non-empty list of TensorFlow variables, got an empty list")

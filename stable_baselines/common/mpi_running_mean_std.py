@@ -40,7 +40,7 @@ class RunningMeanStd(object):
     :param shape: (tuple) the shape of one sample
     """
 
-    def __init__(self, epsilon: float = 1e-2, shape: Union[Tuple[int, ...], Sequence[int]] = ()):
+    def __init__(self, epsilon: float = 1e-2, shape: Union[Tuple[int, ...], Sequence[int]] = ()) -> None:
         shape = tuple(int(dim) for dim in shape)
         self._sum = _statistic("runningsum", shape, 0.0)
         self._sumsq = _statistic("runningsumsq", shape, epsilon)

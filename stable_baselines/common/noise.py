@@ -11,13 +11,13 @@ Model files pickle these objects: their instance attributes (``_mu``, ``_sigma``
 classes, the ones the safe loader accepts (it reads the old ``stable_baselines.ddpg.noise`` paths too).
 """
 from abc import ABC, abstractmethod
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, cast
 
 import numpy as np
 
 
 def _check_positive_scalar(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not np.isscalar(value) or not np.isreal(value) or not value > 0:
+    if isinstance(value, bool) or not np.isscalar(value) or not np.isreal(value) or not cast(float, value) > 0:
         raise ValueError("{} must be a float > 0, got {!r}".format(name, value))
 
 
@@ -38,7 +38,7 @@ class AdaptiveParamNoiseSpec(object):
     """
 
     def __init__(self, initial_stddev: float = 0.1, desired_action_stddev: float = 0.1,
-                 adoption_coefficient: float = 1.01):
+                 adoption_coefficient: float = 1.01) -> None:
         _check_positive_scalar("initial_stddev", initial_stddev)
         _check_positive_scalar("desired_action_stddev", desired_action_stddev)
         _check_positive_scalar("adoption_coefficient", adoption_coefficient)
@@ -76,7 +76,7 @@ class ActionNoise(ABC):
     Base of the action noises: calling the object gives the noise of the next step.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         super(ActionNoise, self).__init__()
 
     def reset(self) -> None:
@@ -97,7 +97,7 @@ class NormalActionNoise(ActionNoise):
     :param sigma: (float) the standard deviation (scalar or one per action dimension)
     """
 
-    def __init__(self, mean: Any, sigma: Any):
+    def __init__(self, mean: Any, sigma: Any) -> None:
         super(NormalActionNoise, self).__init__()
         _check_scale(sigma, "the standard deviation of the noise")
         try:
@@ -129,7 +129,7 @@ class OrnsteinUhlenbeckActionNoise(ActionNoise):
     """
 
     def __init__(self, mean: Any, sigma: Any, theta: float = .15, dt: float = 1e-2,
-                 initial_noise: Optional[Any] = None):
+                 initial_noise: Optional[Any] = None) -> None:
         super(OrnsteinUhlenbeckActionNoise, self).__init__()
         _check_scale(sigma, "the scale of the noise")
         if not dt > 0:
@@ -142,7 +142,7 @@ class OrnsteinUhlenbeckActionNoise(ActionNoise):
         self._sigma = sigma
         self._dt = dt
         self.initial_noise = initial_noise
-        self.noise_prev = None
+        self.noise_prev: np.ndarray = np.zeros_like(mean)  # the value reset() gives it just below
         self.reset()
 
     def __call__(self) -> np.ndarray:

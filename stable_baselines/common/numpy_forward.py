@@ -51,7 +51,7 @@ import abc
 import math
 import os
 import threading
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -124,7 +124,7 @@ def _activation_table() -> List[Tuple[Any, Callable]]:
     global _ACTIVATIONS  # pylint: disable=global-statement
     if _ACTIVATIONS is None:
         from stable_baselines.common.tf_compat import tf  # pylint: disable=import-outside-toplevel
-        table = []
+        table: List[Tuple[Any, Callable]] = []
         candidates = [
             ("tanh", _tanh), ("nn.tanh", _tanh), ("math.tanh", _tanh),
             ("nn.relu", _relu), ("nn.relu6", _relu6), ("nn.elu", _elu), ("nn.selu", _selu),
@@ -229,8 +229,9 @@ def mlp_forward(x: np.ndarray, layers: Sequence[Tuple[np.ndarray, Optional[np.nd
     for idx, (kernel, bias) in enumerate(layers):
         x = dense(x, kernel, bias)
         if idx < n_layers - 1 or activate_last:
-            if layer_norms is not None and layer_norms[idx] is not None:
-                gamma, beta = layer_norms[idx]
+            norm = None if layer_norms is None else layer_norms[idx]
+            if norm is not None:
+                gamma, beta = norm
                 x = layer_norm(x, gamma, beta)
             if activation is not None:
                 x = activation(x)
@@ -256,7 +257,7 @@ class SingleRowStack(object):
     """
 
     def __init__(self, layers: Sequence[Tuple[np.ndarray, np.ndarray]], activation: Callable[[np.ndarray], np.ndarray],
-                 activate_last: bool = False):
+                 activate_last: bool = False) -> None:
         self._owner = threading.get_ident()
         n_in = int(layers[0][0].shape[0])
         self.n_in = n_in
@@ -456,7 +457,7 @@ def preprocess_observation(obs: np.ndarray, ob_space: Any, scale: bool = False) 
     """
     from gymnasium import spaces  # pylint: disable=import-outside-toplevel
     if isinstance(ob_space, spaces.Box):
-        out = np.asarray(obs, dtype=np.float32)
+        out: np.ndarray = np.asarray(obs, dtype=np.float32)
         if scale:
             low = np.asarray(ob_space.low, dtype=np.float64)
             high = np.asarray(ob_space.high, dtype=np.float64)
@@ -525,7 +526,7 @@ class NumpyNetworkCopy(abc.ABC):
     :param activation: (callable) the NumPy activation
     """
 
-    def __init__(self, policy: Any, variables: Sequence, activation: Callable):
+    def __init__(self, policy: Any, variables: Sequence, activation: Callable) -> None:
         self.sess = policy.sess
         self.variables = list(variables)
         self.ob_space = policy.ob_space
@@ -535,7 +536,8 @@ class NumpyNetworkCopy(abc.ABC):
         self.stale = True
         from gymnasium import spaces  # pylint: disable=import-outside-toplevel
         self._box_obs = isinstance(self.ob_space, spaces.Box)
-        self._row = None  # SingleRowStack of the current weights, built on first use (False: not possible)
+        # SingleRowStack of the current weights, built on first use (False: not possible)
+        self._row: Union[None, Literal[False], SingleRowStack] = None
 
     @abc.abstractmethod
     def set_weights(self, values: List[np.ndarray]) -> None:

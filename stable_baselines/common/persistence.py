@@ -9,7 +9,7 @@ of the kind of its constructor default. An unknown name, a name of a method or p
 kind is refused with an :class:`InvalidModelFileError` naming the entry.
 """
 import inspect
-from typing import Any, Callable, Dict, Iterable, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Optional, Tuple, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -33,7 +33,7 @@ class SettingKind(object):
     :param test: (callable) value -> bool
     """
 
-    def __init__(self, description: str, test: Callable[[Any], bool]):
+    def __init__(self, description: str, test: Callable[[Any], bool]) -> None:
         self.description = description
         self.test = test
 
@@ -212,7 +212,8 @@ def settings_schema(model_class: type) -> Tuple[Dict[str, SettingKind], Tuple[st
     for kinds in _class_declarations(model_class, "_setting_kinds"):
         declared.update(kinds)
     defaults = {}
-    for parameter in inspect.signature(model_class.__init__).parameters.values():
+    constructor = cast(Any, model_class).__init__  # the class's own __init__, not an instance's
+    for parameter in inspect.signature(constructor).parameters.values():
         if parameter.name not in _NOT_FROM_FILES and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD,
                                                                         parameter.KEYWORD_ONLY):
             defaults[parameter.name] = parameter.default
@@ -273,7 +274,7 @@ def check_settings(model_class: type, data: Dict[str, Any], what: str, trusted: 
             settings[name] = value
     n_steps = settings.get("n_steps")
     if getattr(settings.get("policy"), "recurrent", False) and "n_steps" not in trusted and _is_number(n_steps) and \
-            n_steps > limits.MAX_RECURRENT_STEPS:
+            cast(float, n_steps) > limits.MAX_RECURRENT_STEPS:
         raise InvalidModelFileError("Entry 'n_steps' of {} is {}: a recurrent policy is unrolled over that many steps "
                                     "when the model is built, and model files hold at most {} "
                                     "(safe_loading.limits.MAX_RECURRENT_STEPS)".format(what, n_steps,

@@ -7,7 +7,7 @@ Experience collection of the on-policy algorithms.
 - :func:`add_vtarg_and_adv`: GAE advantages and TD(lambda) targets of such a segment.
 """
 from abc import ABC, abstractmethod
-from typing import Any, Dict, Generator, List, Optional, Tuple
+from typing import Any, Dict, Generator, List, Optional, Tuple, Union, cast
 
 import numpy as np
 
@@ -41,17 +41,17 @@ class AbstractEnvRunner(ABC):
     #: not see ``obs``, ``dones`` and ``states`` as separate variables)
     advance_before_callback = False
 
-    def __init__(self, *, env: VecEnv, model, n_steps: int):
+    def __init__(self, *, env: VecEnv, model: Any, n_steps: int) -> None:
         self.env = env
         self.model = model
         self.n_envs = n_envs = env.num_envs
         self.n_steps = n_steps
-        obs_shape = env.observation_space.shape
+        obs_shape = cast(Tuple[int, ...], env.observation_space.shape)
         self.batch_ob_shape = (n_envs * n_steps,) + obs_shape
         self.obs = np.zeros((n_envs,) + obs_shape, dtype=env.observation_space.dtype)
         self.obs[:] = env.reset()
         self.states = model.initial_state
-        self.dones = [False] * n_envs
+        self.dones: Union[List[bool], np.ndarray] = [False] * n_envs
         self.callback: Optional[BaseCallback] = None
         self.continue_training = True
 
@@ -161,7 +161,7 @@ class _SegmentState:
     :param action: (np.ndarray) an action (gives the shape and dtype)
     """
 
-    def __init__(self, horizon: int, observation: Any, action: Any):
+    def __init__(self, horizon: int, observation: Any, action: Any) -> None:
         self.observations = np.array([observation] * horizon)
         self.actions = np.array([action] * horizon)
         self.rewards = np.zeros(horizon, 'float32')
@@ -224,8 +224,8 @@ class _SegmentState:
         return {name: getattr(self, name) for name in names}
 
 
-def traj_segment_generator(policy, env, horizon: int, reward_giver=None, gail: bool = False,
-                           callback=None) -> Generator[Dict[str, Any], None, None]:
+def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: Any = None, gail: bool = False,
+                           callback: Any = None) -> Generator[Dict[str, Any], None, None]:
     """
     Endless generator of trajectory segments of ``horizon`` steps of one environment (PPO1, TRPO, GAIL).
     Episodes run on across segments; after each segment the policy may change before the next is collected.

@@ -16,7 +16,7 @@ class RunningMeanStd(object):
     :param shape: (tuple) the shape of one data sample
     """
 
-    def __init__(self, epsilon: float = 1e-4, shape: Tuple[int, ...] = ()):
+    def __init__(self, epsilon: float = 1e-4, shape: Tuple[int, ...] = ()) -> None:
         self.mean = np.zeros(shape, dtype=np.float64)
         self.var = np.ones(shape, dtype=np.float64)
         self.count = epsilon

@@ -13,7 +13,7 @@ Everything is a module-level function or a plain class (no closures), because mo
 these objects by reference.
 """
 import numbers
-from typing import Any, Callable, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 
@@ -47,7 +47,7 @@ class ConstantSchedule(Schedule):
     :param value: (float) the value
     """
 
-    def __init__(self, value: float):
+    def __init__(self, value: float) -> None:
         self._value = value
 
     def value(self, step: Number) -> float:
@@ -98,7 +98,7 @@ class PiecewiseSchedule(Schedule):
 
     def __init__(self, endpoints: Sequence[Tuple[float, float]],
                  interpolation: Callable[[float, float, float], float] = linear_interpolation,
-                 outside_value: Optional[float] = None):
+                 outside_value: Optional[float] = None) -> None:
         pairs = _checked_endpoints(endpoints)
         if not callable(interpolation):
             raise TypeError("interpolation must be a function (left, right, alpha) -> value, got {!r}"
@@ -129,7 +129,7 @@ class LinearSchedule(Schedule):
     :param initial_p: (float) the value at the start
     """
 
-    def __init__(self, schedule_timesteps: int, final_p: float, initial_p: float = 1.0):
+    def __init__(self, schedule_timesteps: int, final_p: float, initial_p: float = 1.0) -> None:
         if schedule_timesteps <= 0:
             raise ValueError("LinearSchedule needs schedule_timesteps > 0, got {!r}".format(schedule_timesteps))
         self.schedule_timesteps = schedule_timesteps
@@ -149,7 +149,7 @@ class ConstantFunction(object):
     :param val: (Any) the value
     """
 
-    def __init__(self, val: Any):
+    def __init__(self, val: Any) -> None:
         self.val = val
 
     def __call__(self, _: Any) -> Any:
@@ -198,7 +198,7 @@ def get_schedule_fn(value_schedule: Union[Callable, float]) -> Callable:
     :return: (function) the schedule as a function
     """
     if _is_plain_number(value_schedule):
-        return constfn(float(value_schedule))
+        return constfn(float(cast(float, value_schedule)))
     if callable(value_schedule):
         return value_schedule
     raise TypeError("Expected a number or a function of the remaining progress (callable) for the schedule, "
@@ -305,7 +305,7 @@ class Scheduler(object):
         'middle_drop', 'double_middle_drop', or a function of the progress
     """
 
-    def __init__(self, initial_value: float, n_values: int, schedule: Union[str, Callable[[float], float]]):
+    def __init__(self, initial_value: float, n_values: int, schedule: Union[str, Callable[[float], float]]) -> None:
         curve = _curve_from(schedule)
         if n_values <= 0:
             raise ValueError("Scheduler needs n_values > 0, got {!r}".format(n_values))

@@ -12,16 +12,18 @@ level at a time for the whole batch.
 """
 import numbers
 import operator
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Dict, Optional, Union, cast
 
 import numpy as np
 
 IndexLike = Union[int, np.integer, np.ndarray, list]
 
 # for a known operation: its elementwise numpy form (a whole tree level at once) and its fast form on two scalars
-_ARRAY_FORMS = {operator.add: np.add, np.add: np.add, operator.mul: np.multiply, np.multiply: np.multiply,
-                min: np.minimum, np.minimum: np.minimum, max: np.maximum, np.maximum: np.maximum}
-_SCALAR_FORMS = {np.add: operator.add, np.multiply: operator.mul, np.minimum: min, np.maximum: max}
+_ARRAY_FORMS: Dict[Any, Callable[..., Any]] = {
+    operator.add: np.add, np.add: np.add, operator.mul: np.multiply, np.multiply: np.multiply,
+    min: np.minimum, np.minimum: np.minimum, max: np.maximum, np.maximum: np.maximum}
+_SCALAR_FORMS: Dict[Any, Callable[..., Any]] = {
+    np.add: operator.add, np.multiply: operator.mul, np.minimum: min, np.maximum: max}
 
 
 def _check_capacity(capacity: Any) -> int:
@@ -47,7 +49,7 @@ class SegmentTree(object):
         for a minimum); every item starts with it
     """
 
-    def __init__(self, capacity: int, operation: Callable[[Any, Any], Any], neutral_element: Any):
+    def __init__(self, capacity: int, operation: Callable[[Any, Any], Any], neutral_element: Any) -> None:
         self._capacity = _check_capacity(capacity)
         if not callable(operation):
             raise TypeError("operation must be callable (e.g. operator.add or min), got {!r}".format(operation))
@@ -97,7 +99,7 @@ class SegmentTree(object):
             low //= 2
             high //= 2
         if left is None or right is None:
-            return right if left is None else left
+            return cast(float, right if left is None else left)  # the range is not empty: one side has a value
         return operation(left, right)
 
     def _leaf_indices(self, idx: IndexLike) -> np.ndarray:
@@ -110,7 +112,7 @@ class SegmentTree(object):
                 self._capacity, wrong))
         return idx_arr.astype(np.int64) + self._capacity
 
-    def _set_one(self, idx: int, val: Any) -> None:
+    def _set_one(self, idx: Union[int, np.integer], val: Any) -> None:
         """One leaf, then its ancestors up to the root (called at every environment step: plain Python)."""
         if not 0 <= idx < self._capacity:
             raise IndexError("segment tree index out of range: expected 0 <= idx < {}, got {}".format(
@@ -186,7 +188,7 @@ class SumSegmentTree(SegmentTree):
     :param capacity: (int) the number of items, a power of two
     """
 
-    def __init__(self, capacity: int):
+    def __init__(self, capacity: int) -> None:
         super(SumSegmentTree, self).__init__(capacity=capacity, operation=np.add, neutral_element=0.0)
 
     def sum(self, start: int = 0, end: Optional[int] = None) -> float:
@@ -234,7 +236,7 @@ class MinSegmentTree(SegmentTree):
     :param capacity: (int) the number of items, a power of two
     """
 
-    def __init__(self, capacity: int):
+    def __init__(self, capacity: int) -> None:
         super(MinSegmentTree, self).__init__(capacity=capacity, operation=np.minimum, neutral_element=float('inf'))
 
     def min(self, start: int = 0, end: Optional[int] = None) -> float:

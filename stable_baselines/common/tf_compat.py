@@ -32,7 +32,7 @@ import re
 import sys
 import tempfile
 import warnings
-from typing import Iterator
+from typing import Any, Dict, Iterator, Optional
 
 from stable_baselines.common import env_worker
 
@@ -102,7 +102,7 @@ tf2 = _tf2
 
 TF2_BEHAVIOR_ENV_VAR = "STABLE_BASELINES_TF2_BEHAVIOR"
 
-_STATE = {"tf1_behavior": None, "warned": False}
+_STATE: Dict[str, Optional[bool]] = {"tf1_behavior": None, "warned": False}
 
 
 def _eager_context_in_use() -> bool:
@@ -152,7 +152,7 @@ def enable_tf1_behavior() -> bool:
     else:
         _silently(tf.disable_v2_behavior)
         _STATE["tf1_behavior"] = True
-    return _STATE["tf1_behavior"]
+    return bool(_STATE["tf1_behavior"])
 
 
 @contextlib.contextmanager
@@ -176,7 +176,7 @@ def tf1_behavior_enabled() -> bool:
     return bool(_STATE["tf1_behavior"])
 
 
-def dim_value(dim) -> "int or None":
+def dim_value(dim: Any) -> Optional[int]:
     """
     The integer value of a ``TensorShape`` entry, whichever TF behaviour is active
     (``Dimension`` objects in TF-1 behaviour, plain ints or None in TF-2 behaviour).

@@ -76,7 +76,7 @@ class SetFromFlat(object):
     :param sess: (TensorFlow Session) the session (None: the default session at each call)
     """
 
-    def __init__(self, var_list: Sequence[tf.Variable], dtype: Any = tf.float32, sess: Optional[tf.Session] = None):
+    def __init__(self, var_list: Sequence[tf.Variable], dtype: Any = tf.float32, sess: Optional[tf.Session] = None) -> None:
         shapes = [var_shape(var) for var in var_list]
         sizes = [intprod(shape) for shape in shapes]
         self.theta = tf.placeholder(dtype, [int(np.sum(sizes))])
@@ -102,7 +102,7 @@ class GetFlat(object):
     :param sess: (TensorFlow Session) the session (None: the default session at each call)
     """
 
-    def __init__(self, var_list: Sequence[tf.Variable], sess: Optional[tf.Session] = None):
+    def __init__(self, var_list: Sequence[tf.Variable], sess: Optional[tf.Session] = None) -> None:
         self.operation = tf.concat(axis=0, values=[_flat(var) for var in var_list])
         self.sess = sess
 

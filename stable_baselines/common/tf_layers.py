@@ -14,7 +14,7 @@ Two families live here:
   layers are made unique per enclosing variable scope exactly as TF 1.15 did (through
   ``tf.variable_scope(None, default_name=...)``): the first is bare, then ``_1``, ``_2``, ...
 """
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -42,13 +42,13 @@ def ortho_init(scale: float = 1.0) -> Callable:
     :return: (function) an initializer ``(shape, ...) -> np.ndarray`` for 2-D and 4-D (NHWC kernel) shapes
     """
 
-    def _ortho_init(shape, *_, **_kwargs):
+    def _ortho_init(shape: Sequence[Any], *_: Any, **_kwargs: Any) -> np.ndarray:
         """Orthonormal rows or columns of an SVD of a Gaussian matrix, reshaped to ``shape``."""
-        shape = tuple(int(dim_value(dim)) for dim in shape)
-        matrix_shape = _ortho_matrix_shape(shape)
-        left, _, right = np.linalg.svd(np.random.normal(0.0, 1.0, matrix_shape), full_matrices=False)
+        dims = tuple(int(cast(int, dim_value(dim))) for dim in shape)
+        matrix_shape = _ortho_matrix_shape(dims)
+        left, _singular_values, right = np.linalg.svd(np.random.normal(0.0, 1.0, matrix_shape), full_matrices=False)
         basis = left if left.shape == matrix_shape else right
-        return (scale * basis.reshape(shape)[:shape[0], :shape[1]]).astype(np.float32)
+        return (scale * basis.reshape(dims)[:dims[0], :dims[1]]).astype(np.float32)
 
     return _ortho_init
 
@@ -136,9 +136,10 @@ def conv_to_fc(input_tensor: tf.Tensor) -> tf.Tensor:
     :return: (TensorFlow Tensor) shape (batch, prod(...))
     """
     dims = [dim_value(v) for v in input_tensor.get_shape()[1:]]
-    if any(dim is None for dim in dims):
+    known = [dim for dim in dims if dim is not None]
+    if len(known) != len(dims):
         raise ValueError("conv_to_fc needs known non-batch dimensions, got shape {}".format(input_tensor.get_shape()))
-    return tf.reshape(input_tensor, [-1, int(np.prod(dims))])
+    return tf.reshape(input_tensor, [-1, int(np.prod(known))])
 
 
 def batch_to_seq(tensor_batch: tf.Tensor, n_batch: int, n_steps: int, flat: bool = False) -> List[tf.Tensor]:

@@ -121,7 +121,7 @@ class FeedCallable(object):
     :param feeds: ([tf.Tensor]) the fed tensors, in the order of the call's arguments
     """
 
-    def __init__(self, sess: tf.Session, fetches: Sequence[Any], feeds: Sequence[tf.Tensor]):
+    def __init__(self, sess: tf.Session, fetches: Sequence[Any], feeds: Sequence[tf.Tensor]) -> None:
         self.sess = sess
         self.fetches = list(fetches)
         self.n_args = len(feeds)
@@ -163,7 +163,7 @@ class FeedCallable(object):
             raise TypeError("expected {} feed values ({}), got {}".format(
                 self.n_args, ", ".join(feed.name for feed in self.feeds), len(args)))
         if not self._all_positions:
-            args = [args[position] for position in self._positions]
+            args = tuple(args[position] for position in self._positions)
         if self._callable is None or not self.fetches:
             return self.sess.run(self.fetches, dict(zip(self.feeds, args)))
         values = self._callable(*[self._check(idx, value) for idx, value in enumerate(args)])
@@ -254,7 +254,7 @@ class _Function(object):
 
     _RUN_KWARGS = ("options", "run_metadata")
 
-    def __init__(self, inputs: Sequence[Any], outputs: Sequence[Any], updates: Optional[Any], givens: Optional[dict]):
+    def __init__(self, inputs: Sequence[Any], outputs: Sequence[Any], updates: Optional[Any], givens: Optional[dict]) -> None:
         inputs = list(inputs)
         for inpt in inputs:
             if not _is_feedable(inpt):
@@ -264,7 +264,7 @@ class _Function(object):
         self.update_group = tf.group(*_as_op_list(updates))
         self.outputs_update = list(outputs) + [self.update_group]
         self.givens = {} if givens is None else givens
-        self._by_name = {}
+        self._by_name: Dict[str, Any] = {}
         for inpt in inputs:
             if isinstance(inpt, tf.Tensor):
                 self._by_name.setdefault(inpt.op.name, inpt)
@@ -278,7 +278,7 @@ class _Function(object):
             feed_dict[inpt] = value
 
     def _feed_dict(self, args: tuple, kwargs: dict) -> dict:
-        feed_dict = {}
+        feed_dict: Dict[Any, Any] = {}
         for inpt, value in zip(self.inputs, args):
             self._feed_input(feed_dict, inpt, value)
         for name, value in kwargs.items():

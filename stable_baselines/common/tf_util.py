@@ -149,7 +149,7 @@ def gradient_add(grad_1: Optional[tf.Tensor], grad_2: Optional[tf.Tensor], param
         print([grad_1, grad_2, getattr(param, "name", param)])
     present = [grad for grad in (grad_1, grad_2) if grad is not None]
     if len(present) == 2:
-        return grad_1 + grad_2
+        return present[0] + present[1]
     return present[0] if present else None
 
 

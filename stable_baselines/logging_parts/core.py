@@ -4,7 +4,7 @@ them to its output formats at each dump; free-text messages pass through when th
 """
 import sys
 from collections import defaultdict
-from typing import Any, List, Optional, Union
+from typing import Any, ClassVar, DefaultDict, List, Optional, Sequence, Union
 
 from stable_baselines.logging_parts.formats import HumanOutputFormat, KVWriter, SeqWriter
 
@@ -30,12 +30,13 @@ class Logger(object):
     :param folder: (str) the folder of the output files (None when nothing is written to disk)
     :param output_formats: ([KVWriter and/or SeqWriter]) where dumps and messages go
     """
-    DEFAULT: Optional["Logger"] = None
-    CURRENT: Optional["Logger"] = None
+    # both are assigned right below the class, before anything can read them
+    DEFAULT: ClassVar["Logger"]
+    CURRENT: ClassVar["Logger"]
 
-    def __init__(self, folder: Optional[str], output_formats: List[OutputFormat]):
-        self.name2val = defaultdict(float)  # the values of the current iteration
-        self.name2cnt = defaultdict(int)  # how many values each running mean holds
+    def __init__(self, folder: Optional[str], output_formats: List[OutputFormat]) -> None:
+        self.name2val: DefaultDict[str, Any] = defaultdict(float)  # the values of the current iteration
+        self.name2cnt: DefaultDict[str, int] = defaultdict(int)  # how many values each running mean holds
         self.level = INFO
         self.dir = folder
         self.output_formats = output_formats
@@ -79,7 +80,7 @@ class Logger(object):
         self.name2val.clear()
         self.name2cnt.clear()
 
-    def log(self, *args, level: int = INFO) -> None:
+    def log(self, *args: Any, level: int = INFO) -> None:
         """
         Write the arguments, converted to text and separated by spaces, to the text outputs, unless ``level``
         is below the logger's level.
@@ -111,7 +112,7 @@ class Logger(object):
         for output in self.output_formats:
             output.close()
 
-    def _do_log(self, args) -> None:
+    def _do_log(self, args: Sequence[Any]) -> None:
         """
         Pass a message to every output that takes text.
 

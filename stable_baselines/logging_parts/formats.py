@@ -16,7 +16,7 @@ import json
 import os
 import sys
 import warnings
-from typing import Any, Dict, Iterable, List, Optional, TextIO, Tuple, Type, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, TextIO, Tuple, Union
 
 import numpy as np
 
@@ -114,7 +114,7 @@ class HumanOutputFormat(KVWriter, SeqWriter):
         each write, so a later redirection of ``sys.stdout`` (pytest's capture, notebooks) is followed.
     """
 
-    def __init__(self, filename_or_file: Union[str, TextIO]):
+    def __init__(self, filename_or_file: Union[str, TextIO]) -> None:
         self._file: Optional[TextIO] = None
         self._follow_stdout = False
         self.own_file = False
@@ -132,7 +132,7 @@ class HumanOutputFormat(KVWriter, SeqWriter):
     @property
     def file(self) -> TextIO:
         """(file-like) where the next write goes"""
-        return sys.stdout if self._follow_stdout else self._file
+        return sys.stdout if self._follow_stdout or self._file is None else self._file
 
     def writekvs(self, kvs: Dict[str, Any]) -> None:
         cells = {}
@@ -151,7 +151,7 @@ class HumanOutputFormat(KVWriter, SeqWriter):
         _flush(stream)
 
     def close(self) -> None:
-        if self.own_file:
+        if self.own_file and self._file is not None:
             self._file.close()
 
 
@@ -171,7 +171,7 @@ class JSONOutputFormat(KVWriter):
     :param filename: (str) the file to create
     """
 
-    def __init__(self, filename: str):
+    def __init__(self, filename: str) -> None:
         self.file = open(filename, "wt")
 
     def writekvs(self, kvs: Dict[str, Any]) -> None:
@@ -191,7 +191,7 @@ class CSVOutputFormat(KVWriter):
     :param filename: (str) the file to create
     """
 
-    def __init__(self, filename: str):
+    def __init__(self, filename: str) -> None:
         self.file = open(filename, "w+t")
         self.keys: List[str] = []
         self.sep = ","
@@ -229,7 +229,7 @@ class TensorBoardOutputFormat(KVWriter):
     :param folder: (str) the folder of the ``events.out.tfevents.*`` file (created if needed)
     """
 
-    def __init__(self, folder: str):
+    def __init__(self, folder: str) -> None:
         from stable_baselines.common.tf_compat import tf
         os.makedirs(folder, exist_ok=True)
         self.dir = folder
@@ -262,7 +262,8 @@ class TensorBoardOutputFormat(KVWriter):
 
 
 # format string -> (class, file or folder name pattern filled with the suffix)
-_FILE_OUTPUTS: Dict[str, Tuple[Type[KVWriter], str]] = {
+# every class takes the path of its file (or folder)
+_FILE_OUTPUTS: Dict[str, Tuple[Callable[[str], KVWriter], str]] = {
     "log": (HumanOutputFormat, "log{}.txt"),
     "json": (JSONOutputFormat, "progress{}.json"),
     "csv": (CSVOutputFormat, "progress{}.csv"),

@@ -44,7 +44,7 @@ class BasePolicy(ABC):
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False,
-                 obs_ph: Optional[Tuple[tf.Tensor, tf.Tensor]] = None, add_action_ph: bool = False):
+                 obs_ph: Optional[Tuple[tf.Tensor, tf.Tensor]] = None, add_action_ph: bool = False) -> None:
         ob_space, ac_space = convert_space(ob_space), convert_space(ac_space)
         self.n_env = n_env
         self.n_steps = n_steps
@@ -52,12 +52,13 @@ class BasePolicy(ABC):
         with tf.variable_scope("input", reuse=False):
             self._obs_ph, self._processed_obs = self._observation_tensors(ob_space, n_batch, scale, obs_ph)
             self._action_ph = self._new_action_ph(ac_space, n_batch) if add_action_ph else None
-        self.sess = sess
+        # a tf.Session; None only for a policy built to be given a session later
+        self.sess: Any = sess
         self.reuse = reuse
         self.ob_space = ob_space
         self.ac_space = ac_space
         # NumPy copy of the network answering instead of the session (see enable_numpy_forward); None: the graph
-        self._numpy_forward = None
+        self._numpy_forward: Any = None
 
     @staticmethod
     def _observation_tensors(ob_space: spaces.Space, n_batch: Optional[int], scale: bool,
@@ -71,7 +72,7 @@ class BasePolicy(ABC):
 
     @staticmethod
     def _new_action_ph(ac_space: spaces.Space, n_batch: Optional[int]) -> tf.Tensor:
-        rows = (n_batch,) + tuple(ac_space.shape)
+        rows = (n_batch,) + tuple(ac_space.shape or ())
         return tf.placeholder(dtype=tf.as_dtype(np.dtype(ac_space.dtype)), shape=rows, name="action_ph")
 
     def invalidate_numpy_forward(self) -> None:
@@ -190,11 +191,12 @@ class ActorCriticPolicy(BasePolicy):
     """
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
-                 n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False):
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale)
         self._pdtype = make_proba_dist_type(self.ac_space)
         self._policy = None
-        self._proba_distribution = None
+        # set by the subclass that builds the network, before _setup_init
+        self._proba_distribution: Any = None
         self._value_fn = None
         self._action = None
         self._deterministic_action = None

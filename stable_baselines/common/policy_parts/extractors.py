@@ -5,13 +5,16 @@ Scope names are the original library's (``c1``/``c2``/``c3``/``fc1`` for the Nat
 ``pi_fc{i}`` and ``vf_fc{i}`` for the MLP), so saved parameters find their variables.
 """
 from itertools import zip_longest
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
 from stable_baselines.common.policy_parts import public
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import conv, conv_to_fc, linear
+
+if TYPE_CHECKING:  # typing.TypeGuard needs Python 3.10; the annotation is only read by type checkers
+    from typing import TypeGuard
 
 # hidden layers are initialised orthogonally with this gain (ReLU/tanh networks)
 HIDDEN_GAIN = np.sqrt(2)
@@ -22,7 +25,7 @@ NetArch = List[Union[int, str, Dict[str, List[int]]]]
 
 
 @public
-def nature_cnn(scaled_images: tf.Tensor, **kwargs) -> tf.Tensor:
+def nature_cnn(scaled_images: tf.Tensor, **kwargs: Any) -> tf.Tensor:
     """
     The convolutional torso of the DQN Nature paper (Mnih et al. 2015): three ReLU convolutions
     (32 filters 8x8 stride 4, 64 filters 4x4 stride 2, 64 filters 3x3 stride 1), then 512 ReLU units.
@@ -49,7 +52,7 @@ def dense_layer(inputs: tf.Tensor, scope: str, n_units: int, act_fun: Callable) 
     return act_fun(linear(inputs, scope, n_units, init_scale=HIDDEN_GAIN))
 
 
-def is_layer_size(entry: Any) -> bool:
+def is_layer_size(entry: Any) -> "TypeGuard[int]":
     """
     :param entry: an entry of ``net_arch``
     :return: (bool) whether it is a shared layer's width (an integer, not a bool)
@@ -102,7 +105,8 @@ def mlp_extractor(flat_observations: tf.Tensor, net_arch: NetArch, act_fun: Call
         twice when everything is shared)
     """
     latent = flat_observations
-    pi_widths, vf_widths = [], []
+    pi_widths: List[int] = []
+    vf_widths: List[int] = []
     for idx, entry in enumerate(net_arch):
         if is_layer_size(entry):
             latent = dense_layer(latent, "shared_fc{}".format(idx), int(entry), act_fun)

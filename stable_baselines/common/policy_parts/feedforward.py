@@ -3,7 +3,7 @@ The feed-forward actor-critic policy: a CNN or MLP torso, then the action distri
 ``model/pi``) and the value head ``model/vf``.
 """
 import warnings
-from typing import Any, Callable, List, NamedTuple, Optional
+from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
 import numpy as np
 from gymnasium import spaces
@@ -15,7 +15,7 @@ from stable_baselines.common.policy_parts.extractors import NetArch, mlp_extract
 from stable_baselines.common.policy_parts.numpy_actor_critic import NumpyActorCriticForward
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import flatten, linear
-from stable_baselines.common.tf_util import feed_callable
+from stable_baselines.common.tf_util import FeedCallable, feed_callable
 
 # the MLP of a policy built without ``layers`` or ``net_arch``
 DEFAULT_LAYERS = (64, 64)
@@ -70,7 +70,7 @@ class FeedForwardPolicy(ActorCriticPolicy):
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: Optional[int], reuse: bool = False, layers: Optional[List[int]] = None,
                  net_arch: Optional[NetArch] = None, act_fun: Callable = tf.tanh, cnn_extractor: Callable = nature_cnn,
-                 feature_extraction: str = "cnn", **kwargs):
+                 feature_extraction: str = "cnn", **kwargs: Any) -> None:
         use_cnn = feature_extraction == "cnn"
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=use_cnn)
         self._kwargs_check(feature_extraction, kwargs)
@@ -89,7 +89,7 @@ class FeedForwardPolicy(ActorCriticPolicy):
         self._numpy_spec = None
         if feature_extraction == "mlp" and plain_variables:
             self._numpy_spec = _MlpSpec(model_scope.name, net_arch, act_fun)
-        self._graph_calls = {}
+        self._graph_calls: Dict[Any, FeedCallable] = {}
 
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
              deterministic: bool = False) -> tuple:

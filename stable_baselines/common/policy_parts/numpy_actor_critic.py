@@ -2,7 +2,7 @@
 The NumPy copy of a feed-forward MLP actor-critic policy (see :mod:`stable_baselines.common.numpy_forward`):
 ``step``, ``proba_step`` and ``value`` without a session call, from weights read out of the graph.
 """
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -20,6 +20,12 @@ from stable_baselines.common.tf_compat import tf
 _KINDS = ((CategoricalProbabilityDistribution, "categorical"), (DiagGaussianProbabilityDistribution, "gaussian"),
           (BernoulliProbabilityDistribution, "bernoulli"), (MultiCategoricalProbabilityDistribution, "multicategorical"))
 
+# the weight matrix and bias of one dense layer
+Layer = Tuple[np.ndarray, np.ndarray]
+# placeholders until ``refresh`` reads the weights (``stale`` makes every method refresh first)
+_NO_LAYER: Layer = (np.zeros((0, 0), dtype=np.float32), np.zeros((0,), dtype=np.float32))
+_NO_STD = np.zeros((1, 0), dtype=np.float32)
+
 
 @public
 class NumpyActorCriticForward(object):
@@ -35,7 +41,7 @@ class NumpyActorCriticForward(object):
     :param rng: (np.random.Generator) the generator of stochastic actions
     """
 
-    def __init__(self, policy: Any, variables: list, plan: dict, rng: Optional[np.random.Generator]):
+    def __init__(self, policy: Any, variables: list, plan: dict, rng: Optional[np.random.Generator]) -> None:
         self.policy = policy
         self.sess = policy.sess
         self.variables = variables
@@ -46,22 +52,22 @@ class NumpyActorCriticForward(object):
         self.n_batch = policy.n_batch
         self.activation = plan["activation"]
         self.kind = plan["kind"]
-        self._fetch = None
+        self._fetch: Optional[Callable[[], List[np.ndarray]]] = None
         self._box_obs = isinstance(policy.ob_space, spaces.Box)
         self._n_in = plan["n_in"]
         self._obs_shape = tuple(policy.ob_space.shape)
         # filled by refresh()
-        self._shared = []
-        self._pi_layers = []
-        self._vf_layers = []
-        self._fused = None
-        self._pi = None
-        self._vf = None
+        self._shared: List[Layer] = []
+        self._pi_layers: List[Layer] = []
+        self._vf_layers: List[Layer] = []
+        self._fused: Optional[List[Layer]] = None
+        self._pi = _NO_LAYER
+        self._vf = _NO_LAYER
         self._n_param = plan["n_param"]
-        self._logstd = None
-        self._std = None
+        self._logstd = _NO_STD
+        self._std = _NO_STD
         # the policy branch for one Box observation (what ``predict`` runs), with preallocated buffers
-        self._row = None
+        self._row: Optional[nf.SingleRowStack] = None
         self._row_possible = self._box_obs and self.n_batch in (None, 1) and self.kind != "multicategorical"
 
     @classmethod
@@ -83,7 +89,7 @@ class NumpyActorCriticForward(object):
             return None
         by_name = {var.name: var for var in policy.sess.graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)}
         shared_names, pi_names, vf_names = scopes
-        layers = {}
+        layers: Dict[str, List[Any]] = {}
         for name in shared_names + pi_names + vf_names + ["pi", "vf"]:
             pair = [by_name.get("{}/{}/{}:0".format(spec.scope, name, part)) for part in ("w", "b")]
             if any(part is None for part in pair):
@@ -119,7 +125,7 @@ class NumpyActorCriticForward(object):
         plan = self.plan
         pos = 0
 
-        def take():
+        def take() -> Layer:
             nonlocal pos
             pair = (values[pos], values[pos + 1])
             pos += 2

@@ -3,7 +3,7 @@ Actor-critic policies that carry a state from one step to the next: :class:`Recu
 (the state and episode-start placeholders) and :class:`LstmPolicy` (one LSTM, scope ``model/lstm1``).
 """
 import warnings
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -41,7 +41,7 @@ class RecurrentActorCriticPolicy(ActorCriticPolicy):
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: int, state_shape: Tuple[int, ...], reuse: bool = False,
-                 scale: bool = False):
+                 scale: bool = False) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale)
         states_shape = (self.n_env,) + tuple(state_shape)
         with tf.variable_scope("input", reuse=False):
@@ -69,12 +69,12 @@ class RecurrentActorCriticPolicy(ActorCriticPolicy):
         if state is None:
             state = self.initial_state
         if mask is None:
-            mask = np.zeros((self.n_batch,), dtype=np.float32)
+            mask = np.zeros((cast(int, self.n_batch),), dtype=np.float32)
         return {self.obs_ph: obs, self.states_ph: state, self.dones_ph: mask}
 
 
 def _check_batch(n_batch: Optional[int], n_env: Optional[int], n_steps: Optional[int]) -> None:
-    if None in (n_batch, n_env, n_steps) or n_batch == n_env * n_steps:
+    if n_batch is None or n_env is None or n_steps is None or n_batch == n_env * n_steps:
         return
     raise ValueError("LstmPolicy needs n_batch == n_env * n_steps, got n_batch={}, n_env={}, n_steps={}"
                      .format(n_batch, n_env, n_steps))
@@ -111,7 +111,7 @@ class LstmPolicy(RecurrentActorCriticPolicy):
                  n_steps: int, n_batch: int, n_lstm: int = 256, reuse: bool = False,
                  layers: Optional[List[int]] = None, net_arch: Optional[NetArch] = None, act_fun: Callable = tf.tanh,
                  cnn_extractor: Callable = nature_cnn, layer_norm: bool = False, feature_extraction: str = "cnn",
-                 **kwargs):
+                 **kwargs: Any) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, state_shape=(2 * n_lstm,),
                          reuse=reuse, scale=feature_extraction == "cnn")
         self._kwargs_check(feature_extraction, kwargs)
@@ -165,7 +165,8 @@ class LstmPolicy(RecurrentActorCriticPolicy):
         """Shared layers around one LSTM, then the policy's layers, then the value function's."""
         with tf.variable_scope("model", reuse=self.reuse):
             latent = flatten(self.processed_obs)
-            pi_widths, vf_widths = [], []
+            pi_widths: List[int] = []
+            vf_widths: List[int] = []
             has_lstm = False
             for idx, entry in enumerate(net_arch):
                 if is_layer_size(entry):

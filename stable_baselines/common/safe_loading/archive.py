@@ -59,7 +59,7 @@ class ZipModel(object):
     :param what: (str) the file, for messages
     """
 
-    def __init__(self, content: bytes, what: str):
+    def __init__(self, content: bytes, what: str) -> None:
         self.what = what
         try:
             self._archive = zipfile.ZipFile(io.BytesIO(content), "r")
@@ -165,7 +165,7 @@ class ParameterArchive(object):
     :param what: (str) the file, for messages
     """
 
-    def __init__(self, content: bytes, names: Sequence[str], what: str):
+    def __init__(self, content: bytes, names: Sequence[str], what: str) -> None:
         self.what = "the 'parameters' member of {}".format(what)
         if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
             raise InvalidModelFileError("the 'parameter_list' member of {} must be a JSON list of variable names, "
@@ -193,7 +193,7 @@ class ParameterArchive(object):
         result = OrderedDict()
         budget = [limits.MAX_PARAMETER_BYTES]
         for name in self.names:
-            info = self._infos.get(name + ".npy", self._infos.get(name))
+            info = self._infos.get(name + ".npy") or self._infos[name]  # one of them exists (checked at init)
             shape = None if expected is None else expected.get(name)
             result[name] = read_npy_member(self._archive, info, "variable {!r} of {}".format(name, self.what), budget,
                                            shape)
@@ -245,6 +245,8 @@ def read_npy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str,
 def archive_size(archive: zipfile.ZipFile) -> int:
     """:return: (int) the size in bytes of the file (or buffer) behind a zip archive"""
     handle = archive.fp
+    if handle is None:
+        raise ValueError("the zip archive is closed")
     position = handle.tell()
     try:
         return handle.seek(0, io.SEEK_END)

@@ -15,7 +15,7 @@ no module is ever imported because a file names it.
 import copy
 import enum
 import importlib
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from stable_baselines.common.safe_loading.converters import CALL_RESOLVERS, CALLS, REFERENCE_RESOLVERS, \
     REFERENCES, Converter, dotted_name
@@ -44,7 +44,7 @@ ACTIVATIONS = ("relu", "relu6", "elu", "selu", "tanh", "sigmoid", "softplus", "s
                "silu", "gelu", "crelu", "identity")
 
 # the rl-baselines-zoo's policy classes: name -> (module of our base class, base class name, fixed keyword arguments)
-ZOO_POLICIES = {
+ZOO_POLICIES: Dict[str, Tuple[str, str, Dict[str, Any]]] = {
     "CustomDQNPolicy": ("stable_baselines.deepq.policies", "FeedForwardPolicy",
                         {"layers": [64], "layer_norm": True, "feature_extraction": "mlp"}),
     "CustomSACPolicy": ("stable_baselines.sac.policies", "FeedForwardPolicy",
@@ -72,7 +72,7 @@ def zoo_policy_class(name: str) -> type:
         module_name, base_name, fixed_kwargs = ZOO_POLICIES[name]
         base = getattr(importlib.import_module(module_name), base_name)
 
-        def __init__(self, *args, **kwargs):
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
             kwargs.update(copy.deepcopy(fixed_kwargs))
             base.__init__(self, *args, **kwargs)
 
@@ -106,9 +106,11 @@ def _policy_base() -> type:
 def _defined_subclass(converter: Converter, module: str, qualname: str) -> Optional[type]:
     """A subclass of our ``BasePolicy`` already defined in this process with this module and qualified name."""
     if "policy classes" not in converter.cache:  # listed once per pickle
-        found, pending = {}, [_policy_base()]
+        found: Dict[Tuple[str, str], type] = {}
+        pending: List[type] = [_policy_base()]
         while pending:
-            for sub in pending.pop().__subclasses__():
+            subclasses: List[type] = pending.pop().__subclasses__()
+            for sub in subclasses:
                 if (sub.__module__, sub.__qualname__) not in found:
                     found[(sub.__module__, sub.__qualname__)] = sub
                     pending.append(sub)
@@ -198,7 +200,8 @@ def _class_by_value(converter: Converter, call: Call) -> type:
     args = call.args
     name = args[1] if len(args) > 1 and isinstance(args[1], str) else "?"
     type_kwargs = args[3] if len(args) > 3 and isinstance(args[3], dict) else {}
-    module = type_kwargs.get("__module__") if isinstance(type_kwargs.get("__module__"), str) else "?"
+    module_name = type_kwargs.get("__module__")
+    module = module_name if isinstance(module_name, str) else "?"
     _defined_subclass(converter, module, name)  # fills the cache
     found = [cls for (cls_module, _), cls in converter.cache["policy classes"].items()
              if cls_module == module and cls.__name__ == name]

@@ -51,7 +51,7 @@ class Converter(object):
     :param key: (str) the data entry the pickle is, or None when its top-level dict holds the entries
     """
 
-    def __init__(self, what: str, key: Optional[str] = None, budget: Optional[limits.Budget] = None):
+    def __init__(self, what: str, key: Optional[str] = None, budget: Optional[limits.Budget] = None) -> None:
         self.what = what
         self.key = key
         self.budget = budget if budget is not None else limits.Budget()

@@ -21,7 +21,7 @@ class SafeUnpicklingError(InvalidModelFileError, pickle.UnpicklingError):
     :param target: (str) the dotted name of what was refused (None when unknown)
     """
 
-    def __init__(self, message: str, key: Optional[str] = None, target: Optional[str] = None):
+    def __init__(self, message: str, key: Optional[str] = None, target: Optional[str] = None) -> None:
         super().__init__(message)
         self.key = key
         self.target = target

@@ -9,7 +9,7 @@ pure-arithmetic subset of CPython bytecode. A function outside the subset, or on
 becomes an :class:`UnresolvedFunction`: loading succeeds, and only calling it raises an error that says how to
 supply the function.
 """
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, cast
 
 import numpy as np
 
@@ -38,7 +38,7 @@ class UnresolvedFunction(object):
     """
 
     def __init__(self, key: Optional[str], qualname: Optional[str], module: Optional[str] = None,
-                 closure_values: Optional[list] = None, reason: str = ""):
+                 closure_values: Optional[list] = None, reason: str = "") -> None:
         self.key = key
         self.qualname = qualname
         self.module = module
@@ -70,7 +70,7 @@ class LinearFunction(object):
     :param initial_value: (float) the value at progress 1
     """
 
-    def __init__(self, initial_value: float):
+    def __init__(self, initial_value: float) -> None:
         self.initial_value = initial_value
 
     def __call__(self, progress: float) -> float:
@@ -258,9 +258,9 @@ def _saved_placeholder(converter: Converter, call: Call) -> UnresolvedFunction:
 
 def _saved_linear(converter: Converter, call: Call) -> LinearFunction:
     value = converter.attributes(call, ("initial_value",), "linear schedule").get("initial_value")
-    if type(value) not in (int, float) or not np.isfinite(value):
+    if type(value) not in (int, float) or not np.isfinite(cast(float, value)):
         raise converter.invalid("a linear schedule with initial value {!r}".format(value))
-    return LinearFunction(value)
+    return LinearFunction(cast(float, value))
 
 
 def _saved_arithmetic(converter: Converter, call: Call) -> Any:

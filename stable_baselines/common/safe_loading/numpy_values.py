@@ -6,7 +6,7 @@ size is computed from its shape and dtype and compared with the raw bytes the fi
 is allocated.
 """
 import re
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -118,7 +118,8 @@ def _scalar(converter: Converter, call: Call) -> np.generic:
     if len(call.args) != 2:
         raise converter.invalid("a numpy scalar with {} arguments".format(len(call.args)))
     dtype = to_dtype(converter, call.args[0])
-    return array_from_buffer(converter, _raw_bytes(converter, call.args[1]), dtype, (), False)[()]
+    # indexing a 0-d array with () gives its numpy scalar
+    return cast(np.generic, array_from_buffer(converter, _raw_bytes(converter, call.args[1]), dtype, (), False)[()])
 
 
 def _numpy_type(_: Converter, ref: Ref) -> type:

@@ -20,7 +20,7 @@ from stable_baselines.common.safe_loading.records import Call, Ref
 class _Machine(object):
     """The stack, the mark stack and the memo of one pickle being read."""
 
-    def __init__(self, what: str):
+    def __init__(self, what: str) -> None:
         self.what = what
         self.stack: List[Any] = []
         self.marks: List[List[Any]] = []
@@ -84,7 +84,7 @@ class _Machine(object):
             raise self.fail("a set member is unhashable ({})".format(err)) from err
 
     def make_dict(self, flat: List[Any]) -> dict:
-        result = {}
+        result: Dict[Any, Any] = {}
         self.set_entries(result, flat)
         return result
 
@@ -131,8 +131,12 @@ def _global(arg: str) -> Ref:
     return Ref(module, name)
 
 
-def _operations() -> Dict[str, Callable[[_Machine, Any], None]]:  # pylint: disable=too-many-statements
-    ops: Dict[str, Callable[[_Machine, Any], None]] = {}
+# an opcode's handler: it acts on the machine with the opcode's argument (what it returns is ignored)
+_Operation = Callable[[_Machine, Any], Any]
+
+
+def _operations() -> Dict[str, _Operation]:  # pylint: disable=too-many-statements
+    ops: Dict[str, _Operation] = {}
 
     def push_arg(machine: _Machine, arg: Any) -> None:
         machine.stack.append(arg)

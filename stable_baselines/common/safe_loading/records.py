@@ -18,7 +18,7 @@ class Ref(object):
 
     __slots__ = ("module", "name")
 
-    def __init__(self, module: str, name: str):
+    def __init__(self, module: str, name: str) -> None:
         self.module = module
         self.name = name
 
@@ -45,7 +45,7 @@ class Call(object):
 
     __slots__ = ("func", "args", "kwargs", "how", "states", "items", "entries")
 
-    def __init__(self, func: Any, args: tuple, kwargs: Optional[dict] = None, how: str = "reduce"):
+    def __init__(self, func: Any, args: tuple, kwargs: Optional[dict] = None, how: str = "reduce") -> None:
         self.func = func
         self.args = args
         self.kwargs = kwargs or {}

@@ -3,12 +3,15 @@ Objects of ours that model and statistics files legitimately hold, each rebuilt 
 validated fields: action and parameter noise, running mean/variance statistics, schedules, VecNormalize settings,
 the GAIL expert dataset, and the replay memory of old DDPG files (dropped).
 """
-from typing import Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 import numpy as np
 
 from stable_baselines.common.safe_loading.converters import INSTANCES, REFERENCES, Converter
 from stable_baselines.common.safe_loading.records import Call, Ref
+
+if TYPE_CHECKING:  # typing.TypeGuard needs Python 3.10; the annotation is only read by type checkers
+    from typing import TypeGuard
 
 
 def real(converter: Converter, value: Any, what: str, minimum: Optional[float] = None,
@@ -120,7 +123,7 @@ class SavedVecNormalize(object):
     :param ret_rms: (RunningMeanStd) return statistics
     """
 
-    def __init__(self, settings: Dict[str, Any], obs_rms: Any, ret_rms: Any):
+    def __init__(self, settings: Dict[str, Any], obs_rms: Any, ret_rms: Any) -> None:
         self.settings = settings
         self.obs_rms = obs_rms
         self.ret_rms = ret_rms
@@ -137,7 +140,7 @@ def _vec_normalize(converter: Converter, call: Call) -> SavedVecNormalize:
     from stable_baselines.common.running_mean_std import RunningMeanStd  # pylint: disable=import-outside-toplevel
     fields = converter.attributes(call, ("obs_rms", "ret_rms") + _VEC_NORMALIZE_FLAGS + _VEC_NORMALIZE_NUMBERS,
                                   "VecNormalize", _VEC_NORMALIZE_IGNORED)
-    settings = {}
+    settings: Dict[str, Any] = {}
     for name in _VEC_NORMALIZE_FLAGS:
         if name in fields:
             if not isinstance(fields[name], (bool, np.bool_)):
@@ -226,6 +229,11 @@ def _loader_indices(converter: Converter, node: Any, n_samples: int) -> Optional
     return indices.astype(np.int64)
 
 
+def _is_array(value: Any) -> "TypeGuard[np.ndarray]":
+    """:return: (bool) whether ``value`` is a numpy array with at least one axis"""
+    return isinstance(value, np.ndarray) and value.ndim >= 1
+
+
 def _expert_dataset(converter: Converter, call: Call) -> Any:
     from stable_baselines.gail.dataset.dataset import ExpertDataset  # pylint: disable=import-outside-toplevel
     raw = {}
@@ -241,7 +249,7 @@ def _expert_dataset(converter: Converter, call: Call) -> Any:
                                                             "batch_size", "sequential_preprocessing",
                                                             "train_fraction") if name in raw}
     observations, actions, returns = (fields.get(name) for name in ("observations", "actions", "returns"))
-    if not all(isinstance(array, np.ndarray) and array.ndim >= 1 for array in (observations, actions, returns)):
+    if not (_is_array(observations) and _is_array(actions) and _is_array(returns)):
         raise converter.invalid("an ExpertDataset without observation, action and return arrays")
     n_samples, n_episodes = len(observations), len(returns)
     if len(actions) != n_samples or n_samples < 2 or n_episodes > n_samples:

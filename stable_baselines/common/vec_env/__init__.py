@@ -1,7 +1,7 @@
 """Vectorized environments and their wrappers."""
 import warnings
 from copy import deepcopy
-from typing import Optional
+from typing import Any, Optional
 
 from stable_baselines.common.vec_env.base_vec_env import (AlreadySteppingError, NotSteppingError, VecEnv,
                                                           VecEnvWrapper, CloudpickleWrapper)
@@ -13,7 +13,7 @@ from stable_baselines.common.vec_env.vec_video_recorder import VecVideoRecorder
 from stable_baselines.common.vec_env.vec_check_nan import VecCheckNan
 
 
-def unwrap_vec_normalize(env) -> Optional[VecNormalize]:
+def unwrap_vec_normalize(env: Any) -> Optional[VecNormalize]:
     """
     :param env: (gym.Env or VecEnv) an environment, possibly a stack of VecEnv wrappers
     :return: (VecNormalize or None) the outermost VecNormalize of the stack, None if it has none
@@ -24,7 +24,7 @@ def unwrap_vec_normalize(env) -> Optional[VecNormalize]:
     return layer if isinstance(layer, VecNormalize) else None
 
 
-def _copy_statistics(source: VecNormalize, target) -> None:
+def _copy_statistics(source: VecNormalize, target: Any) -> None:
     if isinstance(target, VecNormalize):
         target.obs_rms = deepcopy(source.obs_rms)
         target.ret_rms = deepcopy(source.ret_rms)
@@ -34,7 +34,7 @@ def _copy_statistics(source: VecNormalize, target) -> None:
                       .format(type(target).__name__))
 
 
-def sync_envs_normalization(env, eval_env) -> None:
+def sync_envs_normalization(env: Any, eval_env: Any) -> None:
     """
     Give each VecNormalize of ``eval_env`` the statistics (observations and rewards) of the VecNormalize found
     at the same depth of ``env``, e.g. before evaluating a policy during training.

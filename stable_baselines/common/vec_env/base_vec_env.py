@@ -3,7 +3,7 @@ import inspect
 import pickle
 import warnings
 from abc import ABC, abstractmethod
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import cloudpickle
 import numpy as np
@@ -11,18 +11,28 @@ import numpy as np
 from stable_baselines.common import gym_compat
 from stable_baselines.common.tile_images import tile_images
 
+# Observations of all environments: an array with one row per environment, or a dict / tuple of such arrays for
+# Dict / Tuple spaces. Any, so that code written for Box observations indexes it without narrowing the union.
+VecEnvObs = Any
+# one action per environment (an array, or any sequence of actions)
+VecEnvActions = Union[np.ndarray, Sequence[Any]]
+# what step() / step_wait() return: observations, rewards, dones, one info dict per environment
+VecEnvStepReturn = Tuple[VecEnvObs, np.ndarray, np.ndarray, List[Dict[str, Any]]]
+# which environments a call addresses: None (all), one index, or several
+VecEnvIndices = Union[None, int, Iterable[int]]
+
 
 class AlreadySteppingError(Exception):
     """``step_async()`` was called while the previous asynchronous step has not been collected."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__('already running an async step')
 
 
 class NotSteppingError(Exception):
     """``step_wait()`` was called although no asynchronous step is running."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__('not running an async step')
 
 
@@ -31,8 +41,8 @@ def _show_image(image: np.ndarray) -> None:
     try:
         import cv2  # pylint: disable=import-outside-toplevel
     except ImportError:
-        cv2 = None
-    if cv2 is not None:
+        pass
+    else:
         cv2.imshow('vecenv', image[:, :, ::-1])  # OpenCV wants BGR
         cv2.waitKey(1)
         return
@@ -69,17 +79,17 @@ class VecEnv(ABC):
     :param observation_space: (Gym Space) the observation space of one environment
     :param action_space: (Gym Space) the action space of one environment
     """
-    metadata = {
+    metadata: Dict[str, Any] = {
         'render.modes': ['human', 'rgb_array']
     }
 
-    def __init__(self, num_envs: int, observation_space, action_space):
+    def __init__(self, num_envs: int, observation_space: Any, action_space: Any) -> None:
         self.num_envs = num_envs
         self.observation_space = gym_compat.convert_space(observation_space)
         self.action_space = gym_compat.convert_space(action_space)
 
     @abstractmethod
-    def reset(self):
+    def reset(self) -> VecEnvObs:
         """
         Start a new episode in every environment. A step started with ``step_async`` and not collected
         is abandoned (call ``step_async`` again before ``step_wait``).
@@ -90,7 +100,7 @@ class VecEnv(ABC):
         raise NotImplementedError()
 
     @abstractmethod
-    def step_async(self, actions):
+    def step_async(self, actions: VecEnvActions) -> None:
         """
         Send one action to each environment; the results are collected by ``step_wait()``.
         Do not call it again before they were collected.
@@ -100,7 +110,7 @@ class VecEnv(ABC):
         raise NotImplementedError()
 
     @abstractmethod
-    def step_wait(self):
+    def step_wait(self) -> VecEnvStepReturn:
         """
         Collect the results of the step sent by ``step_async()``.
 
@@ -109,14 +119,14 @@ class VecEnv(ABC):
         raise NotImplementedError()
 
     @abstractmethod
-    def close(self):
+    def close(self) -> None:
         """
         Release what the environments hold (windows, processes, files).
         """
         raise NotImplementedError()
 
     @abstractmethod
-    def get_attr(self, attr_name: str, indices=None) -> List[Any]:
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> List[Any]:
         """
         Read an attribute of the environments.
 
@@ -127,7 +137,7 @@ class VecEnv(ABC):
         raise NotImplementedError()
 
     @abstractmethod
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         """
         Assign an attribute of the environments.
 
@@ -139,7 +149,8 @@ class VecEnv(ABC):
         raise NotImplementedError()
 
     @abstractmethod
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> List[Any]:
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
+                   **method_kwargs: Any) -> List[Any]:
         """
         Call a method of the environments.
 
@@ -160,7 +171,7 @@ class VecEnv(ABC):
         """
         return [None] * self.num_envs
 
-    def step(self, actions):
+    def step(self, actions: VecEnvActions) -> VecEnvStepReturn:
         """
         ``step_async(actions)`` followed by ``step_wait()``.
 
@@ -176,7 +187,7 @@ class VecEnv(ABC):
         """
         raise NotImplementedError
 
-    def render(self, mode: str = 'human'):
+    def render(self, mode: str = 'human') -> Optional[np.ndarray]:
         """
         Draw the images of all environments side by side in one picture.
 
@@ -216,7 +227,7 @@ class VecEnv(ABC):
             return _qualified_name(self)
         return None
 
-    def _get_indices(self, indices) -> List[int]:
+    def _get_indices(self, indices: VecEnvIndices) -> List[int]:
         """
         :param indices: (None,int,Iterable) None for all environments, one index, or several
         :return: (list) the indices as a list of ints (checked against the number of environments)
@@ -225,12 +236,12 @@ class VecEnv(ABC):
             return list(range(self.num_envs))
         if isinstance(indices, (int, np.integer)):
             indices = [indices]
-        indices = [int(index) for index in indices]
-        for index in indices:
+        checked = [int(index) for index in indices]
+        for index in checked:
             if not -self.num_envs <= index < self.num_envs:
                 raise IndexError("env index {} out of range: this VecEnv has {} environments"
                                  .format(index, self.num_envs))
-        return indices
+        return checked
 
 
 def _qualified_name(obj: Any) -> str:
@@ -247,7 +258,7 @@ class VecEnvWrapper(VecEnv):
     :param action_space: (Gym Space) the action space after wrapping (None: the wrapped one)
     """
 
-    def __init__(self, venv: VecEnv, observation_space=None, action_space=None):
+    def __init__(self, venv: VecEnv, observation_space: Any = None, action_space: Any = None) -> None:
         if not isinstance(venv, VecEnv):
             raise TypeError("{} expected a VecEnv to wrap (e.g. DummyVecEnv([lambda: env])), got {!r}"
                             .format(type(self).__name__, venv))
@@ -263,39 +274,40 @@ class VecEnvWrapper(VecEnv):
     def unwrapped(self) -> VecEnv:
         return self.venv.unwrapped
 
-    def step_async(self, actions):
+    def step_async(self, actions: VecEnvActions) -> None:
         self.venv.step_async(actions)
 
     @abstractmethod
-    def reset(self):
+    def reset(self) -> VecEnvObs:
         pass
 
     @abstractmethod
-    def step_wait(self):
+    def step_wait(self) -> VecEnvStepReturn:
         pass
 
-    def seed(self, seed=None):
+    def seed(self, seed: Optional[int] = None) -> List[Union[None, int]]:
         return self.venv.seed(seed)
 
-    def close(self):
+    def close(self) -> None:
         return self.venv.close()
 
-    def render(self, mode: str = 'human'):
+    def render(self, mode: str = 'human') -> Optional[np.ndarray]:
         return self.venv.render(mode=mode)
 
-    def get_images(self):
+    def get_images(self) -> Sequence[np.ndarray]:
         return self.venv.get_images()
 
-    def get_attr(self, attr_name, indices=None):
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> List[Any]:
         return self.venv.get_attr(attr_name, indices)
 
-    def set_attr(self, attr_name, value, indices=None):
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         return self.venv.set_attr(attr_name, value, indices)
 
-    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
+                   **method_kwargs: Any) -> List[Any]:
         return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         """Attributes this wrapper lacks come from the wrapped VecEnvs (an error if two levels have them)."""
         if name.startswith("__") or name in ("venv", "class_attributes"):
             raise AttributeError(name)
@@ -330,7 +342,7 @@ class VecEnvWrapper(VecEnv):
             return inner.getattr_recursive(name)  # skips a second ambiguity check
         return getattr(inner, name)
 
-    def getattr_depth_check(self, name, already_found):
+    def getattr_depth_check(self, name: str, already_found: bool) -> Optional[str]:
         """
         See :meth:`VecEnv.getattr_depth_check`; the check continues down the stack.
 
@@ -353,11 +365,11 @@ class CloudpickleWrapper(object):
     :param var: (Any) the object to send
     """
 
-    def __init__(self, var: Any):
+    def __init__(self, var: Any) -> None:
         self.var = var
 
-    def __getstate__(self):
+    def __getstate__(self) -> bytes:
         return cloudpickle.dumps(self.var)
 
-    def __setstate__(self, obs):
+    def __setstate__(self, obs: bytes) -> None:
         self.var = pickle.loads(obs)

@@ -1,12 +1,13 @@
 """DummyVecEnv: the environments take their steps one after the other, in this process."""
 from collections import OrderedDict
 from copy import deepcopy
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
 from stable_baselines.common import gym_compat
-from stable_baselines.common.vec_env.base_vec_env import VecEnv, render_env
+from stable_baselines.common.vec_env.base_vec_env import (VecEnv, VecEnvActions, VecEnvIndices, VecEnvObs,
+                                                          VecEnvStepReturn, render_env)
 from stable_baselines.common.vec_env.single_env import (call_env_method, check_same_spaces, get_env_attr,
                                                         make_vec_env_member, random_seed, seed_env, set_env_attr,
                                                         step_env_auto_reset)
@@ -26,7 +27,7 @@ class DummyVecEnv(VecEnv):
     :param env_fns: ([callable]) functions without arguments, each returning a new environment
     """
 
-    def __init__(self, env_fns: List[Callable[[], Any]]):
+    def __init__(self, env_fns: List[Callable[[], Any]]) -> None:
         if callable(env_fns) or not hasattr(env_fns, "__len__") or len(env_fns) == 0:
             raise TypeError("DummyVecEnv expected a non-empty list of functions that create environments "
                             "(e.g. [lambda: env]), got {!r}".format(env_fns))
@@ -41,19 +42,19 @@ class DummyVecEnv(VecEnv):
                                    for key in self.keys)
         self.buf_dones = np.zeros((n_envs,), dtype=bool)
         self.buf_rews = np.zeros((n_envs,), dtype=np.float32)
-        self.buf_infos = [{} for _ in range(n_envs)]
-        self.reset_infos = [{} for _ in range(n_envs)]
-        self.actions = None
+        self.buf_infos: List[Dict[str, Any]] = [{} for _ in range(n_envs)]
+        self.reset_infos: List[Dict[str, Any]] = [{} for _ in range(n_envs)]
+        self.actions: Optional[VecEnvActions] = None
         self.metadata = first.metadata
-        self._seeds = [None] * n_envs
+        self._seeds: List[Optional[int]] = [None] * n_envs
 
-    def step_async(self, actions):
+    def step_async(self, actions: VecEnvActions) -> None:
         if len(actions) != self.num_envs:
             raise ValueError("DummyVecEnv.step expected one action per environment ({}), got {} actions"
                              .format(self.num_envs, len(actions)))
         self.actions = actions
 
-    def step_wait(self):
+    def step_wait(self) -> VecEnvStepReturn:
         if self.actions is None:
             raise RuntimeError("DummyVecEnv.step_wait() called without a pending step_async(actions)")
         plain = self._single_obs_buf
@@ -80,21 +81,21 @@ class DummyVecEnv(VecEnv):
             reported.append(result)
         return reported
 
-    def reset(self):
+    def reset(self) -> VecEnvObs:
         for index, env in enumerate(self.envs):
             obs, self.reset_infos[index] = gym_compat.reset_env(env, seed=self._seeds[index])
             self._save_obs(index, obs)
         self._seeds = [None] * self.num_envs
         return self._obs_from_buf()
 
-    def close(self):
+    def close(self) -> None:
         for env in self.envs:
             env.close()
 
     def get_images(self) -> Sequence[np.ndarray]:
         return [render_env(env, 'rgb_array') for env in self.envs]
 
-    def render(self, mode: str = 'human'):
+    def render(self, mode: str = 'human') -> Any:
         """
         With one environment, its own render is called with ``mode`` (so any mode it knows works);
         with several, their images are tiled by :meth:`VecEnv.render`.
@@ -124,22 +125,23 @@ class DummyVecEnv(VecEnv):
         """The observation buffer when the observation space is not a Dict/Tuple space (else None)."""
         return self.buf_obs[None] if self.keys == [None] else None
 
-    def _obs_from_buf(self):
+    def _obs_from_buf(self) -> VecEnvObs:
         plain = self._single_obs_buf
         if plain is not None:
             return np.copy(plain)
         return dict_to_obs(self.observation_space, copy_obs_dict(self.buf_obs))
 
-    def get_attr(self, attr_name, indices=None):
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> List[Any]:
         return [get_env_attr(env, attr_name) for env in self._get_target_envs(indices)]
 
-    def set_attr(self, attr_name, value, indices=None):
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         for env in self._get_target_envs(indices):
             set_env_attr(env, attr_name, value)
 
-    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
+                   **method_kwargs: Any) -> List[Any]:
         return [call_env_method(env, method_name, *method_args, **method_kwargs)
                 for env in self._get_target_envs(indices)]
 
-    def _get_target_envs(self, indices) -> List[Any]:
+    def _get_target_envs(self, indices: VecEnvIndices) -> List[Any]:
         return [self.envs[index] for index in self._get_indices(indices)]

@@ -49,7 +49,7 @@ def set_env_attr(env: Any, name: str, value: Any) -> None:
     setattr(owner, name, value)
 
 
-def call_env_method(env: Any, name: str, *args, **kwargs) -> Any:
+def call_env_method(env: Any, name: str, *args: Any, **kwargs: Any) -> Any:
     """
     Call a method of an environment, looking through gymnasium wrappers and the legacy adapter.
 

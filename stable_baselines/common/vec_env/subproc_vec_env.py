@@ -3,12 +3,13 @@ import multiprocessing
 import os
 import traceback
 from collections import OrderedDict
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
 from stable_baselines.common import env_worker, gym_compat
-from stable_baselines.common.vec_env.base_vec_env import VecEnv, CloudpickleWrapper, render_env
+from stable_baselines.common.vec_env.base_vec_env import (VecEnv, VecEnvActions, VecEnvIndices, VecEnvObs, VecEnvStepReturn,
+                                                          CloudpickleWrapper, render_env)
 from stable_baselines.common.vec_env.single_env import (call_env_method, check_same_spaces, get_env_attr,
                                                         make_vec_env_member, random_seed, seed_env, set_env_attr,
                                                         step_env_auto_reset)
@@ -54,7 +55,8 @@ def _answer(cmd: str, env: Any, data: Any, pending_seed: Optional[int]):
     if cmd == 'get_attr':
         return get_env_attr(env, data), pending_seed
     if cmd == 'set_attr':
-        return set_env_attr(env, data[0], data[1]), pending_seed
+        set_env_attr(env, data[0], data[1])
+        return None, pending_seed
     raise NotImplementedError("The SubprocVecEnv worker has no command {!r}".format(cmd))
 
 
@@ -165,7 +167,7 @@ class SubprocVecEnv(VecEnv):
         ``multiprocessing.get_all_start_methods()``. Default: 'forkserver' where available, else 'spawn'.
     """
 
-    def __init__(self, env_fns: List[Callable[[], Any]], start_method: Optional[str] = None):
+    def __init__(self, env_fns: List[Callable[[], Any]], start_method: Optional[str] = None) -> None:
         if callable(env_fns) or not hasattr(env_fns, "__len__") or len(env_fns) == 0:
             raise TypeError("SubprocVecEnv expected a non-empty list of functions that create environments, got {!r}"
                             .format(env_fns))
@@ -176,8 +178,8 @@ class SubprocVecEnv(VecEnv):
         n_envs = len(env_fns)
         self.waiting = False
         self.closed = False
-        self._broken = None
-        self.reset_infos = [{} for _ in range(n_envs)]
+        self._broken: Optional[str] = None
+        self.reset_infos: List[Dict[str, Any]] = [{} for _ in range(n_envs)]
         if start_method is None:
             start_method = _default_start_method()
         if start_method not in multiprocessing.get_all_start_methods():
@@ -191,12 +193,13 @@ class SubprocVecEnv(VecEnv):
         pipes = [context.Pipe(duplex=True) for _ in range(n_envs)]
         self.remotes = tuple(parent_end for parent_end, _ in pipes)
         self.work_remotes = tuple(child_end for _, child_end in pipes)
-        self.processes = []
+        self.processes: List[multiprocessing.process.BaseProcess] = []
         for index, env_fn in enumerate(env_fns):
             # a daemon process ends with the parent, even if the parent crashes
-            process = context.Process(target=_worker, name=env_worker.worker_name(index), daemon=True,
-                                      args=(self.work_remotes[index], self.remotes[index],
-                                            CloudpickleWrapper(env_fn), index))
+            # every concrete context has Process; typeshed declares it on the subclasses of BaseContext only
+            process = context.Process(  # type: ignore[attr-defined]
+                target=_worker, name=env_worker.worker_name(index), daemon=True,
+                args=(self.work_remotes[index], self.remotes[index], CloudpickleWrapper(env_fn), index))
             process.start()
             self.processes.append(process)
             self.work_remotes[index].close()
@@ -216,7 +219,7 @@ class SubprocVecEnv(VecEnv):
     # ------------------------------------------------------------------------------------------
     # communication
     # ------------------------------------------------------------------------------------------
-    def _check_usable(self):
+    def _check_usable(self) -> None:
         if self.closed:
             raise RuntimeError("This SubprocVecEnv is closed")
         if self._broken is not None:
@@ -261,9 +264,9 @@ class SubprocVecEnv(VecEnv):
 
     def _receive_all(self, indices: Sequence[int], what: str) -> List[Any]:
         """Collect the answers of the given workers (all of them, to keep the pipes in sync); raise the first error."""
-        results = []
+        results: List[Any] = []
         errors = []
-        died = None
+        died: Optional[EnvWorkerError] = None
         for index in indices:
             try:
                 message = self._receive(index, what)
@@ -288,7 +291,7 @@ class SubprocVecEnv(VecEnv):
                                  .format(index, cmd, others, trace))
         return results
 
-    def _send(self, indices: Sequence[int], cmd: str, data: Any = None, per_env_data: Optional[Sequence[Any]] = None):
+    def _send(self, indices: Sequence[int], cmd: str, data: Any = None, per_env_data: Optional[Sequence[Any]] = None) -> None:
         for position, index in enumerate(indices):
             try:
                 self.remotes[index].send((cmd, data if per_env_data is None else per_env_data[position]))
@@ -302,7 +305,7 @@ class SubprocVecEnv(VecEnv):
     # ------------------------------------------------------------------------------------------
     # VecEnv API
     # ------------------------------------------------------------------------------------------
-    def step_async(self, actions):
+    def step_async(self, actions: VecEnvActions) -> None:
         self._check_usable()
         if len(actions) != self.num_envs:
             raise ValueError("SubprocVecEnv.step expected one action per environment ({}), got {} actions"
@@ -310,7 +313,7 @@ class SubprocVecEnv(VecEnv):
         self._send(range(self.num_envs), 'step', per_env_data=list(actions))
         self.waiting = True
 
-    def step_wait(self):
+    def step_wait(self) -> VecEnvStepReturn:
         self._check_usable()
         if not self.waiting:
             raise RuntimeError("SubprocVecEnv.step_wait() called without a pending step_async(actions)")
@@ -322,14 +325,14 @@ class SubprocVecEnv(VecEnv):
         return (_flatten_obs(obs, self.observation_space), np.asarray(rews, dtype=np.float32),
                 np.asarray(dones, dtype=bool), list(infos))
 
-    def seed(self, seed=None):
+    def seed(self, seed: Optional[int] = None) -> List[Any]:
         self._check_usable()
         if seed is None:
             seed = random_seed()
         self._send(range(self.num_envs), 'seed', per_env_data=[seed + idx for idx in range(self.num_envs)])
         return self._receive_all(range(self.num_envs), "seed")
 
-    def reset(self):
+    def reset(self) -> VecEnvObs:
         self._check_usable()
         if self.waiting:
             # cancel the pending step: collect (and drop) its results
@@ -342,7 +345,7 @@ class SubprocVecEnv(VecEnv):
         self.reset_infos = list(reset_infos)
         return _flatten_obs(obs, self.observation_space)
 
-    def close(self):
+    def close(self) -> None:
         if self.closed:
             return
         if self._broken is None:
@@ -358,7 +361,7 @@ class SubprocVecEnv(VecEnv):
         self._terminate()
         self.closed = True
 
-    def _terminate(self):
+    def _terminate(self) -> None:
         for process in self.processes:
             if process.is_alive():
                 process.terminate()
@@ -375,35 +378,36 @@ class SubprocVecEnv(VecEnv):
         self._send(range(self.num_envs), 'render', 'rgb_array')
         return self._receive_all(range(self.num_envs), "render")
 
-    def render(self, mode: str = 'human'):
+    def render(self, mode: str = 'human') -> Any:
         if self.num_envs == 1:
             self._check_usable()
             self._send([0], 'render', mode)
             return self._receive_all([0], "render")[0]
         return super().render(mode=mode)
 
-    def get_attr(self, attr_name, indices=None):
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> List[Any]:
         """Return attribute from vectorized environment (see base class)."""
         self._check_usable()
-        indices = self._get_indices(indices)
-        self._send(indices, 'get_attr', attr_name)
-        return self._receive_all(indices, "get_attr('{}')".format(attr_name))
+        targets = self._get_indices(indices)
+        self._send(targets, 'get_attr', attr_name)
+        return self._receive_all(targets, "get_attr('{}')".format(attr_name))
 
-    def set_attr(self, attr_name, value, indices=None):
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         """Set attribute inside vectorized environments (see base class)."""
         self._check_usable()
-        indices = self._get_indices(indices)
-        self._send(indices, 'set_attr', (attr_name, value))
-        self._receive_all(indices, "set_attr('{}')".format(attr_name))
+        targets = self._get_indices(indices)
+        self._send(targets, 'set_attr', (attr_name, value))
+        self._receive_all(targets, "set_attr('{}')".format(attr_name))
 
-    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
+                   **method_kwargs: Any) -> List[Any]:
         """Call instance methods of vectorized environments."""
         self._check_usable()
-        indices = self._get_indices(indices)
-        self._send(indices, 'env_method', (method_name, method_args, method_kwargs))
-        return self._receive_all(indices, "env_method('{}')".format(method_name))
+        targets = self._get_indices(indices)
+        self._send(targets, 'env_method', (method_name, method_args, method_kwargs))
+        return self._receive_all(targets, "env_method('{}')".format(method_name))
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             if not self.closed:
                 self.close()

@@ -51,6 +51,7 @@ def obs_space_info(obs_space: spaces.Space) -> Tuple[List[Any], Dict[Any, Tuple[
     :param obs_space: (gymnasium.spaces.Space) an observation space
     :return: (tuple) ``keys`` (list), ``shapes`` (dict key -> shape), ``dtypes`` (dict key -> numpy dtype)
     """
+    subspaces: Dict[Any, spaces.Space]
     if isinstance(obs_space, spaces.Dict):
         if not isinstance(obs_space.spaces, OrderedDict):
             subspaces = OrderedDict(obs_space.spaces)

@@ -1,16 +1,16 @@
 """VecCheckNan: find where NaN or inf values come from (the agent's actions or the environment)."""
 import warnings
-from typing import Any, List, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 
-from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
+from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvActions, VecEnvObs, VecEnvStepReturn, VecEnvWrapper
 
 # (what was checked, 'nan' or 'inf', indices of the environments concerned)
 Finding = Tuple[str, str, List[int]]
 
 
-def _rows_with(test, per_env: np.ndarray) -> List[int]:
+def _rows_with(test: Callable[[np.ndarray], np.ndarray], per_env: np.ndarray) -> List[int]:
     return np.nonzero(np.any(test(per_env), axis=1))[0].tolist()
 
 
@@ -26,28 +26,28 @@ class VecCheckNan(VecEnvWrapper):
     :param check_inf: (bool) report +inf and -inf too, not only NaN
     """
 
-    def __init__(self, venv: VecEnv, raise_exception: bool = False, warn_once: bool = True, check_inf: bool = True):
+    def __init__(self, venv: VecEnv, raise_exception: bool = False, warn_once: bool = True, check_inf: bool = True) -> None:
         VecEnvWrapper.__init__(self, venv)
         self.raise_exception = raise_exception
         self.warn_once = warn_once
         self.check_inf = check_inf
-        self._actions = None
-        self._observations = None
+        self._actions: Optional[VecEnvActions] = None
+        self._observations: VecEnvObs = None
         self._user_warned = False
 
-    def step_async(self, actions):
+    def step_async(self, actions: VecEnvActions) -> None:
         self._check_val(async_step=True, actions=actions)
         self._actions = actions
         self.venv.step_async(actions)
 
-    def step_wait(self):
+    def step_wait(self) -> VecEnvStepReturn:
         result = self.venv.step_wait()
         observations, rewards, news, _ = result
         self._check_val(async_step=False, observations=observations, rewards=rewards, news=news)
         self._observations = observations
         return result
 
-    def reset(self):
+    def reset(self) -> VecEnvObs:
         observations = self.venv.reset()
         self._actions = None
         self._check_val(async_step=False, observations=observations)

@@ -4,7 +4,7 @@ import warnings
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
+from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvObs, VecEnvStepReturn, VecEnvWrapper
 
 
 class VecFrameStack(VecEnvWrapper):
@@ -17,7 +17,7 @@ class VecFrameStack(VecEnvWrapper):
     :param n_stack: (int) how many observations to stack
     """
 
-    def __init__(self, venv: VecEnv, n_stack: int):
+    def __init__(self, venv: VecEnv, n_stack: int) -> None:
         if not isinstance(n_stack, (int, np.integer)) or n_stack < 1:
             raise ValueError("VecFrameStack expected n_stack to be a positive int, got {!r}".format(n_stack))
         self.venv = venv
@@ -40,18 +40,18 @@ class VecFrameStack(VecEnvWrapper):
         last = np.asarray(info['terminal_observation'], dtype=self.stackedobs.dtype)
         info['terminal_observation'] = np.concatenate((self.stackedobs[env_idx, ..., :-width], last), axis=-1)
 
-    def step_wait(self):
+    def step_wait(self) -> VecEnvStepReturn:
         observations, rewards, dones, infos = self.venv.step_wait()
         width = observations.shape[-1]
         # drop the oldest observation: the others move one slot towards the front
         self.stackedobs = np.roll(self.stackedobs, shift=-width, axis=-1)
         for env_idx in np.flatnonzero(dones):
-            self._stack_terminal(env_idx, infos[env_idx], width)
+            self._stack_terminal(int(env_idx), infos[env_idx], width)
             self.stackedobs[env_idx] = 0
         self.stackedobs[..., -width:] = observations
         return np.copy(self.stackedobs), rewards, dones, infos
 
-    def reset(self):
+    def reset(self) -> VecEnvObs:
         """
         Reset all environments: each stack holds zeros and the first observation.
         """
@@ -60,5 +60,5 @@ class VecFrameStack(VecEnvWrapper):
         self.stackedobs[..., -first.shape[-1]:] = first
         return np.copy(self.stackedobs)
 
-    def close(self):
+    def close(self) -> None:
         self.venv.close()

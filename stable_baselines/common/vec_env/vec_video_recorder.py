@@ -1,11 +1,11 @@
 """VecVideoRecorder: record the rendered images of a VecEnv as mp4 videos."""
 import importlib.util
 import os
-from typing import Callable, List
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
-from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
+from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvObs, VecEnvStepReturn, VecEnvWrapper
 
 
 def _require_moviepy() -> None:
@@ -30,7 +30,7 @@ def _write_video(frames: List[np.ndarray], path: str, fps: float) -> None:
         clip.write_videofile(path)
 
 
-def _first_env_metadata(venv: VecEnv) -> dict:
+def _first_env_metadata(venv: VecEnv) -> Dict[str, Any]:
     """The metadata of the first environment (its ``render_fps``), else the VecEnv's own."""
     try:
         return venv.unwrapped.get_attr('metadata', indices=[0])[0] or {}
@@ -56,7 +56,7 @@ class VecVideoRecorder(VecEnvWrapper):
     """
 
     def __init__(self, venv: VecEnv, video_folder: str, record_video_trigger: Callable[[int], bool],
-                 video_length: int = 200, name_prefix: str = 'rl-video'):
+                 video_length: int = 200, name_prefix: str = 'rl-video') -> None:
         VecEnvWrapper.__init__(self, venv)
         if not callable(record_video_trigger):
             raise TypeError("record_video_trigger must be a function step -> bool, got {!r}"
@@ -75,12 +75,12 @@ class VecVideoRecorder(VecEnvWrapper):
         self.step_id = 0
         self.recording = False
         self.recorded_frames = 0
-        self.frames = []
-        self.video_path = None
-        self.video_paths = []
+        self.frames: List[np.ndarray] = []
+        self.video_path: Optional[str] = None
+        self.video_paths: List[str] = []
         self._closed = False
 
-    def reset(self):
+    def reset(self) -> VecEnvObs:
         obs = self.venv.reset()
         if self._video_enabled():
             self.start_video_recorder()
@@ -108,7 +108,7 @@ class VecVideoRecorder(VecEnvWrapper):
     def _video_enabled(self) -> bool:
         return bool(self.record_video_trigger(self.step_id))
 
-    def step_wait(self):
+    def step_wait(self) -> VecEnvStepReturn:
         result = self.venv.step_wait()
         self.step_id += 1
         if not self.recording:
@@ -122,21 +122,21 @@ class VecVideoRecorder(VecEnvWrapper):
 
     def close_video_recorder(self) -> None:
         """Write the video being recorded (if any) to disk."""
-        if self.recording and self.frames:
+        if self.recording and self.frames and self.video_path is not None:
             _write_video(self.frames, self.video_path, self.fps)
             self.video_paths.append(self.video_path)
         self.recording = False
         self.frames = []
         self.recorded_frames = 0
 
-    def close(self):
+    def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         self.close_video_recorder()
         VecEnvWrapper.close(self)
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             if not self.__dict__.get("_closed", True):
                 self.close()

@@ -80,9 +80,10 @@ class DataLoader(object):
     :param partial_minibatch: (bool) serve the last, smaller minibatch of a pass instead of dropping it
     """
 
-    def __init__(self, indices, observations, actions, batch_size, n_workers=1, infinite_loop=True,
-                 max_queue_len=1, shuffle=False, start_process=True, backend='threading', sequential=False,
-                 partial_minibatch=True):
+    def __init__(self, indices: Any, observations: np.ndarray, actions: np.ndarray, batch_size: int,
+                 n_workers: int = 1, infinite_loop: bool = True, max_queue_len: int = 1, shuffle: bool = False,
+                 start_process: bool = True, backend: str = 'threading', sequential: bool = False,
+                 partial_minibatch: bool = True) -> None:
         indices = np.asarray(indices, dtype=np.int64).reshape(-1)
         observations = np.asarray(observations)
         actions = np.asarray(actions)
@@ -117,9 +118,9 @@ class DataLoader(object):
         # and the background thread does not race the main thread on the global generator)
         self._rng = np.random.RandomState(np.random.randint(2 ** 31 - 1))
         self.start_idx = 0
-        self.queue = None
-        self.process = None
-        self._stop_event = None
+        self.queue: Optional[queue.Queue] = None
+        self.process: Optional[threading.Thread] = None
+        self._stop_event: Optional[threading.Event] = None
         self._finished = False
         # the minibatches of the current pass in sequential mode, and the next one to serve
         self._epoch: List[np.ndarray] = []
@@ -259,17 +260,18 @@ class DataLoader(object):
     def __next__(self) -> Tuple[Any, Any]:
         if self.sequential:
             return self.sequential_next()
-        if self.process is None:
+        process, work_queue = self.process, self.queue  # started (and stopped) together
+        if process is None or work_queue is None:
             raise ValueError("You must call .start_process() before using the dataloader "
                              "(or create it with start_process=True)")
         if self._finished:
             raise StopIteration
         while True:
             try:
-                item = self.queue.get(timeout=0.1)
+                item = work_queue.get(timeout=0.1)
                 break
             except queue.Empty:
-                if not self.process.is_alive() and self.queue.empty():
+                if not process.is_alive() and work_queue.empty():
                     self._finished = True
                     raise StopIteration
         if isinstance(item, Exception):
@@ -326,8 +328,9 @@ class ExpertDataset(object):
     :param sequential_preprocessing: (bool) prepare minibatches without background threads (slower, less memory)
     """
 
-    def __init__(self, expert_path=None, traj_data=None, train_fraction=0.7, batch_size=64,
-                 traj_limitation=-1, randomize=True, verbose=1, sequential_preprocessing=False):
+    def __init__(self, expert_path: Optional[str] = None, traj_data: Any = None, train_fraction: float = 0.7,
+                 batch_size: int = 64, traj_limitation: int = -1, randomize: bool = True, verbose: int = 1,
+                 sequential_preprocessing: bool = False) -> None:
         if (expert_path is None) == (traj_data is None):
             if expert_path is not None:
                 raise ValueError("ExpertDataset: give either expert_path or traj_data, not both")
@@ -418,9 +421,9 @@ class ExpertDataset(object):
         self.randomize = randomize
         self.sequential_preprocessing = sequential_preprocessing
 
-        self.dataloader = None
-        self.train_loader = None
-        self.val_loader = None
+        self.dataloader: Optional[DataLoader] = None
+        self.train_loader: Optional[DataLoader] = None
+        self.val_loader: Optional[DataLoader] = None
         self.restore_split(train_indices, val_indices)
 
         if self.verbose >= 1:
@@ -472,7 +475,7 @@ class ExpertDataset(object):
             resolved.append(path)
         return np.array(resolved)
 
-    def init_dataloader(self, batch_size):
+    def init_dataloader(self, batch_size: int) -> None:
         """
         Create the dataloader GAIL draws expert minibatches from (over all transitions).
 
@@ -495,7 +498,7 @@ class ExpertDataset(object):
         except Exception:  # pylint: disable=broad-except  # pragma: no cover - interpreter shutdown
             pass
 
-    def prepare_pickling(self):
+    def prepare_pickling(self) -> None:
         """
         Stop the loaders' background work so that the dataset can be pickled.
 
@@ -506,14 +509,14 @@ class ExpertDataset(object):
             if loader is not None:
                 loader.close()
 
-    def log_info(self):
+    def log_info(self) -> None:
         """Print a summary: numbers of episodes and transitions, mean and standard deviation of the returns."""
         print("Total trajectories: {}".format(self.num_traj))
         print("Total transitions: {}".format(self.num_transition))
         print("Average returns: {}".format(self.avg_ret))
         print("Std for returns: {}".format(self.std_ret))
 
-    def get_next_batch(self, split=None):
+    def get_next_batch(self, split: Optional[str] = None) -> Tuple[Any, Any]:
         """
         Return the next minibatch of a loader, starting a new pass when the current one is over.
 
@@ -537,7 +540,7 @@ class ExpertDataset(object):
             dataloader = iter(dataloader)
             return next(dataloader)
 
-    def plot(self):
+    def plot(self) -> None:
         """Show a histogram of the episode returns (needs matplotlib)."""
         import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
         plt.hist(self.returns)

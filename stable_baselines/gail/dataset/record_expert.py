@@ -33,8 +33,8 @@ def _save_image(obs: np.ndarray, path_without_ext: str) -> str:
         try:
             from PIL import Image  # pylint: disable=import-outside-toplevel
         except ImportError:  # pragma: no cover - Pillow comes with matplotlib
-            Image = None
-        if Image is not None:
+            pass
+        else:
             path = path_without_ext + ".png"
             image = obs[:, :, 0] if n_channels == 1 else obs
             Image.fromarray(image).save(path)
@@ -44,8 +44,8 @@ def _save_image(obs: np.ndarray, path_without_ext: str) -> str:
     return path
 
 
-def generate_expert_traj(model, save_path=None, env=None, n_timesteps=0,
-                         n_episodes=100, image_folder='recorded_images') -> Dict[str, np.ndarray]:
+def generate_expert_traj(model: Any, save_path: Optional[str] = None, env: Any = None, n_timesteps: int = 0,
+                         n_episodes: int = 100, image_folder: str = 'recorded_images') -> Dict[str, np.ndarray]:
     """
     Record episodes of an expert (training it first when asked) in the format of
     :class:`~stable_baselines.gail.ExpertDataset`.
@@ -88,7 +88,7 @@ def generate_expert_traj(model, save_path=None, env=None, n_timesteps=0,
     policy = _as_policy(model, is_model)
     recorder = _EpisodeRecorder(env, is_vec_env, image_dir)
     recorder.run(policy, int(n_episodes))
-    numpy_dict = {
+    numpy_dict: Dict[str, Any] = {
         "actions": _stack_actions(recorder.actions, action_space),
         "obs": _stack_observations(recorder.observations, observation_space, image_dir is not None),
         "rewards": np.array(recorder.rewards, dtype=np.float32),

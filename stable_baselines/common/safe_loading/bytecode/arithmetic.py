@@ -1,7 +1,7 @@
 """Evaluation of expression trees with bounded numbers, and their rendering as Python source."""
 import math
 import operator
-from typing import Any, Callable, Sequence, Tuple
+from typing import Any, Callable, Dict, Sequence, Tuple
 
 from stable_baselines.common.safe_loading.bytecode.values import INT_BITS
 
@@ -40,14 +40,14 @@ def _guarded(function: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-_BINARY_FUNCTIONS = {
+_BINARY_FUNCTIONS: Dict[str, Callable[..., Any]] = {
     "+": _guarded(operator.add), "-": _guarded(operator.sub), "*": _guarded(operator.mul),
     "/": operator.truediv, "//": operator.floordiv, "%": operator.mod, "**": _power,
 }
-_COMPARE_FUNCTIONS = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
+_COMPARE_FUNCTIONS: Dict[str, Callable[..., Any]] = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
                       ">": operator.gt, ">=": operator.ge}
-_UNARY_FUNCTIONS = {"-": operator.neg, "+": operator.pos, "not": operator.not_, "bool": bool}
-_BUILTIN_FUNCTIONS = {"abs": abs, "float": float, "int": _guarded(int), "max": max, "min": min,
+_UNARY_FUNCTIONS: Dict[str, Callable[..., Any]] = {"-": operator.neg, "+": operator.pos, "not": operator.not_, "bool": bool}
+_BUILTIN_FUNCTIONS: Dict[str, Callable[..., Any]] = {"abs": abs, "float": float, "int": _guarded(int), "max": max, "min": min,
                       "pow": _builtin_pow, "round": _builtin_round}
 
 

@@ -1,5 +1,5 @@
 """compile_function: reads the code arguments as each candidate version's and keeps the reading all agree on."""
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, cast
 
 from stable_baselines.common.safe_loading.bytecode.values import (
     _CO_GENERATOR_LIKE, _CO_VARARGS, _CO_VARKEYWORDS, _describe, EMPTY_CELL, _malformed, _plain_number, _Refusal,
@@ -16,7 +16,7 @@ def _closure_values(fields: Dict[str, Any], closure: Sequence[Any]) -> Tuple[Any
     freevars = fields["freevars"]
     if len(closure) != len(freevars):
         raise UnsupportedFunction("the closure has {} cells for {} free variables".format(len(closure), len(freevars)))
-    values = []
+    values: List[Any] = []
     for name, value in zip(freevars, closure):
         plain = UNSUPPORTED if value is EMPTY_CELL else _plain_number(value)
         if plain is UNSUPPORTED:
@@ -98,20 +98,26 @@ def _chosen_expression(qualname: str, readings: List[_Reading]) -> Tuple[tuple, 
     valid = [reading for reading in readings if reading.expression is not None]
     if not valid:
         def plausibility(reading: _Reading) -> tuple:
-            return reading.refusal.rank, -reading.defects, reading.refusal.offset
+            refusal = cast(_Refusal, reading.refusal)  # every reading without an expression has a refusal
+            return refusal.rank, -reading.defects, refusal.offset
         best = max(readings, key=plausibility)
         alike = [reading.version for reading in readings
                  if plausibility(reading) == plausibility(best) and str(reading.refusal) == str(best.refusal)]
         raise UnsupportedFunction("cannot rebuild function {!r}: {} (read as Python {} bytecode)".format(
             qualname, best.refusal, " / ".join(alike)))
-    if len({_expression_key(reading.expression) for reading in valid}) > 1:
+    if len({_expression_key(_expression_of(reading)) for reading in valid}) > 1:
         fewest = min(reading.unreachable for reading in valid)
         valid = [reading for reading in valid if reading.unreachable == fewest]
-    if len({_expression_key(reading.expression) for reading in valid}) > 1:
+    if len({_expression_key(_expression_of(reading)) for reading in valid}) > 1:
         raise UnsupportedFunction("cannot rebuild function {!r}: its bytecode reads differently as Python {}, and "
                                   "the file does not say which wrote it".format(
                                       qualname, " and ".join(reading.version for reading in valid)))
-    return valid[0].expression, tuple(reading.version for reading in valid)
+    return _expression_of(valid[0]), tuple(reading.version for reading in valid)
+
+
+def _expression_of(reading: _Reading) -> tuple:
+    """:return: (tuple) the expression of a valid reading"""
+    return cast(tuple, reading.expression)
 
 
 def compile_function(code_args: tuple, closure: Sequence[Any] = (), globals_: Optional[Mapping[str, Any]] = None,

@@ -1,5 +1,5 @@
 """The symbolic stack machine: runs one candidate version's instructions on expressions, every path."""
-from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from stable_baselines.common.safe_loading.bytecode.values import (
     _describe, _malformed, MAX_BRANCH_DEPTH, MAX_CALL_ARGS, MAX_DEPTH, MAX_NODES, MAX_STACK, MAX_STEPS, _OUTSIDE,
@@ -16,7 +16,7 @@ class _Path(object):
 
     __slots__ = ("offset", "stack", "slots", "pending", "known", "branches")
 
-    def __init__(self, offset: int, stack: list, slots: list, pending: list, known: dict, branches: int):
+    def __init__(self, offset: int, stack: list, slots: list, pending: list, known: dict, branches: int) -> None:
         self.offset = offset
         self.stack = stack
         self.slots = slots
@@ -47,23 +47,23 @@ class _Executor(object):
     :param environment: (_Environment) closure, globals, parameters
     """
 
-    def __init__(self, version: _Version, fields: Dict[str, Any], environment: _Environment):
+    def __init__(self, version: _Version, fields: Dict[str, Any], environment: _Environment) -> None:
         self.version = version
         self.fields = fields
         self.environment = environment
         self.instructions = _decode(version, fields["code"])
         self.steps = 0
-        self.measures = {}       # id(node) -> (size, depth) of every node built
-        self.keep_alive = []     # the nodes of self.measures, so their ids stay theirs
-        self.depth_at = {}       # offset -> stack depth the first time it was reached
-        self.const_nodes = {}
+        self.measures: Dict[int, Tuple[int, int]] = {}  # id(node) -> (size, depth) of every node built
+        self.keep_alive: List[Any] = []  # the nodes of self.measures, so their ids stay theirs
+        self.depth_at: Dict[int, int] = {}  # offset -> stack depth the first time it was reached
+        self.const_nodes: Dict[Any, tuple] = {}
         self.handlers = self._handlers()
 
     # -- entry point
     def run(self) -> tuple:
         """:return: (tuple) the expression"""
         count = self.environment.parameter_count
-        slots = [("arg", index) for index in range(count)]
+        slots: List[Optional[tuple]] = [("arg", index) for index in range(count)]
         slots += [None] * (len(self.fields["varnames"]) - count)
         return self._run(_Path(0, [], slots, [], {}, 0))
 
@@ -161,7 +161,7 @@ class _Executor(object):
         if index >= len(consts):
             raise _malformed("constant index {} out of range at offset {}".format(index, instruction.offset),
                              instruction.offset)
-        node = self.const_nodes.get(index)
+        node: Any = self.const_nodes.get(index)  # a const node, or an _Opaque refused when used
         if node is None:
             value = _plain_number(consts[index])
             if value is UNSUPPORTED:

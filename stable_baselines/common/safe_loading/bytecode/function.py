@@ -115,7 +115,7 @@ class ArithmeticFunction(object):
     :param state: (dict) the validated state
     """
 
-    def __init__(self, state: Mapping[str, Any]):
+    def __init__(self, state: Mapping[str, Any]) -> None:
         self._apply(self._validated(state))
 
     # -- construction

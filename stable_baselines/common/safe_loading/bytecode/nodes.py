@@ -21,7 +21,7 @@ class _Builtin(object):
 
     __slots__ = ("name",)
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.name = name
 
 
@@ -35,7 +35,7 @@ class _Opaque(object):
 
     __slots__ = ("name", "why")
 
-    def __init__(self, name: str, why: str):
+    def __init__(self, name: str, why: str) -> None:
         self.name = name
         self.why = why
 
@@ -83,7 +83,7 @@ def _drop_evaluated(pending: List[tuple], operands: Sequence[Any]) -> None:
     Remove from the end of ``pending`` the computed operands a new node consumes: evaluating the node evaluates
     them in the same order, so they need no separate place in the sequence.
     """
-    tail = []
+    tail: List[Any] = []
     for operand in operands:
         if _is_computed(operand) and not any(operand is seen for seen in tail):
             tail.append(operand)

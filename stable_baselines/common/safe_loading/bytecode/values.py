@@ -8,7 +8,7 @@ class _Marker(object):
 
     __slots__ = ("_name",)
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self._name = name
 
     def __repr__(self) -> str:
@@ -56,7 +56,7 @@ class _Refusal(UnsupportedFunction):
     :param offset: (int) where in the bytecode
     """
 
-    def __init__(self, message: str, rank: int = _OUTSIDE, offset: int = -1):
+    def __init__(self, message: str, rank: int = _OUTSIDE, offset: int = -1) -> None:
         super(_Refusal, self).__init__(message)
         self.rank = rank
         self.offset = offset
