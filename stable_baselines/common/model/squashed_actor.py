@@ -9,12 +9,19 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from stable_baselines import logger
+from stable_baselines.common import tf_util
+from stable_baselines.common.buffers import ReplayBuffer
 from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
+from stable_baselines.common.model.context import SetVerbosity
 from stable_baselines.common.model.off_policy import OffPolicyRLModel
 from stable_baselines.common.model.off_policy_loop import UNSET, LearnArguments, OffPolicyLoopState, visible
 from stable_baselines.common.policies import BasePolicy
 from stable_baselines.common.schedules import get_schedule_fn
+from stable_baselines.common.session_call import SessionCall
 from stable_baselines.common.tf_compat import tf
+
+# the name of the fetched actor weights in a single-call training step
+_ACTOR_WEIGHTS = "actor_weights"
 
 
 class SquashedActorLoopState(OffPolicyLoopState):
@@ -51,7 +58,8 @@ class SquashedActorLoopState(OffPolicyLoopState):
 class SquashedActorModel(OffPolicyRLModel):
     """
     The base of SAC and TD3 (their constructor arguments are documented there). Subclasses define
-    ``_delayed_update_interval`` and ``_train_step(step, writer, learning_rate, delayed_update)``.
+    ``_delayed_update_interval``, ``_train_step_with_run`` and their single-call training steps
+    (``self._fused_train``, by :meth:`_make_single_calls`).
     """
 
     # SAC and TD3 train before the episode bookkeeping of a step
@@ -65,17 +73,35 @@ class SquashedActorModel(OffPolicyRLModel):
         """:return: (int) every how many gradient steps the delayed update runs"""
         raise NotImplementedError
 
-    def _train_step(self, step: int, writer: Any, learning_rate: float, delayed_update: bool) -> tuple:
+    # ---------------------------------------------------------------------------------------------- graph
+    def setup_model(self) -> None:
+        with SetVerbosity(self.verbose):
+            self._check_policy_class()
+            self._check_action_space()
+            self.graph = tf.Graph()
+            with self.graph.as_default():
+                self.set_random_seed(self.seed)
+                self.sess = tf_util.make_session(num_cpu=self.n_cpu_tf_sess, graph=self.graph)
+                self.replay_buffer = ReplayBuffer(self.buffer_size)
+                _, target_policy = self._setup_policy_and_target_inputs()
+                target_init_op, specs = self._build_graph(target_policy)
+                with self.sess.as_default():
+                    self.sess.run(tf.global_variables_initializer())
+                    self.sess.run(target_init_op)
+                self.summary = tf.summary.merge_all()
+                self._make_single_calls(specs)
+
+    def _build_graph(self, target_policy: BasePolicy) -> Tuple[List[tf.Tensor], Dict[bool, Tuple[dict, list]]]:
         """
-        :param step: (int) the index of the current step in this ``learn`` call (x axis of tensorboard)
-        :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
-        :param learning_rate: (float) the current learning rate
-        :param delayed_update: (bool) whether the delayed update runs with this gradient step
-        :return: (tuple) the values of ``self.infos_names``
+        Build the algorithm's networks, losses, updates and summaries (``self.params``, ``self.target_params``),
+        after the policies and the placeholders, in the model's graph.
+
+        :param target_policy: (BasePolicy) the target copy of ``self.policy_tf``
+        :return: ([tf.Tensor], dict) the assignments initialising the target networks, and the single-call training
+            steps by ``delayed_update`` (see :meth:`_single_call_spec`)
         """
         raise NotImplementedError
 
-    # ---------------------------------------------------------------------------------------------- graph
     def _setup_policy_and_target_inputs(self) -> Tuple[BasePolicy, BasePolicy]:
         """
         In the variable scope ``input``: the policy ``self.policy_tf``, its target copy, and the placeholders of a
@@ -114,44 +140,108 @@ class SquashedActorModel(OffPolicyRLModel):
         return [obs, actions, next_obs, np.asarray(rewards, dtype=np.float32).reshape(column),
                 np.asarray(dones, dtype=np.float32).reshape(column), learning_rate]
 
-    def _run_train_ops(self, ops: list, batch: tuple, learning_rate: float, writer: Any, step: int) -> list:
+    def _run_train_ops(self, fetches: Dict[str, Any], updates: list, batch: tuple, learning_rate: float,
+                       writer: Any, step: int) -> Dict[str, Any]:
         """
-        ``sess.run`` of ``ops`` on a minibatch, with the tensorboard summary written when ``writer`` is given.
+        A training step with ``sess.run`` (the path taken with a tensorboard writer, whose summary it writes).
 
-        :param ops: ([tf.Tensor or tf.Operation]) what to run
+        :param fetches: ({str: tf.Tensor}) what to return, by name
+        :param updates: ([tf.Operation]) what to run too
         :param batch: (tuple) a replay-buffer minibatch
         :param learning_rate: (float) the current learning rate
         :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
         :param step: (int) the x axis of tensorboard
-        :return: ([Any]) the values of ``ops``
+        :return: ({str: Any}) the values of ``fetches``
         """
         feed_dict = dict(zip(self._minibatch_feeds(), self._minibatch_values(batch, learning_rate)))
         if writer is None:
-            return self.sess.run(ops, feed_dict)
-        summary, *values = self.sess.run([self.summary] + list(ops), feed_dict)
+            return self.sess.run([fetches, updates], feed_dict)[0]
+        values, _, summary = self.sess.run([fetches, updates, self.summary], feed_dict)
         writer.add_summary(summary, step)
         return values
 
-    def _fused_train_step(self, batch: tuple, learning_rate: float, delayed_update: bool) -> Optional[tuple]:
+    def _single_call_spec(self, losses: Dict[str, tf.Tensor], updates: list,
+                          actor_changes: bool) -> Tuple[Dict[str, tf.Tensor], list]:
         """
-        A training step in one session call (``self._fused_train[delayed_update]``): the updates, the values of
-        ``infos_names``, and the new actor weights, handed to the NumPy actor, when they are fetched.
+        Describe a training step done in one session call; build it in the graph before the session first runs.
 
-        :param batch: (tuple) a replay-buffer minibatch
-        :param learning_rate: (float) the current learning rate
-        :param delayed_update: (bool) whether the delayed update runs too
-        :return: (tuple or None) the values of ``infos_names``; None without single-call steps
+        :param losses: ({str: tf.Tensor}) the values to return, by their name in ``infos_names``
+        :param updates: ([tf.Operation]) the updates of the step
+        :param actor_changes: (bool) whether the updates change the actor: its new weights are then fetched too,
+            for the NumPy copy of the actor (when it has one)
+        :return: ({str: tf.Tensor}, [tf.Operation]) the fetches and the updates of the call
         """
-        if self._fused_train is None:
-            return None
-        fetched = self._fused_train[bool(delayed_update)](*self._minibatch_values(batch, learning_rate))
-        n_infos = len(self.infos_names)
-        if len(fetched) > n_infos:
-            forward = self.policy_tf._numpy_forward
-            forward.set_weights(self._unflatten(fetched[n_infos], forward))
-        return tuple(fetched[:n_infos])
+        fetches = dict(losses)
+        forward = self.policy_tf._numpy_forward
+        if actor_changes and forward is not None:
+            fetches[_ACTOR_WEIGHTS] = self._flat_after(updates, forward.variables)
+        return fetches, updates
+
+    def _make_single_calls(self, specs: Dict[bool, Tuple[Dict[str, tf.Tensor], list]]) -> None:
+        """
+        :param specs: ({bool: (fetches, updates)}) by ``delayed_update``, the results of :meth:`_single_call_spec`
+        """
+        feeds = self._minibatch_feeds()
+        self._fused_train = {delayed: SessionCall(self.sess, feeds, fetches, updates)
+                             for delayed, (fetches, updates) in specs.items()}
+
+    def _train_step(self, step: int, writer: Any, learning_rate: float, delayed_update: bool) -> tuple:
+        """
+        One gradient step on a minibatch of the replay buffer.
+
+        :param step: (int) the index of the current step in this ``learn`` call (x axis of tensorboard)
+        :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
+        :param learning_rate: (float) the current learning rate
+        :param delayed_update: (bool) whether the delayed update runs with this gradient step
+        :return: (tuple) the values of ``self.infos_names``
+        """
+        batch = self.replay_buffer.sample(self.batch_size, env=self._vec_normalize_env)
+        if writer is None and self._fused_train is not None:
+            named = self._fused_train[bool(delayed_update)](*self._minibatch_values(batch, learning_rate))
+            weights = named.pop(_ACTOR_WEIGHTS, None)
+            if weights is not None:
+                forward = self.policy_tf._numpy_forward
+                forward.set_weights(self._unflatten(weights, forward))
+        else:
+            named = self._train_step_with_run(step, writer, learning_rate, batch, delayed_update)
+        return tuple(named[name] for name in self.infos_names)
+
+    def _train_step_with_run(self, step: int, writer: Any, learning_rate: float, batch: tuple,
+                             delayed_update: bool) -> Dict[str, Any]:
+        """
+        The training step through ``sess.run`` (with a tensorboard writer, or without single-call steps).
+
+        :param step: (int) the x axis of tensorboard
+        :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
+        :param learning_rate: (float) the current learning rate
+        :param batch: (tuple) a replay-buffer minibatch
+        :param delayed_update: (bool) whether the delayed update runs with this gradient step
+        :return: ({str: Any}) at least the values of ``self.infos_names``
+        """
+        raise NotImplementedError
 
     # ---------------------------------------------------------------------------------------------- acting
+    def _check_numeric_observation(self, observation: Any) -> None:
+        """
+        Raise a ValueError when ``predict`` was given text (a string or an array of strings) for an observation.
+
+        :param observation: (Any) what the user passed to ``predict``
+        """
+        if isinstance(observation, (str, bytes)):
+            given = type(observation).__name__
+        else:
+            try:
+                dtype = np.asarray(observation).dtype
+            except ValueError:  # ragged nesting: the general path explains the shape
+                return
+            if dtype.kind not in "US":
+                return
+            given = "an array of dtype {}".format(dtype)
+        space = self.observation_space
+        raise ValueError("{}.predict expects numeric observations of the observation space {} (shape {} or "
+                         "(n_env,) + {}), got {}: {!r}".format(type(self).__name__, space, space.shape, space.shape,
+                                                             given, observation))
+
     def _predict_one_squashed(self, observation: Any) -> Optional[np.ndarray]:
         """
         ``predict``'s fast path for one observation: the NumPy copy of the actor, tanh, rescaled to the bounds.
@@ -165,14 +255,18 @@ class SquashedActorModel(OffPolicyRLModel):
         return unscale_action(self.action_space, np.tanh(out).reshape(self.action_space.shape))
 
     # ---------------------------------------------------------------------------------------------- loop hooks
-    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> SquashedActorLoopState:
+    def _run_loop(self, total_timesteps: int, callback: Any, log_interval: Optional[int], tb_log_name: str,
+                  reset_num_timesteps: bool, replay_wrapper: Any, progress_bar: bool) -> "SquashedActorModel":
         interval = self._delayed_update_interval()
         if isinstance(interval, bool) or not isinstance(interval, (int, np.integer)) or interval < 1:
             raise ValueError("{} must be an int >= 1 (gradient steps between two delayed updates), got {!r}"
                              .format(self._delayed_update_argument, interval))
-        auto_reset = self._env_resets_itself()
-        return SquashedActorLoopState(args, callback, writer, auto_reset, interval,
-                                      dict(self._exploration_step_kwargs))
+        return super()._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                                 replay_wrapper, progress_bar)
+
+    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> SquashedActorLoopState:
+        return SquashedActorLoopState(args, callback, writer, self._env_resets_itself(),
+                                      self._delayed_update_interval(), dict(self._exploration_step_kwargs))
 
     def _loop_begin(self, state: SquashedActorLoopState) -> None:
         self.learning_rate = get_schedule_fn(self.learning_rate)
