@@ -58,8 +58,8 @@ class SquashedActorLoopState(OffPolicyLoopState):
 class SquashedActorModel(OffPolicyRLModel):
     """
     The base of SAC and TD3 (their constructor arguments are documented there). Subclasses define
-    ``_delayed_update_interval``, ``_train_step_with_run`` and their single-call training steps
-    (``self._fused_train``, by :meth:`_make_single_calls`).
+    :meth:`_build_graph` (their networks, losses and updates, and the single-call training steps of
+    :meth:`_single_call_spec`), :meth:`_delayed_update_interval` and :meth:`_train_step_with_run`.
     """
 
     # SAC and TD3 train before the episode bookkeeping of a step
