@@ -1,94 +1,95 @@
 """Soft Actor-Critic (SAC): off-policy maximum-entropy actor-critic with a squashed Gaussian actor."""
 import warnings
-from typing import Any, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
-from stable_baselines.common.buffers import ReplayBuffer
+from stable_baselines.common.base_class import _predict_input
 from stable_baselines.common.math_util import unscale_action
+from stable_baselines.common.model.squashed_actor import SquashedActorModel
+from stable_baselines.common.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.sac.policies import SACPolicy
 
+_ENT_COEF_FORMS = "a float, 'auto' or 'auto_<initial value>'"
 
-def _parse_ent_coef(ent_coef: Any) -> Any:
+
+def _parse_ent_coef(ent_coef: Any) -> Optional[float]:
     """
-    Validate the ``ent_coef`` argument.
+    Validate ``ent_coef``.
 
-    :param ent_coef: (str or float) 'auto', 'auto_<initial value>' or a float
-    :return: (float or None) the initial value when learned ('auto...'), else None; raises ValueError otherwise
+    :param ent_coef: (str or float) 'auto', 'auto_<initial value>' or a number
+    :return: (float or None) the initial value of a learned coefficient ('auto...'), None for a fixed one;
+        raises a ValueError for anything else
     """
     if isinstance(ent_coef, str):
         if ent_coef == "auto":
             return 1.0
         if ent_coef.startswith("auto_"):
             try:
-                init_value = float(ent_coef.split("_", 1)[1])
+                start = float(ent_coef[len("auto_"):])
             except ValueError:
-                init_value = None
-            if init_value is None or not init_value > 0.0:
+                start = None
+            if start is None or not start > 0.0:
                 raise ValueError("ent_coef='auto_<x>' needs a positive initial value x, got {!r}".format(ent_coef))
-            return init_value
+            return start
         try:
             float(ent_coef)
         except ValueError:
-            raise ValueError("ent_coef must be a float, 'auto' or 'auto_<initial value>', got {!r}"
-                             .format(ent_coef)) from None
+            raise ValueError("ent_coef must be {}, got {!r}".format(_ENT_COEF_FORMS, ent_coef)) from None
         return None
     if isinstance(ent_coef, bool) or not isinstance(ent_coef, (int, float, np.number)):
-        raise ValueError("ent_coef must be a float, 'auto' or 'auto_<initial value>', got {!r}".format(ent_coef))
+        raise ValueError("ent_coef must be {}, got {!r}".format(_ENT_COEF_FORMS, ent_coef))
     return None
 
 
-class SAC(OffPolicyRLModel):
-    """
-    Soft Actor-Critic (SAC)
-    Off-Policy Maximum Entropy Deep Reinforcement Learning with a Stochastic Actor,
-    This implementation borrows code from original implementation (https://github.com/haarnoja/sac)
-    from OpenAI Spinning Up (https://github.com/openai/spinningup) and from the Softlearning repo
-    (https://github.com/rail-berkeley/softlearning/)
-    Paper: https://arxiv.org/abs/1801.01290
-    Introduction to SAC: https://spinningup.openai.com/en/latest/algorithms/sac.html
+def _half_mse(first: tf.Tensor, second: tf.Tensor) -> tf.Tensor:
+    """:return: (tf.Tensor) half the mean squared difference of two tensors"""
+    return 0.5 * tf.reduce_mean((first - second) ** 2)
 
-    :param policy: (SACPolicy or str) The policy model to use (MlpPolicy, CnnPolicy, LnMlpPolicy, ...)
-    :param env: (Gym environment or str) The environment to learn from (if registered in Gym, can be str)
-    :param gamma: (float) the discount factor
-    :param learning_rate: (float or callable) learning rate for adam optimizer,
-        the same learning rate will be used for all networks (Q-Values, Actor and Value function)
-        it can be a function of the current progress (from 1 to 0)
-    :param buffer_size: (int) size of the replay buffer
-    :param batch_size: (int) Minibatch size for each gradient update
-    :param tau: (float) the soft update coefficient ("polyak update", between 0 and 1)
-    :param ent_coef: (str or float) Entropy regularization coefficient. (Equivalent to
-        inverse of reward scale in the original SAC paper.)  Controlling exploration/exploitation trade-off.
-        Set it to 'auto' to learn it automatically (and 'auto_0.1' for using 0.1 as initial value)
-    :param train_freq: (int) Update the model every `train_freq` steps.
-    :param learning_starts: (int) how many steps of the model to collect transitions for before learning starts
-    :param target_update_interval: (int) update the target network every `target_network_update_freq` steps.
-    :param gradient_steps: (int) How many gradient update after each step
-    :param target_entropy: (str or float) target entropy when learning ent_coef (ent_coef = 'auto')
-    :param action_noise: (ActionNoise) the action noise type (None by default), this can help
-        for hard exploration problem. Cf DDPG for the different action noise type.
-    :param random_exploration: (float) Probability of taking a random action (as in an epsilon-greedy strategy)
-        This is not needed for SAC normally but can help exploring when using HER + SAC.
-        This hack was present in the original OpenAI Baselines repo (DDPG + HER)
-    :param verbose: (int) the verbosity level: 0 none, 1 training information, 2 tensorflow debug
-    :param tensorboard_log: (str) the log location for tensorboard (if None, no logging)
-    :param _init_setup_model: (bool) Whether or not to build the network at the creation of the instance
-    :param policy_kwargs: (dict) additional arguments to be passed to the policy on creation
-    :param full_tensorboard_log: (bool) enable additional logging when using tensorboard
-        Note: this has no effect on SAC logging for now
-    :param seed: (int) Seed for the pseudo-random generators (python, numpy, tensorflow).
-        If None (default), use random seed. Note that if you want completely deterministic
-        results, you must set `n_cpu_tf_sess` to 1.
-    :param n_cpu_tf_sess: (int) The number of threads for TensorFlow operations
-        If None, the number of cpu of the current machine will be used.
+
+class SAC(SquashedActorModel):
+    """
+    Soft Actor-Critic: an off-policy actor-critic that maximises the return plus the entropy of its stochastic
+    actor (a Gaussian squashed by a tanh), with two Q-functions and a state-value function whose target copy
+    follows by Polyak averaging.
+    Paper: https://arxiv.org/abs/1801.01290 (the learned entropy coefficient: https://arxiv.org/abs/1812.05905);
+    an introduction: https://spinningup.openai.com/en/latest/algorithms/sac.html
+
+    :param policy: (SACPolicy or str) the policy (MlpPolicy, CnnPolicy, LnMlpPolicy, LnCnnPolicy or a subclass)
+    :param env: (Gym environment or str) the environment to learn from (a registered id is made with gym)
+    :param gamma: (float) discount factor
+    :param learning_rate: (float or callable) Adam's learning rate, the same for every network; a function of
+        the remaining progress (1 at the start, 0 at the end) makes a schedule
+    :param buffer_size: (int) capacity of the replay buffer
+    :param learning_starts: (int) steps of uniform random actions before training begins
+    :param train_freq: (int) train every ``train_freq`` steps
+    :param batch_size: (int) minibatch size of a gradient step
+    :param tau: (float) Polyak coefficient of the target value network (0: frozen, 1: copied)
+    :param ent_coef: (str or float) weight of the entropy in the objective (the inverse of the reward scale of
+        the paper); 'auto' learns it starting from 1, 'auto_0.1' starting from 0.1
+    :param target_update_interval: (int) gradient steps between two updates of the target value network
+    :param gradient_steps: (int) gradient steps per training round
+    :param target_entropy: (str or float) the entropy the learned coefficient aims at ('auto': minus the
+        dimension of the action space)
+    :param action_noise: (ActionNoise) noise added to the actor's actions (None by default; see DDPG's noises)
+    :param random_exploration: (float) probability of a uniform random action at each step (useful with HER)
+    :param verbose: (int) 0 quiet, 1 training information, 2 also TensorFlow's messages
+    :param tensorboard_log: (str) folder of the tensorboard logs (None: no logs)
+    :param _init_setup_model: (bool) build the graph when the model is created
+    :param policy_kwargs: (dict) extra arguments of the policy's constructor
+    :param full_tensorboard_log: (bool) log more to tensorboard (no effect on SAC)
+    :param seed: (int) seed of Python's, NumPy's and TensorFlow's generators (None: unseeded); runs repeat
+        exactly only with ``n_cpu_tf_sess=1``
+    :param n_cpu_tf_sess: (int) TensorFlow's threads (None: one per core)
     """
 
     _saved_settings = ("learning_rate", "buffer_size", "learning_starts", "train_freq", "batch_size", "tau",
                        "ent_coef", "target_entropy", "gamma", "action_noise", "random_exploration",
                        "target_update_interval", "gradient_steps")
+    _exploration_step_kwargs = {"deterministic": False}
+    _delayed_update_argument = "target_update_interval"
 
     def __init__(self, policy, env, gamma=0.99, learning_rate=3e-4, buffer_size=50000,
                  learning_starts=100, train_freq=1, batch_size=64,
@@ -97,413 +98,259 @@ class SAC(OffPolicyRLModel):
                  random_exploration=0.0, verbose=0, tensorboard_log=None,
                  _init_setup_model=True, policy_kwargs=None, full_tensorboard_log=False,
                  seed=None, n_cpu_tf_sess=None):
-
         super(SAC, self).__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose,
                                   policy_base=SACPolicy, requires_vec_env=False, policy_kwargs=policy_kwargs,
                                   seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
-
-        self.buffer_size = buffer_size
-        self.learning_rate = learning_rate
-        self.learning_starts = learning_starts
-        self.train_freq = train_freq
-        self.batch_size = batch_size
-        self.tau = tau
-        # In the original paper, same learning rate is used for all networks
-        # self.policy_lr = learning_rate
-        # self.qf_lr = learning_rate
-        # self.vf_lr = learning_rate
-        # Entropy coefficient / Entropy temperature
-        # Inverse of the reward scale
-        self.ent_coef = ent_coef
+        # hyper-parameters (ent_coef becomes a tensor when learned; _ent_coef_spec keeps what was asked)
+        self.gamma, self.learning_rate, self.tau = gamma, learning_rate, tau
+        self.buffer_size, self.batch_size = buffer_size, batch_size
+        self.learning_starts, self.train_freq, self.gradient_steps = learning_starts, train_freq, gradient_steps
+        self.ent_coef, self._ent_coef_spec, self.target_entropy = ent_coef, ent_coef, target_entropy
         self.target_update_interval = target_update_interval
-        self.gradient_steps = gradient_steps
-        self.gamma = gamma
-        self.action_noise = action_noise
-        self.random_exploration = random_exploration
+        self.action_noise, self.random_exploration = action_noise, random_exploration
+        self.tensorboard_log, self.full_tensorboard_log = tensorboard_log, full_tensorboard_log
 
-        self.value_fn = None
-        self.graph = None
-        self.replay_buffer = None
-        self.sess = None
-        self.tensorboard_log = tensorboard_log
-        self.verbose = verbose
-        self.params = None
-        self.summary = None
-        self.policy_tf = None
-        self.target_entropy = target_entropy
-        self.full_tensorboard_log = full_tensorboard_log
-
-        self.obs_target = None
-        self.target_policy = None
-        self.actions_ph = None
-        self.rewards_ph = None
-        self.terminals_ph = None
-        self.observations_ph = None
-        self.action_target = None
-        self.next_observations_ph = None
-        self.value_target = None
-        self.step_ops = None
-        self.target_update_op = None
-        self.infos_names = None
-        self.entropy = None
-        self.target_params = None
+        # the graph (built by setup_model)
+        self.graph = self.sess = self.replay_buffer = self.summary = None
+        self.params = self.target_params = None
+        self.policy_tf = self.target_policy = None
+        self.observations_ph = self.processed_obs_ph = self.next_observations_ph = None
+        self.processed_next_obs_ph = self.obs_target = None
+        self.actions_ph = self.action_target = self.rewards_ph = self.terminals_ph = None
         self.learning_rate_ph = None
-        self.processed_obs_ph = None
-        self.processed_next_obs_ph = None
+        self.deterministic_action = self.entropy = self.value_fn = self.value_target = None
         self.log_ent_coef = None
-        self.deterministic_action = None
-        self._ent_coef_spec = ent_coef
+        self.step_ops = self.target_update_op = self.infos_names = None
+        # the training step through sess.run: what it returns, by name, and the updates it runs
+        self._losses: Dict[str, tf.Tensor] = {}
+        self._updates: List[Any] = []
 
         _parse_ent_coef(ent_coef)
         self._check_action_space()
-
         if _init_setup_model:
             self.setup_model()
 
-    def _get_pretrain_placeholders(self):
-        policy = self.policy_tf
-        # Rescale
-        deterministic_action = unscale_action(self.action_space, self.deterministic_action)
-        return policy.obs_ph, self.actions_ph, deterministic_action
+    def _delayed_update_interval(self) -> int:
+        return self.target_update_interval
 
+    def _get_pretrain_placeholders(self) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+        # pretraining compares expert actions with the deterministic action, rescaled to the action bounds
+        return self.policy_tf.obs_ph, self.actions_ph, unscale_action(self.action_space, self.deterministic_action)
+
+    # ---------------------------------------------------------------------------------------------- graph
     def setup_model(self) -> None:
-        with SetVerbosity(self.verbose):
-            self._check_policy_class()
-            self._check_action_space()
-            # the ent_coef attribute becomes a tensor when learned: keep the user's specification
-            if isinstance(self.ent_coef, (str, int, float, np.number)):
-                self._ent_coef_spec = self.ent_coef
-            ent_coef_spec = self._ent_coef_spec
-            ent_coef_init = _parse_ent_coef(ent_coef_spec)
+        # ent_coef is a tensor after a first setup: the specification is what was asked for
+        if isinstance(self.ent_coef, (str, int, float, np.number)):
+            self._ent_coef_spec = self.ent_coef
+        _parse_ent_coef(self._ent_coef_spec)
+        super().setup_model()
 
-            self.graph = tf.Graph()
-            with self.graph.as_default():
-                self.set_random_seed(self.seed)
-                self.sess = tf_util.make_session(num_cpu=self.n_cpu_tf_sess, graph=self.graph)
+    def _build_graph(self, target_policy: SACPolicy) -> Tuple[List[tf.Tensor], Dict[bool, Tuple[dict, list]]]:
+        self.target_policy = target_policy
+        with tf.variable_scope("model", reuse=False):
+            nets = self._build_actor_and_critics()
+            self._build_entropy_coefficient(_parse_ent_coef(self._ent_coef_spec))
+        with tf.variable_scope("target", reuse=False):
+            _, _, self.value_target = target_policy.make_critics(self.processed_next_obs_ph, create_qf=False,
+                                                                 create_vf=True)
+        with tf.variable_scope("loss", reuse=False):
+            sources, targets, target_init_op = self._build_training(nets)
+        self.params = tf_util.get_trainable_vars("model")
+        self.target_params = tf_util.get_trainable_vars("target/values_fn/vf")
+        # acting in NumPy (MLP actors), its weights fetched by each training step: built, as the single-call
+        # training steps, before the session first runs
+        self.policy_tf.enable_numpy_forward(self._numpy_forward_rng())
+        return target_init_op, self._single_call_specs(sources, targets)
 
-                self.replay_buffer = ReplayBuffer(self.buffer_size)
-
-                # the policy, its target copy and the placeholders (scope "input")
-                self.policy_tf, self.target_policy = self._setup_policy_and_target_inputs()
-
-                with tf.variable_scope("model", reuse=False):
-                    # Create the policy
-                    # first return value corresponds to deterministic actions
-                    # policy_out corresponds to stochastic actions, used for training
-                    # logp_pi is the log probability of actions taken by the policy
-                    self.deterministic_action, policy_out, logp_pi = self.policy_tf.make_actor(self.processed_obs_ph)
-                    # Monitor the entropy of the policy,
-                    # this is not used for training
-                    self.entropy = tf.reduce_mean(self.policy_tf.entropy)
-                    #  Use two Q-functions to improve performance by reducing overestimation bias.
-                    qf1, qf2, value_fn = self.policy_tf.make_critics(self.processed_obs_ph, self.actions_ph,
-                                                                     create_qf=True, create_vf=True)
-                    qf1_pi, qf2_pi, _ = self.policy_tf.make_critics(self.processed_obs_ph,
-                                                                    policy_out, create_qf=True, create_vf=False,
-                                                                    reuse=True)
-
-                    # Target entropy is used when learning the entropy coefficient
-                    if isinstance(self.target_entropy, str) and self.target_entropy == 'auto':
-                        # automatically set target entropy if needed: -dim(A)
-                        self.target_entropy = -float(np.prod(self.action_space.shape))
-                    else:
-                        try:
-                            self.target_entropy = float(self.target_entropy)
-                        except (TypeError, ValueError):
-                            raise ValueError("target_entropy must be 'auto' or a float, got {!r}"
-                                             .format(self.target_entropy)) from None
-
-                    # The entropy coefficient or entropy can be learned automatically
-                    # see Automating Entropy Adjustment for Maximum Entropy RL section
-                    # of https://arxiv.org/abs/1812.05905
-                    if ent_coef_init is not None:
-                        self.log_ent_coef = tf.get_variable('log_ent_coef', dtype=tf.float32,
-                                                            initializer=np.log(ent_coef_init).astype(np.float32))
-                        self.ent_coef = tf.exp(self.log_ent_coef)
-                    else:
-                        self.log_ent_coef = None
-                        self.ent_coef = float(ent_coef_spec)
-
-                with tf.variable_scope("target", reuse=False):
-                    # Create the value network
-                    _, _, value_target = self.target_policy.make_critics(self.processed_next_obs_ph,
-                                                                         create_qf=False, create_vf=True)
-                    self.value_target = value_target
-
-                with tf.variable_scope("loss", reuse=False):
-                    # Take the min of the two Q-Values (Double-Q Learning)
-                    min_qf_pi = tf.minimum(qf1_pi, qf2_pi)
-
-                    # Target for Q value regression
-                    q_backup = tf.stop_gradient(
-                        self.rewards_ph +
-                        (1 - self.terminals_ph) * self.gamma * self.value_target
-                    )
-
-                    # Compute Q-Function loss
-                    qf1_loss = 0.5 * tf.reduce_mean((q_backup - qf1) ** 2)
-                    qf2_loss = 0.5 * tf.reduce_mean((q_backup - qf2) ** 2)
-
-                    # Compute the entropy temperature loss
-                    # it is used when the entropy coefficient is learned
-                    ent_coef_loss, entropy_optimizer = None, None
-                    if self.log_ent_coef is not None:
-                        ent_coef_loss = -tf.reduce_mean(
-                            self.log_ent_coef * tf.stop_gradient(logp_pi + self.target_entropy))
-                        entropy_optimizer = tf.train.AdamOptimizer(learning_rate=self.learning_rate_ph)
-
-                    # Compute the policy loss
-                    # Alternative: policy_kl_loss = tf.reduce_mean(logp_pi - min_qf_pi)
-                    policy_kl_loss = tf.reduce_mean(self.ent_coef * logp_pi - qf1_pi)
-
-                    # NOTE: in the original implementation, they have an additional
-                    # regularization loss for the Gaussian parameters
-                    # this is not used for now
-                    policy_loss = policy_kl_loss
-
-                    # Target for value fn regression
-                    # We update the vf towards the min of two Q-functions in order to
-                    # reduce overestimation bias from function approximation error.
-                    v_backup = tf.stop_gradient(min_qf_pi - self.ent_coef * logp_pi)
-                    value_loss = 0.5 * tf.reduce_mean((value_fn - v_backup) ** 2)
-
-                    values_losses = qf1_loss + qf2_loss + value_loss
-
-                    # Policy train op
-                    # (has to be separate from value train op, because min_qf_pi appears in policy_loss)
-                    policy_optimizer = tf.train.AdamOptimizer(learning_rate=self.learning_rate_ph)
-                    # The value targets and the logged values read the actor's parameters: compute them
-                    # before the actor is updated, always (otherwise the order depends on thread scheduling
-                    # and two seeded runs can differ)
-                    with tf.control_dependencies([v_backup, policy_loss, logp_pi, self.entropy]):
-                        policy_train_op = policy_optimizer.minimize(policy_loss,
-                                                                    var_list=tf_util.get_trainable_vars('model/pi'))
-
-                    # Value train op
-                    value_optimizer = tf.train.AdamOptimizer(learning_rate=self.learning_rate_ph)
-                    values_params = tf_util.get_trainable_vars('model/values_fn')
-
-                    source_params = tf_util.get_trainable_vars("model/values_fn/vf")
-                    target_params = tf_util.get_trainable_vars("target/values_fn/vf")
-
-                    # Polyak averaging for target variables
-                    self.target_update_op = [
-                        tf.assign(target, (1 - self.tau) * target + self.tau * source)
-                        for target, source in zip(target_params, source_params)
-                    ]
-                    # Initializing target to match source variables
-                    target_init_op = [
-                        tf.assign(target, source)
-                        for target, source in zip(target_params, source_params)
-                    ]
-
-                    # Control flow is used because sess.run otherwise evaluates in nondeterministic order
-                    # and we first need to compute the policy action before computing q values losses
-                    with tf.control_dependencies([policy_train_op]):
-                        train_values_op = value_optimizer.minimize(values_losses, var_list=values_params)
-
-                        self.infos_names = ['policy_loss', 'qf1_loss', 'qf2_loss', 'value_loss', 'entropy']
-                        # All ops to call during one training step
-                        self.step_ops = [policy_loss, qf1_loss, qf2_loss,
-                                         value_loss, qf1, qf2, value_fn, logp_pi,
-                                         self.entropy, policy_train_op, train_values_op]
-
-                        # Add entropy coefficient optimization operation if needed
-                        if ent_coef_loss is not None:
-                            with tf.control_dependencies([train_values_op]):
-                                ent_coef_op = entropy_optimizer.minimize(ent_coef_loss, var_list=self.log_ent_coef)
-                                self.infos_names += ['ent_coef_loss', 'ent_coef']
-                                self.step_ops += [ent_coef_op, ent_coef_loss, self.ent_coef]
-
-                    # Monitor losses and entropy in tensorboard
-                    tf.summary.scalar('policy_loss', policy_loss)
-                    tf.summary.scalar('qf1_loss', qf1_loss)
-                    tf.summary.scalar('qf2_loss', qf2_loss)
-                    tf.summary.scalar('value_loss', value_loss)
-                    tf.summary.scalar('entropy', self.entropy)
-                    if ent_coef_loss is not None:
-                        tf.summary.scalar('ent_coef_loss', ent_coef_loss)
-                        tf.summary.scalar('ent_coef', self.ent_coef)
-
-                    tf.summary.scalar('learning_rate', tf.reduce_mean(self.learning_rate_ph))
-
-                # Retrieve parameters that must be saved
-                self.params = tf_util.get_trainable_vars("model")
-                self.target_params = tf_util.get_trainable_vars("target/values_fn/vf")
-
-                # Acting without a session call: the actor in NumPy (MLP policies), its weights handed over
-                # by every training step; built (as everything) before the session first runs the graph
-                self.policy_tf.enable_numpy_forward(self._numpy_forward_rng())
-                fused_train = self._setup_fused_train(train_ops=self.step_ops[9:12],
-                                                      source_params=source_params, target_params=target_params)
-
-                # Initialize Variables and target network
-                with self.sess.as_default():
-                    self.sess.run(tf.global_variables_initializer())
-                    self.sess.run(target_init_op)
-
-                self.summary = tf.summary.merge_all()
-                self._fused_train = {key: self._fast_callable(self.sess, *args) for key, args in fused_train.items()}
-
-    def _setup_fused_train(self, train_ops: list, source_params: list, target_params: list) -> dict:
+    def _build_actor_and_critics(self) -> Dict[str, tf.Tensor]:
         """
-        Build the graph of the single-session-call training steps, used when no tensorboard writer is active:
-        the losses of ``infos_names``, all the updates, optionally the soft update of the target value network
-        after them, and (if the actor acts in NumPy) the updated actor weights, all in one call.
+        In the scope ``model``: the actor and the critics on the minibatch's observations.
 
-        :param train_ops: ([tf.Operation]) the update ops of one gradient step
-        :param source_params: ([tf.Variable]) the value network
-        :param target_params: ([tf.Variable]) the target value network
-        :return: (dict) for ``update_target`` False and True, the (feeds, fetches, targets) of the callable
+        :return: ({str: tf.Tensor}) ``qf1``, ``qf2`` and ``value_fn`` (on the minibatch's actions), ``qf1_pi`` and
+            ``qf2_pi`` (on the actor's actions), ``logp_pi`` (their log-likelihood)
         """
-        policy_loss, qf1_loss, qf2_loss, value_loss = self.step_ops[:4]
-        losses = [policy_loss, qf1_loss, qf2_loss, value_loss, self.entropy]
+        policy, obs = self.policy_tf, self.processed_obs_ph
+        self.deterministic_action, sampled_action, logp_pi = policy.make_actor(obs)
+        self.entropy = tf.reduce_mean(policy.entropy)  # monitored only
+        qf1, qf2, self.value_fn = policy.make_critics(obs, self.actions_ph, create_qf=True, create_vf=True)
+        qf1_pi, qf2_pi, _ = policy.make_critics(obs, sampled_action, create_qf=True, create_vf=False, reuse=True)
+        return dict(qf1=qf1, qf2=qf2, value_fn=self.value_fn, qf1_pi=qf1_pi, qf2_pi=qf2_pi, logp_pi=logp_pi)
+
+    def _resolve_target_entropy(self) -> float:
+        """:return: (float) the target entropy ('auto': minus the dimension of the action space)"""
+        if isinstance(self.target_entropy, str) and self.target_entropy == 'auto':
+            return -float(np.prod(self.action_space.shape))
+        try:
+            return float(self.target_entropy)
+        except (TypeError, ValueError):
+            raise ValueError("target_entropy must be 'auto' or a float, got {!r}"
+                             .format(self.target_entropy)) from None
+
+    def _build_entropy_coefficient(self, initial_value: Optional[float]) -> None:
+        """
+        The entropy coefficient: ``exp(log_ent_coef)`` of a variable when learned (``initial_value`` given), else
+        the fixed number of ``ent_coef``.
+        """
+        self.target_entropy = self._resolve_target_entropy()
+        if initial_value is None:
+            self.log_ent_coef, self.ent_coef = None, float(self._ent_coef_spec)
+            return
+        self.log_ent_coef = tf.get_variable('log_ent_coef', dtype=tf.float32,
+                                            initializer=np.log(initial_value).astype(np.float32))
+        self.ent_coef = tf.exp(self.log_ent_coef)
+
+    def _build_training(self, nets: Dict[str, tf.Tensor]) -> Tuple[list, list, list]:
+        """
+        In the scope ``loss``: the losses, the optimizers, the target-network updates and the summaries. The actor
+        is updated first (the value targets and the logged values read it before), then the critics, then the
+        entropy coefficient.
+
+        :param nets: ({str: tf.Tensor}) the result of :meth:`_build_actor_and_critics`
+        :return: ([tf.Variable], [tf.Variable], [tf.Tensor]) the value network's variables, those of its target,
+            and the assignments copying the first into the second
+        """
+        logp_pi, ent_coef = nets["logp_pi"], self.ent_coef
+        min_qf_pi = tf.minimum(nets["qf1_pi"], nets["qf2_pi"])
+        # soft Bellman target of the Q-functions, through the target value network
+        q_backup = tf.stop_gradient(self.rewards_ph + (1 - self.terminals_ph) * self.gamma * self.value_target)
+        qf1_loss = _half_mse(q_backup, nets["qf1"])
+        qf2_loss = _half_mse(q_backup, nets["qf2"])
+        ent_coef_loss = ent_coef_optimizer = None
         if self.log_ent_coef is not None:
-            losses += [self.step_ops[12], self.step_ops[13]]
-        with tf.control_dependencies(train_ops):
-            target_update = [tf.assign(target, (1 - self.tau) * target.read_value() + self.tau * source.read_value())
-                             for target, source in zip(target_params, source_params)]
-        forward = self.policy_tf._numpy_forward
-        feeds = self._minibatch_feeds()
-        fused = {}
-        for with_target in (False, True):
-            updates = train_ops + (target_update if with_target else [])
-            fetches = list(losses)
-            if forward is not None:
-                fetches.append(self._flat_after(updates, forward.variables))
-            fused[with_target] = (feeds, fetches, updates)
-        return fused
+            ent_coef_loss = -tf.reduce_mean(self.log_ent_coef * tf.stop_gradient(logp_pi + self.target_entropy))
+            ent_coef_optimizer = tf.train.AdamOptimizer(learning_rate=self.learning_rate_ph)
+        policy_loss = tf.reduce_mean(ent_coef * logp_pi - nets["qf1_pi"])
+        # the value network regresses on the smaller Q-value minus the entropy term
+        v_backup = tf.stop_gradient(min_qf_pi - ent_coef * logp_pi)
+        value_loss = _half_mse(nets["value_fn"], v_backup)
+        critics_loss = qf1_loss + qf2_loss + value_loss
 
-    def _train_step(self, step: int, writer, learning_rate: float, update_target: bool = False) -> tuple:
+        actor_optimizer = tf.train.AdamOptimizer(learning_rate=self.learning_rate_ph)
+        with tf.control_dependencies([v_backup, policy_loss, logp_pi, self.entropy]):
+            actor_update = actor_optimizer.minimize(policy_loss, var_list=tf_util.get_trainable_vars('model/pi'))
+        critics_optimizer = tf.train.AdamOptimizer(learning_rate=self.learning_rate_ph)
+        critics_params = tf_util.get_trainable_vars('model/values_fn')
+        sources, targets = mirrored_variables("model/values_fn/vf", "target/values_fn/vf")
+        self.target_update_op = polyak_updates(sources, targets, self.tau)
+        target_init_op = hard_updates(sources, targets)
+
+        losses = dict(policy_loss=policy_loss, qf1_loss=qf1_loss, qf2_loss=qf2_loss, value_loss=value_loss,
+                      entropy=self.entropy)
+        with tf.control_dependencies([actor_update]):
+            critics_update = critics_optimizer.minimize(critics_loss, var_list=critics_params)
+            self._updates = [actor_update, critics_update]
+            self.step_ops = [policy_loss, qf1_loss, qf2_loss, value_loss, nets["qf1"], nets["qf2"],
+                             nets["value_fn"], logp_pi, self.entropy] + self._updates
+            if ent_coef_loss is not None:
+                with tf.control_dependencies([critics_update]):
+                    ent_coef_update = ent_coef_optimizer.minimize(ent_coef_loss, var_list=self.log_ent_coef)
+                    losses.update(ent_coef_loss=ent_coef_loss, ent_coef=ent_coef)
+                    self._updates.append(ent_coef_update)
+                    self.step_ops += [ent_coef_update, ent_coef_loss, ent_coef]
+        self._losses = losses
+        self.infos_names = list(losses)
+        for name, value in losses.items():
+            tf.summary.scalar(name, value)
+        tf.summary.scalar('learning_rate', tf.reduce_mean(self.learning_rate_ph))
+        return sources, targets, target_init_op
+
+    def _single_call_specs(self, sources: list, targets: list) -> dict:
         """
-        One gradient step on a minibatch of the replay buffer.
+        The training steps in one session call (without a tensorboard writer): the updates, then, when it is
+        due, the soft update of the target value network reading the updated weights.
 
-        :param step: (int) the current step (x axis of tensorboard)
-        :param writer: (TensorFlow Summary.writer) the writer for tensorboard (can be None)
-        :param learning_rate: (float) the learning rate
-        :param update_target: (bool) also update the target network (after the gradient step)
-        :return: (tuple) the values of ``self.infos_names``
+        :param sources: ([tf.Variable]) the value network
+        :param targets: ([tf.Variable]) its target copy
+        :return: ({bool: (fetches, updates)}) by ``delayed_update``
         """
-        # Sample a batch from the replay buffer
-        batch = self.replay_buffer.sample(self.batch_size, env=self._vec_normalize_env)
+        with tf.control_dependencies(self._updates):
+            target_update = polyak_updates(sources, targets, self.tau, fresh_reads=True)
+        return {delayed: self._single_call_spec(self._losses, self._updates + (target_update if delayed else []),
+                                                actor_changes=True)
+                for delayed in (False, True)}
 
-        if writer is None:
-            # one session call: losses, updates (and target update), updated actor weights
-            infos = self._fused_train_step(batch, learning_rate, update_target)
-            if infos is not None:
-                return infos
+    def _train_step_with_run(self, step: int, writer: Any, learning_rate: float, batch: tuple,
+                             delayed_update: bool) -> Dict[str, Any]:
         self.policy_tf.invalidate_numpy_forward()
-        infos = self._train_step_graph(step, writer, learning_rate, batch)
-        if update_target:
+        values = self._run_train_ops(self._losses, self._updates, batch, learning_rate, writer, step)
+        if delayed_update:
             self.sess.run(self.target_update_op)
-        return infos
+        return values
 
-    def _train_step_graph(self, step: int, writer, learning_rate: float, batch: tuple) -> tuple:
-        """The training step with ``sess.run`` (and the tensorboard summary when ``writer`` is given)."""
-        # out  = [policy_loss, qf1_loss, qf2_loss,
-        #         value_loss, qf1, qf2, value_fn, logp_pi,
-        #         self.entropy, policy_train_op, train_values_op]
-
-        # Do one gradient step
-        # and optionally compute log for tensorboard
-        out = self._run_train_ops(self.step_ops, batch, learning_rate, writer, step)
-
-        # Unpack to monitor losses and entropy
-        policy_loss, qf1_loss, qf2_loss, value_loss, *values = out
-        # qf1, qf2, value_fn, logp_pi, entropy, *_ = values
-        entropy = values[4]
-
-        if self.log_ent_coef is not None:
-            ent_coef_loss, ent_coef = values[-2:]
-            return policy_loss, qf1_loss, qf2_loss, value_loss, entropy, ent_coef_loss, ent_coef
-
-        return policy_loss, qf1_loss, qf2_loss, value_loss, entropy
-
+    # ---------------------------------------------------------------------------------------------- use
     def learn(self, total_timesteps: int, callback=None,
               log_interval: int = 4, tb_log_name: str = "SAC", reset_num_timesteps: bool = True, replay_wrapper=None,
               progress_bar: bool = False) -> "SAC":
         """
-        Return a trained model.
+        Train the model.
 
-        :param total_timesteps: (int) The total number of samples to train on
-        :param callback: (Union[callable, [callable], BaseCallback])
-            function called at every steps with state of the algorithm.
-            It takes the local and global variables. If it returns False, training is aborted.
-            When the callback inherits from BaseCallback, you will have access
-            to additional stages of the training (training start/end),
-            please read the documentation for more details.
-        :param log_interval: (int) The number of episodes before logging.
-        :param tb_log_name: (str) the name of the run for tensorboard log
-        :param reset_num_timesteps: (bool) whether or not to reset the current timestep number (used in logging)
-        :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) optional wrapper of the replay buffer (e.g. HER)
-        :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
-        :return: (BaseRLModel) the trained model
+        :param total_timesteps: (int) the number of env steps to train for
+        :param callback: (callable, [callable] or BaseCallback) called at every step (a function gets the locals
+            and globals of the loop; returning False stops training); a BaseCallback also sees the training's
+            start, end and rollouts
+        :param log_interval: (int) episodes between two logger tables (verbose=1)
+        :param tb_log_name: (str) the name of the tensorboard run
+        :param reset_num_timesteps: (bool) count the timesteps from 0 again (False: continue the count)
+        :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) wraps the replay buffer first (e.g. HER's)
+        :param progress_bar: (bool) draw a progress bar over the timesteps (needs tqdm)
+        :return: (SAC) the trained model
         """
-        return self._learn_continuous(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
-                                      replay_wrapper, progress_bar, self.target_update_interval,
-                                      step_kwargs={"deterministic": False})
+        return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                              replay_wrapper, progress_bar)
 
     def action_probability(self, observation: np.ndarray, state=None, mask=None, actions=None,
                            logp: bool = False) -> None:
         """
-        SAC's policy is a Gaussian squashed by a tanh and rescaled: it has no closed-form action
-        distribution to return. Warns and returns None (raises a ValueError when ``actions`` is given),
-        as the original did.
+        Not available: the squashed and rescaled Gaussian has no closed-form distribution. Warns and returns
+        None (a ValueError when ``actions`` is given), as the original did.
 
-        :param observation: (np.ndarray) the input observation
-        :param state: (np.ndarray) The last states (can be None, used in recurrent policies)
-        :param mask: (np.ndarray) The last masks (can be None, used in recurrent policies)
-        :param actions: (np.ndarray) (OPTIONAL) not supported by SAC
-        :param logp: (bool) (OPTIONAL) not supported by SAC
+        :param observation: (np.ndarray) the observation
+        :param state: (np.ndarray) unused (recurrent policies only)
+        :param mask: (np.ndarray) unused (recurrent policies only)
+        :param actions: (np.ndarray) not supported
+        :param logp: (bool) not supported
         :return: (None)
         """
         if actions is not None:
             raise ValueError("Error: SAC does not have action probabilities.")
-
         warnings.warn("Even though SAC has a Gaussian policy, it cannot return a distribution as it "
                       "is squashed by a tanh before being scaled and outputed.")
-
         return None
 
     def predict(self, observation: np.ndarray, state=None, mask=None,
                 deterministic: bool = True) -> Tuple[np.ndarray, None]:
         """
-        Get the model's action from an observation
+        The model's action for an observation (or a batch of them).
 
-        :param observation: (np.ndarray) the input observation
-        :param state: (np.ndarray) The last states (can be None, used in recurrent policies)
-        :param mask: (np.ndarray) The last masks (can be None, used in recurrent policies)
-        :param deterministic: (bool) Whether or not to return deterministic actions.
-        :return: (np.ndarray, np.ndarray) the model's action and the next state (used in recurrent policies)
+        :param observation: (np.ndarray) the observation
+        :param state: (np.ndarray) unused (recurrent policies only)
+        :param mask: (np.ndarray) unused (recurrent policies only)
+        :param deterministic: (bool) the mean action (True) or one sampled from the actor
+        :return: (np.ndarray, None) the action, rescaled to the action space, and no state
         """
         if self.policy_tf is None:
             raise ValueError("The model is not set up: call setup_model() (or create it with "
                              "_init_setup_model=True) before predict()")
+        self._check_numeric_observation(observation)
         if deterministic:
             action = self._predict_one_squashed(observation)
             if action is not None:
                 return action, None
         observation, vectorized_env = _predict_input(observation, self.observation_space)
-
-        actions = self.policy_tf.step(observation, deterministic=deterministic)
-        actions = actions.reshape((-1,) + self.action_space.shape)  # reshape to the correct action shape
-        actions = unscale_action(self.action_space, actions)  # scale the output for the prediction
-
-        if not vectorized_env:
-            actions = actions[0]
-
-        return actions, None
+        squashed = self.policy_tf.step(observation, deterministic=deterministic)
+        actions = unscale_action(self.action_space, squashed.reshape((-1,) + self.action_space.shape))
+        return (actions if vectorized_env else actions[0]), None
 
     def get_parameter_list(self) -> List[Any]:
         return self.params + self.target_params
 
     def save(self, save_path, cloudpickle: bool = False) -> None:
-        # the replay buffer is not saved (it may hold many transitions)
+        # the replay buffer is not saved (see save_replay_buffer)
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
                            cloudpickle=cloudpickle)
 
     def _setting_to_save(self, name: str) -> Any:
-        # ent_coef becomes a tensor when it is learned: save what was asked for ('auto...' or the number)
+        # ent_coef is a tensor when learned: save what was asked for ('auto...' or the number)
         value = self._ent_coef_spec if name == "ent_coef" else getattr(self, name)
         if name in ("ent_coef", "target_entropy") and not isinstance(value, str):
             value = float(value)

@@ -1,0 +1,38 @@
+"""
+:class:`SessionCall`: one fixed ``Session.run`` made cheap to repeat (a training step fetching its losses), with
+its results named.
+"""
+from typing import Any, Dict, List, Mapping, Sequence, Union
+
+from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_util import feed_callable
+
+
+class SessionCall:
+    """
+    A session call with a fixed feed list, fixed fetches and update ops run with them (their values dropped);
+    built on ``tf_util.feed_callable``, so no per-call processing of the fetch and feed structures.
+
+    :param sess: (tf.Session) the session
+    :param feeds: ([tf.Tensor]) the fed tensors, in the order of the call's arguments
+    :param fetches: (dict or list) the tensors to return: by name (the call returns a dict with the same keys) or
+        as a list (the call returns a list in the same order)
+    :param updates: ([tf.Operation or tf.Tensor]) what runs too, without being returned
+    """
+
+    def __init__(self, sess: tf.Session, feeds: Sequence[tf.Tensor],
+                 fetches: Union[Mapping[str, Any], Sequence[Any]], updates: Sequence[Any] = ()) -> None:
+        self.names = list(fetches) if isinstance(fetches, Mapping) else None
+        returned = [fetches[name] for name in self.names] if self.names is not None else list(fetches)
+        self.n_returned = len(returned)
+        self._run = feed_callable(sess, returned + list(updates), feeds)
+
+    def __call__(self, *values: Any) -> Union[Dict[str, Any], List[Any]]:
+        """
+        :param values: (Any) the values of the feeds, in their order
+        :return: (dict or list) the fetched values (named when the fetches were)
+        """
+        results = self._run(*values)
+        if self.names is None:
+            return list(results[:self.n_returned])
+        return dict(zip(self.names, results))
