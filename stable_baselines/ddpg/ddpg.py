@@ -41,11 +41,11 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
 
     :param policy: (DDPGPolicy or str) the policy class, or its name (MlpPolicy, CnnPolicy, LnMlpPolicy, ...)
     :param env: (Gym environment or str) the environment to learn from (a registered id is made with gym)
-    :param gamma: (float) discount factor
+    :param gamma: (float) the discount factor of future rewards
     :param memory_policy: (ReplayBuffer) ignored; a ReplayBuffer is always used
 
         .. deprecated:: 2.6.0
-            This parameter will be removed in a future version
+            Ignored, and to be removed.
 
     :param eval_env: (Gym Environment) an environment for evaluation steps after each cycle (None: no evaluation)
     :param nb_train_steps: (int) gradient steps per cycle
@@ -119,17 +119,16 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         # hyper-parameters
         self.gamma, self.tau = gamma, tau
         self.normalize_observations, self.normalize_returns = normalize_observations, normalize_returns
-        self.enable_popart = enable_popart
+        self.enable_popart, self.random_exploration = enable_popart, random_exploration
         self.action_noise, self.param_noise = action_noise, param_noise
         self.observation_range, self.return_range = observation_range, return_range
         self.actor_lr, self.critic_lr, self.clip_norm = actor_lr, critic_lr, clip_norm
         self.reward_scale, self.batch_size, self.critic_l2_reg = reward_scale, batch_size, critic_l2_reg
         self.eval_env, self.render, self.render_eval = eval_env, render, render_eval
         self.nb_eval_steps, self.nb_train_steps, self.nb_rollout_steps = nb_eval_steps, nb_train_steps, nb_rollout_steps
-        self.param_noise_adaption_interval = param_noise_adaption_interval
-        self.memory_limit, self.buffer_size = memory_limit, buffer_size
+        self.param_noise_adaption_interval, self.buffer_size = param_noise_adaption_interval, buffer_size
+        self.memory_limit = memory_limit
         self.tensorboard_log, self.full_tensorboard_log = tensorboard_log, full_tensorboard_log
-        self.random_exploration = random_exploration
 
         # the graph (built by setup_model, see stable_baselines.ddpg.graph)
         self.graph = self.sess = self.summary = None
@@ -140,8 +139,8 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         self.terminals_ph = self.rewards = self.actions = self.critic_target = self.param_noise_stddev = None
         self.actor_tf = self.normalized_critic_tf = self.normalized_critic_with_actor_tf = None
         self.critic_tf = self.critic_with_actor_tf = self.target_q = None
-        self.perturbed_actor_tf = self.perturb_policy_ops = self.perturb_adaptive_policy_ops = None
-        self.adaptive_policy_distance = None
+        self.perturbed_actor_tf = self.adaptive_policy_distance = None
+        self.perturb_policy_ops = self.perturb_adaptive_policy_ops = None
         self.old_std = self.old_mean = self.renormalize_q_outputs_op = None
         self.stats_ops = self.stats_names = None
         self.target_init_updates = self.target_soft_updates = None
@@ -203,10 +202,10 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         :param sess: (TensorFlow Session) the model's session
         """
         self.sess = sess
-        self.sess.run(tf.global_variables_initializer())
-        self.actor_optimizer.sync()
-        self.critic_optimizer.sync()
-        self.sess.run(self.target_init_updates)
+        sess.run(tf.global_variables_initializer())
+        for optimizer in (self.actor_optimizer, self.critic_optimizer):
+            optimizer.sync()
+        sess.run(self.target_init_updates)
 
     # ------------------------------------------------------------------------------------------------- acting
     def _add_action_noise(self, action: np.ndarray) -> None:
@@ -238,33 +237,32 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
             values (None when ``compute_q`` is False)
         """
         obs = np.array(obs).reshape((-1,) + tuple(self.observation_space.shape))
-        feed_dict = {self.obs_train: obs}
+        feeds = {self.obs_train: obs}
         actor = self.actor_tf
         if apply_noise and self.param_noise is not None:
             actor = self.perturbed_actor_tf
-            feed_dict[self.obs_noise] = obs
+            feeds[self.obs_noise] = obs
         q_value = None
         if compute_q:
-            action, q_value = self.sess.run([actor, self.critic_with_actor_tf], feed_dict=feed_dict)
+            action, q_value = self.sess.run([actor, self.critic_with_actor_tf], feed_dict=feeds)
         else:
-            action = self.sess.run(actor, feed_dict=feed_dict)
+            action = self.sess.run(actor, feed_dict=feeds)
         if apply_noise and self.action_noise is not None:
             self._add_action_noise(action)
         return np.clip(action, -1, 1), q_value
 
     def _reset(self) -> None:
         """At the start of an episode: reset the action noise and draw a new perturbation of the actor."""
-        if self.action_noise is not None:
-            self.action_noise.reset()
-        if self.param_noise is not None:
-            self.sess.run(self.perturb_policy_ops,
-                          feed_dict={self.param_noise_stddev: self.param_noise.current_stddev})
+        noise, spec = self.action_noise, self.param_noise
+        if noise is not None:
+            noise.reset()
+        if spec is not None:
+            self.sess.run(self.perturb_policy_ops, feed_dict={self.param_noise_stddev: spec.current_stddev})
 
     def _unnormalized_obs(self, obs: Any) -> Any:
         """:return: (Any) the observation the replay buffer keeps (a VecNormalize env's original one)"""
-        if self._vec_normalize_env is not None:
-            return self._vec_normalize_env.get_original_obs()[0]
-        return obs
+        vec_normalize = self._vec_normalize_env
+        return obs if vec_normalize is None else vec_normalize.get_original_obs()[0]
 
     def _eval_env(self) -> Any:
         """:return: (gymnasium.Env) the evaluation env seen as one env (a one-env VecEnv unwrapped), or None"""
@@ -301,7 +299,7 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         if done and isinstance(self.env, VecEnv) and info.get("terminal_observation") is not None:
             next_obs = info["terminal_observation"]
         self.replay_buffer_add(obs_, action, reward_ * self.reward_scale, next_obs, done, info)
-        if self.normalize_observations:
+        if self.obs_rms is not None:
             self.obs_rms.update(np.array([obs_]))
         if info.get("episode") is not None:
             self.ep_info_buf.append(info["episode"])
@@ -321,14 +319,14 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
 
         :return: (np.ndarray) the targets, shape (n_batch, 1)
         """
-        feed_dict = {self.obs_target: next_obs, self.rewards: rewards, self.terminals_ph: terminals}
-        if not (self.normalize_returns and self.enable_popart):
-            return self.sess.run(self.target_q, feed_dict=feed_dict)
-        old_mean, old_std, target_q = self.sess.run([self.ret_rms.mean, self.ret_rms.std, self.target_q],
-                                                    feed_dict=feed_dict)
-        self.ret_rms.update(target_q.flatten())
+        feeds = {self.obs_target: next_obs, self.rewards: rewards, self.terminals_ph: terminals}
+        if not (self.enable_popart and self.normalize_returns):
+            return self.sess.run(self.target_q, feed_dict=feeds)
+        stats = self.ret_rms
+        mean_before, std_before, target_q = self.sess.run([stats.mean, stats.std, self.target_q], feed_dict=feeds)
+        stats.update(target_q.reshape(-1))
         self.sess.run(self.renormalize_q_outputs_op,
-                      feed_dict={self.old_std: np.array([old_std]), self.old_mean: np.array([old_mean])})
+                      feed_dict={self.old_std: np.array([std_before]), self.old_mean: np.array([mean_before])})
         return target_q
 
     def _train_step(self, step: int, writer, log: bool = False) -> Tuple[float, float]:
@@ -346,28 +344,35 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         target_q = self._target_q_values(next_obs, rewards, terminals)
 
         fetches = [self.actor_grads, self.actor_loss, self.critic_grads, self.critic_loss]
-        feed_dict = {self.obs_train: obs, self.actions: actions, self.action_train_ph: actions,
-                     self.rewards: rewards, self.critic_target: target_q,
-                     self.param_noise_stddev: 0 if self.param_noise is None else self.param_noise.current_stddev}
-        if writer is None:
-            actor_grads, actor_loss, critic_grads, critic_loss = self.sess.run(fetches, feed_dict)
-        else:
-            # the step is an estimate: record the run metadata of a step value only once
-            if self.full_tensorboard_log and log and step not in self.tb_seen_steps:
-                run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-                run_metadata = tf.RunMetadata()
-                summary, actor_grads, actor_loss, critic_grads, critic_loss = self.sess.run(
-                    [self.summary] + fetches, feed_dict, options=run_options, run_metadata=run_metadata)
-                writer.add_run_metadata(run_metadata, 'step%d' % step)
-                self.tb_seen_steps.append(step)
-            else:
-                summary, actor_grads, actor_loss, critic_grads, critic_loss = self.sess.run(
-                    [self.summary] + fetches, feed_dict)
-            writer.add_summary(summary, step)
-
-        self.actor_optimizer.update(actor_grads, learning_rate=self.actor_lr)
-        self.critic_optimizer.update(critic_grads, learning_rate=self.critic_lr)
+        feeds = {self.obs_train: obs, self.actions: actions, self.action_train_ph: actions,
+                 self.rewards: rewards, self.critic_target: target_q,
+                 self.param_noise_stddev: 0 if self.param_noise is None else self.param_noise.current_stddev}
+        # the step is an estimate: the run metadata of a step value is recorded once
+        trace = writer is not None and self.full_tensorboard_log and log and step not in self.tb_seen_steps
+        actor_grads, actor_loss, critic_grads, critic_loss = self._run_with_summary(fetches, feeds, writer, step,
+                                                                                    trace)
+        self.actor_optimizer.update(actor_grads, self.actor_lr)
+        self.critic_optimizer.update(critic_grads, self.critic_lr)
         return critic_loss, actor_loss
+
+    def _run_with_summary(self, fetches: list, feeds: dict, writer, step: int, trace: bool) -> list:
+        """
+        Run ``fetches``; with a writer, also write the tensorboard summary (and, when ``trace``, the run metadata)
+        of ``step``.
+
+        :return: ([Any]) the values of ``fetches``
+        """
+        if writer is None:
+            return self.sess.run(fetches, feeds)
+        options = metadata = None
+        if trace:
+            options, metadata = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), tf.RunMetadata()
+        summary, *values = self.sess.run([self.summary] + fetches, feeds, options=options, run_metadata=metadata)
+        if trace:
+            writer.add_run_metadata(metadata, 'step%d' % step)
+            self.tb_seen_steps.append(step)
+        writer.add_summary(summary, step)
+        return values
 
     def _update_target_net(self) -> None:
         """Move the target networks towards the networks (soft update with ``tau``)."""
@@ -383,12 +388,12 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         if self.param_noise is None:
             return 0.
         obs = self._sample()[0]
-        stddev = self.param_noise.current_stddev
-        self.sess.run(self.perturb_adaptive_policy_ops, feed_dict={self.param_noise_stddev: stddev})
-        distance = self.sess.run(self.adaptive_policy_distance, feed_dict={
-            self.obs_adapt_noise: obs, self.obs_train: obs, self.param_noise_stddev: stddev})
-        mean_distance = MPI.COMM_WORLD.allreduce(distance, op=MPI.SUM) / MPI.COMM_WORLD.Get_size()
-        self.param_noise.adapt(mean_distance)
+        spec, comm = self.param_noise, MPI.COMM_WORLD
+        self.sess.run(self.perturb_adaptive_policy_ops, feed_dict={self.param_noise_stddev: spec.current_stddev})
+        local_distance = self.sess.run(self.adaptive_policy_distance, feed_dict={
+            self.obs_adapt_noise: obs, self.obs_train: obs, self.param_noise_stddev: spec.current_stddev})
+        mean_distance = comm.allreduce(local_distance, op=MPI.SUM) / comm.Get_size()
+        spec.adapt(mean_distance)
         return mean_distance
 
     def _get_stats(self) -> Dict[str, float]:
@@ -400,12 +405,11 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         """
         if self.stats_sample is None:
             self.stats_sample = dict(zip(('obs', 'actions', 'rewards', 'next_obs', 'terminals'), self._sample()))
-        feed_dict = reference_feed({
+        feeds = reference_feed({
             "actions": [self.actions, self.action_train_ph, self.action_target, self.action_adapt_noise,
                         self.action_noise_ph],
             "obs": [self.obs_train, self.obs_target, self.obs_adapt_noise, self.obs_noise]}, self.stats_sample)
-        values = self.sess.run(self.stats_ops, feed_dict=feed_dict)
-        stats = dict(zip(self.stats_names, values))
+        stats = dict(zip(self.stats_names, self.sess.run(self.stats_ops, feed_dict=feeds)))
         if self.param_noise is not None:
             stats.update(self.param_noise.get_stats())
         return stats
@@ -423,7 +427,7 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         :param reset_num_timesteps: (bool) count the timesteps from 0 again (False: continue the count)
         :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) wraps the replay buffer first (e.g. HER's wrapper)
         :param progress_bar: (bool) draw a progress bar over the timesteps (needs tqdm)
-        :return: (BaseRLModel) the trained model
+        :return: (DDPG) the model, trained
         """
         arguments = dict(locals())
         with self._learning(total_timesteps, callback, tb_log_name, reset_num_timesteps, replay_wrapper,
@@ -436,7 +440,7 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
             if self.verbose >= 2:
                 logger.log('Using agent with the following configuration:')
                 logger.log(str(self.__dict__.items()))
-            with self.sess.as_default(), self.graph.as_default():
+            with self.graph.as_default(), self.sess.as_default():
                 run = self._start_run(arguments)
                 callback.on_training_start(run.callback_locals(), globals())
                 self._run_cycles(run)

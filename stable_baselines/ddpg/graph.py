@@ -51,6 +51,18 @@ def _clipped(tensor: tf.Tensor, bounds: Tuple[float, float]) -> tf.Tensor:
     return tf.clip_by_value(tensor, bounds[0], bounds[1])
 
 
+def _float_input(name: str, shape: tuple) -> tf.Tensor:
+    """:return: (TensorFlow Tensor) a new float32 placeholder"""
+    return tf.placeholder(tf.float32, shape=shape, name=name)
+
+
+def _mean_summary(name: str, tensor: tf.Tensor, histogram: bool) -> None:
+    """Write the mean of ``tensor`` to tensorboard, and its histogram when asked."""
+    tf.summary.scalar(name, tf.reduce_mean(tensor))
+    if histogram:
+        tf.summary.histogram(name, tensor)
+
+
 def get_target_updates(_vars: List[tf.Variable], target_vars: List[tf.Variable], tau: float,
                        verbose: int = 0) -> Tuple[tf.Operation, tf.Operation]:
     """
@@ -145,34 +157,32 @@ class DDPGGraph:
 
     def _build_graph(self) -> None:
         """Create every operation of the model in the current graph (``self.sess`` exists)."""
-        with tf.variable_scope("input", reuse=False):
+        with tf.variable_scope("input"):
             obs_in, next_obs_in = self._build_inputs()
-        with tf.variable_scope("model", reuse=False):
+        with tf.variable_scope("model"):
             self.actor_tf = self.policy_tf.make_actor(obs_in)
             self.normalized_critic_tf = self.policy_tf.make_critic(obs_in, self.actions)
             self.normalized_critic_with_actor_tf = self.policy_tf.make_critic(obs_in, self.actor_tf, reuse=True)
         if self.param_noise is not None:
             self._setup_param_noise(obs_in)
-        with tf.variable_scope("target", reuse=False):
+        with tf.variable_scope("target"):
             target_action = self.target_policy.make_actor(next_obs_in)
             target_value = self.target_policy.make_critic(next_obs_in, target_action)
-        with tf.variable_scope("loss", reuse=False):
+        with tf.variable_scope("loss"):
             self._build_values(target_value)
-            if self.normalize_returns and self.enable_popart:
+            if self.enable_popart and self.normalize_returns:
                 self._setup_popart()
             self._setup_stats()
             self._setup_target_network_updates()
-        with tf.variable_scope("input_info", reuse=False):
-            tf.summary.scalar('rewards', tf.reduce_mean(self.rewards))
-            if self.full_tensorboard_log:
-                tf.summary.histogram('rewards', self.rewards)
+        with tf.variable_scope("input_info"):
+            _mean_summary('rewards', self.rewards, self.full_tensorboard_log)
             if self.param_noise is not None:
                 tf.summary.scalar('param_noise_stddev', self.param_noise_stddev)
-        with tf.variable_scope("Adam_mpi", reuse=False):
+        with tf.variable_scope("Adam_mpi"):
             self._setup_actor_optimizer()
             self._setup_critic_optimizer()
-            tf.summary.scalar('actor_loss', self.actor_loss)
-            tf.summary.scalar('critic_loss', self.critic_loss)
+            for name, loss in (('actor_loss', self.actor_loss), ('critic_loss', self.critic_loss)):
+                tf.summary.scalar(name, loss)
         self._collect_parameters()
 
     def _new_policy(self):
@@ -189,33 +199,29 @@ class DDPGGraph:
         self.obs_rms = self.ret_rms = None
         if self.normalize_observations:
             with tf.variable_scope('obs_rms'):
-                self.obs_rms = RunningMeanStd(shape=self.observation_space.shape)
+                self.obs_rms = RunningMeanStd(shape=tuple(self.observation_space.shape))
         if self.normalize_returns:
             with tf.variable_scope('ret_rms'):
                 self.ret_rms = RunningMeanStd()
 
-        self.policy_tf = self._new_policy()
-        self.target_policy = self._new_policy()
-        self.obs_target = self.target_policy.obs_ph
-        self.action_target = self.target_policy.action_ph
-        obs_in = _clipped(normalize(self.policy_tf.processed_obs, self.obs_rms), self.observation_range)
-        next_obs_in = _clipped(normalize(self.target_policy.processed_obs, self.obs_rms), self.observation_range)
+        self.policy_tf, self.target_policy = self._new_policy(), self._new_policy()
+        self.obs_target, self.action_target = self.target_policy.obs_ph, self.target_policy.action_ph
+        obs_in, next_obs_in = (_clipped(normalize(policy.processed_obs, self.obs_rms), self.observation_range)
+                               for policy in (self.policy_tf, self.target_policy))
 
         if self.param_noise is not None:
             self.param_noise_actor = self._new_policy()
-            self.obs_noise = self.param_noise_actor.obs_ph
-            self.action_noise_ph = self.param_noise_actor.action_ph
-            self.adaptive_param_noise_actor = self._new_policy()
-            self.obs_adapt_noise = self.adaptive_param_noise_actor.obs_ph
-            self.action_adapt_noise = self.adaptive_param_noise_actor.action_ph
+            self.obs_noise, self.action_noise_ph = self.param_noise_actor.obs_ph, self.param_noise_actor.action_ph
+            self.adaptive_param_noise_actor = spare = self._new_policy()
+            self.obs_adapt_noise, self.action_adapt_noise = spare.obs_ph, spare.action_ph
 
-        self.obs_train = self.policy_tf.obs_ph
-        self.action_train_ph = self.policy_tf.action_ph
-        self.terminals_ph = tf.placeholder(tf.float32, shape=(None, 1), name='terminals')
-        self.rewards = tf.placeholder(tf.float32, shape=(None, 1), name='rewards')
-        self.actions = tf.placeholder(tf.float32, shape=(None,) + tuple(self.action_space.shape), name='actions')
-        self.critic_target = tf.placeholder(tf.float32, shape=(None, 1), name='critic_target')
-        self.param_noise_stddev = tf.placeholder(tf.float32, shape=(), name='param_noise_stddev')
+        self.obs_train, self.action_train_ph = self.policy_tf.obs_ph, self.policy_tf.action_ph
+        column = (None, 1)
+        self.terminals_ph = _float_input('terminals', column)
+        self.rewards = _float_input('rewards', column)
+        self.actions = _float_input('actions', (None,) + tuple(self.action_space.shape))
+        self.critic_target = _float_input('critic_target', column)
+        self.param_noise_stddev = _float_input('param_noise_stddev', ())
         return obs_in, next_obs_in
 
     def _setup_param_noise(self, normalized_obs: tf.Tensor) -> None:
@@ -225,17 +231,16 @@ class DDPGGraph:
 
         :param normalized_obs: (TensorFlow Tensor) the observations as the networks see them
         """
-        with tf.variable_scope("noise", reuse=False):
+        with tf.variable_scope("noise"):
             self.perturbed_actor_tf = self.param_noise_actor.make_actor(normalized_obs)
-        with tf.variable_scope("noise_adapt", reuse=False):
+        with tf.variable_scope("noise_adapt"):
             adaptive_actions = self.adaptive_param_noise_actor.make_actor(normalized_obs)
-        with tf.variable_scope("noise_update_func", reuse=False):
+        with tf.variable_scope("noise_update_func"):
             if self.verbose >= 2:
                 logger.info('setting up param noise')
-            self.perturb_policy_ops = get_perturbed_actor_updates('model/pi/', 'noise/pi/', self.param_noise_stddev,
-                                                                  verbose=self.verbose)
-            self.perturb_adaptive_policy_ops = get_perturbed_actor_updates(
-                'model/pi/', 'noise_adapt/pi/', self.param_noise_stddev, verbose=self.verbose)
+            self.perturb_policy_ops, self.perturb_adaptive_policy_ops = (
+                get_perturbed_actor_updates('model/pi/', copy, self.param_noise_stddev, verbose=self.verbose)
+                for copy in ('noise/pi/', 'noise_adapt/pi/'))
             gap = self.actor_tf - adaptive_actions
             self.adaptive_policy_distance = tf.sqrt(tf.reduce_mean(tf.square(gap)))
 
@@ -251,9 +256,7 @@ class DDPGGraph:
                                                 self.ret_rms)
         next_value = denormalize(target_value, self.ret_rms)
         self.target_q = self.rewards + (1. - self.terminals_ph) * self.gamma * next_value
-        tf.summary.scalar('critic_target', tf.reduce_mean(self.critic_target))
-        if self.full_tensorboard_log:
-            tf.summary.histogram('critic_target', self.critic_target)
+        _mean_summary('critic_target', self.critic_target, self.full_tensorboard_log)
 
     def _setup_popart(self) -> None:
         """
@@ -261,14 +264,15 @@ class DDPGGraph:
         old_std) to (mean, std), rescale the output layers of the critic and its target so that their
         denormalised outputs stay the same: ``w <- w * old_std / std``, ``b <- (b * old_std + old_mean - mean) / std``.
         """
-        self.old_std = tf.placeholder(tf.float32, shape=[1], name='old_std')
-        self.old_mean = tf.placeholder(tf.float32, shape=[1], name='old_mean')
+        self.old_std = _float_input('old_std', [1])
+        self.old_mean = _float_input('old_mean', [1])
         mean, std = self.ret_rms.mean, self.ret_rms.std
-        self.renormalize_q_outputs_op = []
+        rescales = []
         for scope in ('model/qf/', 'target/qf/'):
             kernel, bias = _output_layer(scope)
-            self.renormalize_q_outputs_op.append(kernel.assign(kernel * self.old_std / std))
-            self.renormalize_q_outputs_op.append(bias.assign((bias * self.old_std + self.old_mean - mean) / std))
+            rescales.append(kernel.assign(kernel * self.old_std / std))
+            rescales.append(bias.assign((bias * self.old_std + self.old_mean - mean) / std))
+        self.renormalize_q_outputs_op = rescales
 
     def _setup_stats(self) -> None:
         """The reference statistics of the logger table (see :mod:`stable_baselines.ddpg.statistics`)."""
@@ -324,6 +328,7 @@ class DDPGGraph:
         """The variable lists of ``get_parameter_list``, in the order of the original's files."""
         self.params = (tf_util.get_trainable_vars("model") + tf_util.get_trainable_vars('noise/')
                        + tf_util.get_trainable_vars('noise_adapt/'))
-        self.target_params = tf_util.get_trainable_vars("target")
-        self.obs_rms_params = [var for var in tf.global_variables() if "obs_rms" in var.name]
-        self.ret_rms_params = [var for var in tf.global_variables() if "ret_rms" in var.name]
+        self.target_params = tf_util.get_trainable_vars('target')
+        everything = tf.global_variables()
+        self.obs_rms_params = [var for var in everything if "obs_rms" in var.name]
+        self.ret_rms_params = [var for var in everything if "ret_rms" in var.name]
