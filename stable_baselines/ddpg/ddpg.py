@@ -13,7 +13,6 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 from mpi4py import MPI
 
-from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import (OffPolicyRLModel, SetVerbosity, _predict_input,
                                                 _UnvecWrapper)
@@ -259,11 +258,6 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         if spec is not None:
             self.sess.run(self.perturb_policy_ops, feed_dict={self.param_noise_stddev: spec.current_stddev})
 
-    def _unnormalized_obs(self, obs: Any) -> Any:
-        """:return: (Any) the observation the replay buffer keeps (a VecNormalize env's original one)"""
-        vec_normalize = self._vec_normalize_env
-        return obs if vec_normalize is None else vec_normalize.get_original_obs()[0]
-
     def _eval_env(self) -> Any:
         """:return: (gymnasium.Env) the evaluation env seen as one env (a one-env VecEnv unwrapped), or None"""
         if self.eval_env is None:
@@ -429,23 +423,10 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         :param progress_bar: (bool) draw a progress bar over the timesteps (needs tqdm)
         :return: (DDPG) the model, trained
         """
-        arguments = dict(locals())
-        with self._learning(total_timesteps, callback, tb_log_name, reset_num_timesteps, replay_wrapper,
-                            progress_bar) as (callback, writer):
-            if log_interval is None or log_interval < 1:
-                raise ValueError("Error: log_interval must be an int >= 1 (rollout cycles between logs), got {!r}"
-                                 .format(log_interval))
-            arguments.update(callback=callback, writer=writer)
-            self.tb_seen_steps = []
-            if self.verbose >= 2:
-                logger.log('Using agent with the following configuration:')
-                logger.log(str(self.__dict__.items()))
-            with self.graph.as_default(), self.sess.as_default():
-                run = self._start_run(arguments)
-                callback.on_training_start(run.callback_locals(), globals())
-                self._run_cycles(run)
-                callback.on_training_end()
-        return self
+        # the running statistics update through the default session
+        with self.graph.as_default(), self.sess.as_default():
+            return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                                  replay_wrapper, progress_bar)
 
     # ------------------------------------------------------------------------------------------------- predict
     def predict(self, observation, state=None, mask=None, deterministic=True):

@@ -14,6 +14,7 @@ from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.mpi_running_mean_std import RunningMeanStd
+from stable_baselines.common.target_updates import hard_updates, polyak_update
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.ddpg.statistics import reduce_std, reduce_var, stats_ops_and_names
 
@@ -81,11 +82,12 @@ def get_target_updates(_vars: List[tf.Variable], target_vars: List[tf.Variable],
         raise RuntimeError("The target network does not mirror the network: {} variables vs {}".format(
             [var.name for var in _vars], [var.name for var in target_vars]))
     copies, soft = [], []
+    # pair by pair (the copy, then the soft update): the order in which the original created these ops
     for source, target in zip(_vars, target_vars):
         if verbose >= 2:
             logger.info('  {} <- {}'.format(target.name, source.name))
-        copies.append(tf.assign(target, source))
-        soft.append(tf.assign(target, (1. - tau) * target + tau * source))
+        copies += hard_updates([source], [target])
+        soft.append(polyak_update(source, target, tau))
     return tf.group(*copies), tf.group(*soft)
 
 

@@ -124,8 +124,8 @@ def epoch_rollout_stats(state: Any, duration: float, param_noise_used: bool) -> 
         'train/loss_critic': safe_mean(state.epoch_critic_losses),
         'train/param_noise_distance': safe_mean(state.epoch_adaptive_distances) if param_noise_used else 0.0,
         'total/duration': duration,
-        'total/steps_per_second': float(state.step) / float(duration),
-        'total/episodes': state.episodes,
+        'total/steps_per_second': float(state.log_step) / float(duration),
+        'total/episodes': state.num_episodes,
         'rollout/episodes': state.epoch_episodes,
         'rollout/actions_std': np.std(state.epoch_actions) if len(state.epoch_actions) else np.nan,
     }
