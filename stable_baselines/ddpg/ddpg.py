@@ -1,7 +1,8 @@
 """
 Deep Deterministic Policy Gradient (DDPG): the model class, its hyper-parameters, acting, the training step and
-saving. The graph is built by :mod:`stable_baselines.ddpg.graph`, the training loop runs in
-:mod:`stable_baselines.ddpg.cycles`, the logged statistics come from :mod:`stable_baselines.ddpg.statistics`.
+saving. The graph is built by :mod:`stable_baselines.ddpg.graph`; training runs the off-policy loop shared with
+DQN, SAC and TD3, whose hooks in :mod:`stable_baselines.ddpg.cycles` make DDPG's rollout, training and evaluation
+cycles; the logged statistics come from :mod:`stable_baselines.ddpg.statistics`.
 
 Data parallelism uses MPI: every worker steps its own environment, :class:`~stable_baselines.common.mpi_adam.MpiAdam`
 averages the gradients and :class:`~stable_baselines.common.mpi_running_mean_std.RunningMeanStd` the observation
