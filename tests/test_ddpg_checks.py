@@ -95,3 +95,20 @@ def test_public_module_names_stay_importable():
                  "get_perturbable_vars", "get_perturbed_actor_updates", "DDPG"):
         assert callable(getattr(ddpg, name)), name
     assert ddpg.get_target_updates is get_target_updates
+
+
+class NanRewardEnv(TwoActionEnv):
+    """TwoActionEnv whose rewards are NaN."""
+
+    def step(self, action):
+        obs, _, terminated, truncated, info = super().step(action)
+        return obs, float("nan"), terminated, truncated, info
+
+
+def test_training_on_nan_rewards_stops_with_a_clear_error():
+    env = NanRewardEnv()
+    model = DDPG(MlpPolicy, env, nb_rollout_steps=10, nb_train_steps=2, batch_size=8, seed=0)
+    with pytest.raises(RuntimeError, match=r"Training diverged at timestep 10: a loss is not finite.*VecCheckNan"):
+        model.learn(50)
+    # it stopped after the first training phase
+    assert env.n_steps == 10 and model.num_timesteps == 10
