@@ -16,7 +16,7 @@ import argparse
 import hashlib
 import os
 import time
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 from mpi4py import MPI
@@ -29,38 +29,54 @@ from stable_baselines.common.noise import AdaptiveParamNoiseSpec, NormalActionNo
 from stable_baselines.ddpg import DDPG
 from stable_baselines.ddpg.policies import LnMlpPolicy, MlpPolicy
 
+_NOISE_FORMS = "none, adaptive-param_<stddev>, normal_<stddev> or ou_<stddev>"
 
-def parse_noise_types(noise_type: str, nb_actions: int):
+# the switches of the command line: name -> default (each gets --name and --no-name)
+_SWITCHES = (("render-eval", False), ("layer-norm", True), ("render", False), ("normalize-returns", False),
+             ("normalize-observations", True), ("popart", False), ("evaluation", False))
+
+# the valued options: name -> (type, default); the sizes are per MPI worker (and per cycle for the step counts)
+_OPTIONS = (("env-id", str, "HalfCheetah-v5"), ("seed", int, 0), ("critic-l2-reg", float, 1e-2),
+            ("batch-size", int, 64), ("actor-lr", float, 1e-4), ("critic-lr", float, 1e-3), ("gamma", float, 0.99),
+            ("reward-scale", float, 1.), ("clip-norm", float, None), ("nb-train-steps", int, 50),
+            ("nb-eval-steps", int, 100), ("nb-rollout-steps", int, 100), ("noise-type", str, "adaptive-param_0.2"),
+            ("num-timesteps", int, int(1e6)))
+
+
+def _one_noise(description: str, nb_actions: int) -> Tuple[str, Any]:
     """
-    Parse the ``--noise-type`` argument: a comma-separated list of ``none``, ``adaptive-param_<stddev>``,
-    ``normal_<stddev>``, ``ou_<stddev>``.
+    :param description: (str) one noise of ``--noise-type`` (not ``none``)
+    :param nb_actions: (int) the dimension of the action space
+    :return: (str, Any) ``"action"`` or ``"param"``, and the noise object
+    """
+    kind, _, scale = description.partition('_')
+    try:
+        stddev = float(scale)
+    except ValueError:
+        stddev = None
+    if stddev is not None and kind == 'adaptive-param':
+        return "param", AdaptiveParamNoiseSpec(initial_stddev=stddev, desired_action_stddev=stddev)
+    if stddev is not None and kind in ('normal', 'ou'):
+        noise_class = NormalActionNoise if kind == 'normal' else OrnsteinUhlenbeckActionNoise
+        return "action", noise_class(mean=np.zeros(nb_actions), sigma=stddev * np.ones(nb_actions))
+    raise ValueError('unknown noise type "{}": expected {}'.format(description, _NOISE_FORMS))
 
-    :param noise_type: (str) the noise description
+
+def parse_noise_types(noise_type: str, nb_actions: int) -> Tuple[Any, Any]:
+    """
+    Read ``--noise-type``: noises separated by commas, each ``none``, ``adaptive-param_<stddev>``,
+    ``normal_<stddev>`` or ``ou_<stddev>`` (a later one of the same kind replaces an earlier one).
+
+    :param noise_type: (str) the description
     :param nb_actions: (int) the dimension of the action space
     :return: (ActionNoise, AdaptiveParamNoiseSpec) the action noise and the parameter noise (each can be None)
     """
-    action_noise = None
-    param_noise = None
-    for current_noise_type in noise_type.split(','):
-        current_noise_type = current_noise_type.strip()
-        if current_noise_type == 'none':
-            continue
-        try:
-            kind, stddev = current_noise_type.split('_')
-            stddev = float(stddev)
-        except ValueError:
-            raise ValueError('unknown noise type "{}": expected none, adaptive-param_<stddev>, normal_<stddev> or '
-                             'ou_<stddev>'.format(current_noise_type)) from None
-        if kind == 'adaptive-param':
-            param_noise = AdaptiveParamNoiseSpec(initial_stddev=stddev, desired_action_stddev=stddev)
-        elif kind == 'normal':
-            action_noise = NormalActionNoise(mean=np.zeros(nb_actions), sigma=stddev * np.ones(nb_actions))
-        elif kind == 'ou':
-            action_noise = OrnsteinUhlenbeckActionNoise(mean=np.zeros(nb_actions), sigma=stddev * np.ones(nb_actions))
-        else:
-            raise ValueError('unknown noise type "{}": expected none, adaptive-param_<stddev>, normal_<stddev> or '
-                             'ou_<stddev>'.format(current_noise_type))
-    return action_noise, param_noise
+    chosen = {"action": None, "param": None}
+    for description in (part.strip() for part in noise_type.split(',')):
+        if description != 'none':
+            kind, noise = _one_noise(description, nb_actions)
+            chosen[kind] = noise
+    return chosen["action"], chosen["param"]
 
 
 def params_checksum(model: DDPG) -> str:
@@ -70,70 +86,59 @@ def params_checksum(model: DDPG) -> str:
     """
     digest = hashlib.sha256()
     for name, value in model.get_parameters().items():
-        if name.startswith("noise/") or name.startswith("noise_adapt/"):
-            continue
-        digest.update(name.encode("utf-8"))
-        digest.update(np.ascontiguousarray(value).tobytes())
+        if not name.startswith(("noise/", "noise_adapt/")):
+            digest.update(name.encode("utf-8"))
+            digest.update(np.ascontiguousarray(value).tobytes())
     return digest.hexdigest()
+
+
+def _monitored_env(env_id: str, log_dir: Optional[str], name: str) -> Monitor:
+    """:return: (Monitor) a new env, its episodes written to ``<log_dir>/<name>`` when there is a log dir"""
+    return Monitor(make_env(env_id), log_dir and os.path.join(log_dir, name))
+
+
+def _print_checksums(model: DDPG, rank: int) -> None:
+    """Gather the parameter checksum of every worker on rank 0, which prints them in rank order."""
+    checksums = MPI.COMM_WORLD.gather(params_checksum(model), root=0)
+    if rank == 0:
+        for worker, checksum in enumerate(checksums):
+            print("rank {} params sha256 {}".format(worker, checksum), flush=True)
 
 
 def run(env_id: str, seed: int, noise_type: str, layer_norm: bool, evaluation: bool, save_path=None,
         params_checksum_flag: bool = False, **kwargs) -> DDPG:
     """
-    run the training of DDPG
+    Train DDPG on this MPI worker.
 
-    :param env_id: (str) the environment ID
-    :param seed: (int) the initial random seed (the seed of a worker is ``seed + 1000000 * rank``)
-    :param noise_type: (str) the wanted noises ('adaptive-param_<stddev>', 'normal_<stddev>', 'ou_<stddev>'),
-        can use multiple noise type by seperating them with commas
-    :param layer_norm: (bool) use layer normalization
-    :param evaluation: (bool) enable evaluation of DDPG training (on rank 0)
+    :param env_id: (str) the environment id
+    :param seed: (int) the base seed (this worker uses ``seed + 1000000 * rank``)
+    :param noise_type: (str) the noises, see :func:`parse_noise_types`
+    :param layer_norm: (bool) use the policy with layer normalization
+    :param evaluation: (bool) rank 0 also runs evaluation episodes
     :param save_path: (str) where rank 0 saves the model at the end (None: not saved)
     :param params_checksum_flag: (bool) print the parameter checksum of every rank at the end
-    :param kwargs: (dict) extra keywords for the training (num_timesteps and the DDPG arguments)
+    :param kwargs: (dict) ``num_timesteps``, ``popart`` and the other arguments of DDPG
     :return: (DDPG) the trained model
     """
-    # Configure things.
     rank = MPI.COMM_WORLD.Get_rank()
     if rank != 0:
         logger.set_level(logger.DISABLED)
-
-    # Create envs.
     log_dir = logger.get_dir()
-    env = make_env(env_id)
-    env = Monitor(env, log_dir and os.path.join(log_dir, str(rank)))
+    env = _monitored_env(env_id, log_dir, str(rank))
+    eval_env = _monitored_env(env_id, log_dir, 'gym_eval') if evaluation and rank == 0 else None
+    action_noise, param_noise = parse_noise_types(noise_type, env.action_space.shape[-1])
 
-    if evaluation and rank == 0:
-        eval_env = make_env(env_id)
-        eval_env = Monitor(eval_env, log_dir and os.path.join(log_dir, 'gym_eval'))
-    else:
-        eval_env = None
-
-    # Parse noise_type
-    nb_actions = env.action_space.shape[-1]
-    action_noise, param_noise = parse_noise_types(noise_type, nb_actions)
-
-    # Seed everything to make things reproducible.
-    seed = seed + 1000000 * rank
+    seed += 1000000 * rank
     logger.info('rank {}: seed={}, logdir={}'.format(rank, seed, logger.get_dir()))
     if eval_env is not None:
         reset_env(eval_env, seed=seed)
-
-    # Disable logging for rank != 0 to avoid noise.
-    start_time = 0
-    if rank == 0:
-        start_time = time.time()
-
-    if layer_norm:
-        policy = LnMlpPolicy
-    else:
-        policy = MlpPolicy
+    start_time = time.time() if rank == 0 else 0
 
     num_timesteps = kwargs.pop('num_timesteps')
     kwargs['enable_popart'] = kwargs.pop('popart')
-
-    model = DDPG(policy=policy, env=env, eval_env=eval_env, param_noise=param_noise,
-                 action_noise=action_noise, buffer_size=int(1e6), verbose=2, seed=seed, **kwargs)
+    model = DDPG(policy=LnMlpPolicy if layer_norm else MlpPolicy, env=env, eval_env=eval_env,
+                 param_noise=param_noise, action_noise=action_noise, buffer_size=int(1e6), verbose=2, seed=seed,
+                 **kwargs)
     model.learn(total_timesteps=num_timesteps)
     env.close()
     if eval_env is not None:
@@ -143,65 +148,39 @@ def run(env_id: str, seed: int, noise_type: str, layer_norm: bool, evaluation: b
         if save_path is not None:
             model.save(save_path)
     if params_checksum_flag:
-        checksum = params_checksum(model)
-        # gather so that the lines come out in rank order
-        checksums = MPI.COMM_WORLD.gather(checksum, root=0)
-        if rank == 0:
-            for other_rank, value in enumerate(checksums):
-                print("rank {} params sha256 {}".format(other_rank, value), flush=True)
+        _print_checksums(model, rank)
     return model
 
 
-def parse_args(args=None) -> Dict[str, Any]:
+def parse_args(args: Optional[List[str]] = None) -> Dict[str, Any]:
     """
-    parse the arguments for DDPG training
+    Read the command line.
 
-    :param args: ([str]) the command line (None: sys.argv)
-    :return: (dict) the arguments
+    :param args: ([str]) the arguments (None: ``sys.argv``)
+    :return: (dict) the keyword arguments of :func:`run`
     """
     parser = argparse.ArgumentParser(formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument('--env-id', type=str, default='HalfCheetah-v5')
-    boolean_flag(parser, 'render-eval', default=False)
-    boolean_flag(parser, 'layer-norm', default=True)
-    boolean_flag(parser, 'render', default=False)
-    boolean_flag(parser, 'normalize-returns', default=False)
-    boolean_flag(parser, 'normalize-observations', default=True)
-    parser.add_argument('--seed', help='RNG seed', type=int, default=0)
-    parser.add_argument('--critic-l2-reg', type=float, default=1e-2)
-    parser.add_argument('--batch-size', type=int, default=64)  # per MPI worker
-    parser.add_argument('--actor-lr', type=float, default=1e-4)
-    parser.add_argument('--critic-lr', type=float, default=1e-3)
-    boolean_flag(parser, 'popart', default=False)
-    parser.add_argument('--gamma', type=float, default=0.99)
-    parser.add_argument('--reward-scale', type=float, default=1.)
-    parser.add_argument('--clip-norm', type=float, default=None)
-    parser.add_argument('--nb-train-steps', type=int, default=50)  # per epoch cycle and MPI worker
-    parser.add_argument('--nb-eval-steps', type=int, default=100)  # per epoch cycle and MPI worker
-    parser.add_argument('--nb-rollout-steps', type=int, default=100)  # per epoch cycle and MPI worker
-    # choices are adaptive-param_xx, ou_xx, normal_xx, none
-    parser.add_argument('--noise-type', type=str, default='adaptive-param_0.2')
-    parser.add_argument('--num-timesteps', type=int, default=int(1e6))
-    boolean_flag(parser, 'evaluation', default=False)
+    for name, default in _SWITCHES:
+        boolean_flag(parser, name, default=default)
+    for name, kind, default in _OPTIONS:
+        parser.add_argument('--' + name, type=kind, default=default)
     parser.add_argument('--save-path', type=str, default=None,
                         help='save the model of rank 0 there at the end (addition of ours)')
     parser.add_argument('--params-checksum', action='store_true', dest='params_checksum_flag',
                         help='print the sha256 of the parameters of every rank at the end (addition of ours)')
-    args = parser.parse_args(args)
-    dict_args = vars(args)
-    return dict_args
+    return vars(parser.parse_args(args))
 
 
-def main(args=None) -> None:
+def main(args: Optional[List[str]] = None) -> None:
     """
     Run DDPG from the command line.
 
-    :param args: ([str]) the command line (None: sys.argv)
+    :param args: ([str]) the arguments (None: ``sys.argv``)
     """
-    dict_args = parse_args(args)
+    arguments = parse_args(args)
     if MPI.COMM_WORLD.Get_rank() == 0:
         logger.configure()
-    # Run actual script.
-    run(**dict_args)
+    run(**arguments)
 
 
 if __name__ == '__main__':
