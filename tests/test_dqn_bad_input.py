@@ -67,10 +67,11 @@ def test_step_periods_must_be_positive(name, value):
     assert model.num_timesteps == 20
 
 
-@pytest.mark.parametrize("tensorboard", [False, True])
-def test_non_finite_td_errors_stop_training(tensorboard, tmp_path):
+@pytest.mark.parametrize("tensorboard,prioritized", [(False, False), (True, False), (False, True)])
+def test_non_finite_td_errors_stop_training(tensorboard, prioritized, tmp_path):
     env = ShapeEnv(reward=float("nan"))
-    model = DQN("MlpPolicy", env, tensorboard_log=str(tmp_path) if tensorboard else None, **FAST)
+    model = DQN("MlpPolicy", env, tensorboard_log=str(tmp_path) if tensorboard else None,
+                prioritized_replay=prioritized, **FAST)
     with pytest.raises(ValueError, match=r"DQN's TD errors must be finite, got \[nan nan nan nan\] at step 6"):
         model.learn(50)
     # the first gradient step (after learning_starts=5) found them

@@ -361,13 +361,10 @@ def build_train(q_func: Callable, ob_space: spaces.Space, ac_space: spaces.Space
     :param param_noise_filter_func: (function (TensorFlow Tensor): bool) which variables parameter noise
         perturbs (None: :func:`default_param_noise_filter`)
     :param full_tensorboard_log: (bool) also log histograms (and images) to tensorboard; takes a lot of space
-    :return: (tuple)
-
-        act: (function (TensorFlow Tensor, bool, float): TensorFlow Tensor) chooses actions for observations
-        train: (function (Any, numpy float, numpy float, Any, numpy bool, numpy float): numpy float) one
-            optimisation step of the TD loss
-        update_target: (function) copies the online network into the target network
-        step_model: (DQNPolicy) the online network, for evaluation
+    :return: (tuple) ``act`` (function (TensorFlow Tensor, bool, float): TensorFlow Tensor), choosing actions
+        for observations; ``train`` (function (Any, numpy float, numpy float, Any, numpy bool, numpy float):
+        numpy float), one optimisation step of the TD loss; ``update_target`` (function), copying the online
+        network into the target network; ``step_model`` (DQNPolicy), the online network, for evaluation
     """
     graph = build_dqn_graph(q_func, ob_space, ac_space, optimizer, sess, grad_norm_clipping=grad_norm_clipping,
                             gamma=gamma, double_q=double_q, scope=scope, reuse=reuse, param_noise=param_noise,
