@@ -5,9 +5,11 @@ from typing import Any, List, Tuple
 import numpy as np
 
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
+from stable_baselines.common.base_class import SetVerbosity, _predict_input
 from stable_baselines.common.buffers import ReplayBuffer
 from stable_baselines.common.math_util import unscale_action
+from stable_baselines.common.model.squashed_actor import SquashedActorModel
+from stable_baselines.common.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.sac.policies import SACPolicy
 
@@ -41,7 +43,7 @@ def _parse_ent_coef(ent_coef: Any) -> Any:
     return None
 
 
-class SAC(OffPolicyRLModel):
+class SAC(SquashedActorModel):
     """
     Soft Actor-Critic (SAC)
     Off-Policy Maximum Entropy Deep Reinforcement Learning with a Stochastic Actor,
@@ -159,6 +161,12 @@ class SAC(OffPolicyRLModel):
 
         if _init_setup_model:
             self.setup_model()
+
+    _exploration_step_kwargs = {"deterministic": False}
+    _delayed_update_argument = "target_update_interval"
+
+    def _delayed_update_interval(self) -> int:
+        return self.target_update_interval
 
     def _get_pretrain_placeholders(self):
         policy = self.policy_tf
@@ -283,19 +291,9 @@ class SAC(OffPolicyRLModel):
                     value_optimizer = tf.train.AdamOptimizer(learning_rate=self.learning_rate_ph)
                     values_params = tf_util.get_trainable_vars('model/values_fn')
 
-                    source_params = tf_util.get_trainable_vars("model/values_fn/vf")
-                    target_params = tf_util.get_trainable_vars("target/values_fn/vf")
-
-                    # Polyak averaging for target variables
-                    self.target_update_op = [
-                        tf.assign(target, (1 - self.tau) * target + self.tau * source)
-                        for target, source in zip(target_params, source_params)
-                    ]
-                    # Initializing target to match source variables
-                    target_init_op = [
-                        tf.assign(target, source)
-                        for target, source in zip(target_params, source_params)
-                    ]
+                    source_params, target_params = mirrored_variables("model/values_fn/vf", "target/values_fn/vf")
+                    self.target_update_op = polyak_updates(source_params, target_params, self.tau)
+                    target_init_op = hard_updates(source_params, target_params)
 
                     # Control flow is used because sess.run otherwise evaluates in nondeterministic order
                     # and we first need to compute the policy action before computing q values losses
@@ -361,8 +359,7 @@ class SAC(OffPolicyRLModel):
         if self.log_ent_coef is not None:
             losses += [self.step_ops[12], self.step_ops[13]]
         with tf.control_dependencies(train_ops):
-            target_update = [tf.assign(target, (1 - self.tau) * target.read_value() + self.tau * source.read_value())
-                             for target, source in zip(target_params, source_params)]
+            target_update = polyak_updates(source_params, target_params, self.tau, fresh_reads=True)
         forward = self.policy_tf._numpy_forward
         feeds = self._minibatch_feeds()
         fused = {}
@@ -439,9 +436,8 @@ class SAC(OffPolicyRLModel):
         :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
         :return: (BaseRLModel) the trained model
         """
-        return self._learn_continuous(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
-                                      replay_wrapper, progress_bar, self.target_update_interval,
-                                      step_kwargs={"deterministic": False})
+        return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                              replay_wrapper, progress_bar)
 
     def action_probability(self, observation: np.ndarray, state=None, mask=None, actions=None,
                            logp: bool = False) -> None:

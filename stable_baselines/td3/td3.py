@@ -5,14 +5,16 @@ from typing import Tuple
 import numpy as np
 
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
+from stable_baselines.common.base_class import SetVerbosity, _predict_input
 from stable_baselines.common.buffers import ReplayBuffer
 from stable_baselines.common.math_util import unscale_action
+from stable_baselines.common.model.squashed_actor import SquashedActorModel
+from stable_baselines.common.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.td3.policies import TD3Policy
 
 
-class TD3(OffPolicyRLModel):
+class TD3(SquashedActorModel):
     """
     Twin Delayed DDPG (TD3)
     Addressing Function Approximation Error in Actor-Critic Methods.
@@ -119,6 +121,11 @@ class TD3(OffPolicyRLModel):
         if _init_setup_model:
             self.setup_model()
 
+    _delayed_update_argument = "policy_delay"
+
+    def _delayed_update_interval(self) -> int:
+        return self.policy_delay
+
     def _get_pretrain_placeholders(self):
         policy = self.policy_tf
         # The actor outputs actions in [-1, 1]: rescale them to the action space of the expert actions
@@ -199,25 +206,10 @@ class TD3(OffPolicyRLModel):
 
                 with tf.variable_scope("loss", reuse=False):
                     # Q Values and policy target params
-                    source_params = tf_util.get_trainable_vars("model/")
-                    target_params = tf_util.get_trainable_vars("target/")
-                    if [param.name[len("model/"):] for param in source_params] != \
-                            [param.name[len("target/"):] for param in target_params]:
-                        raise RuntimeError("The target networks do not mirror the model networks: {} vs {}".format(
-                            [param.name for param in source_params], [param.name for param in target_params]))
-
-                    # Polyak averaging for target variables
+                    source_params, target_params = mirrored_variables("model/", "target/")
                     with tf.control_dependencies([policy_train_op]):
-                        self.target_ops = [
-                            tf.assign(target, (1 - self.tau) * target + self.tau * source)
-                            for target, source in zip(target_params, source_params)
-                        ]
-
-                    # Initializing target to match source variables
-                    target_init_op = [
-                        tf.assign(target, source)
-                        for target, source in zip(target_params, source_params)
-                    ]
+                        self.target_ops = polyak_updates(source_params, target_params, self.tau)
+                    target_init_op = hard_updates(source_params, target_params)
 
                     self.infos_names = ['qf1_loss', 'qf2_loss']
                     # All ops to call during one training step
@@ -309,9 +301,8 @@ class TD3(OffPolicyRLModel):
         :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
         :return: (BaseRLModel) the trained model
         """
-        # Note: the policy is updated less frequently than the Q functions (every `policy_delay` gradient steps)
-        return self._learn_continuous(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
-                                      replay_wrapper, progress_bar, self.policy_delay)
+        return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                              replay_wrapper, progress_bar)
 
     def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
         _ = np.array(observation)

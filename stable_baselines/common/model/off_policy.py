@@ -1,21 +1,17 @@
 """
 :class:`OffPolicyRLModel`, the base of the off-policy algorithms (DQN, DDPG, SAC, TD3).
 """
-import time
 from abc import abstractmethod
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.buffer_files import load_buffer, save_buffer
-from stable_baselines.common.gym_compat import reset_env, step_env
-from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
 from stable_baselines.common.model.base import BaseRLModel
-from stable_baselines.common.policies import BasePolicy
-from stable_baselines.common.schedules import get_schedule_fn
+from stable_baselines.common.model.off_policy_loop import (LearnArguments, OffPolicyLoopState, run_off_policy_loop,
+                                                          visible)
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import total_episode_reward_logger
 from stable_baselines.common.vec_env import VecEnv
@@ -137,20 +133,6 @@ class OffPolicyRLModel(BaseRLModel):
             return None
         return forward.row_forward(observation)
 
-    def _predict_one_squashed(self, observation: Any) -> Optional[np.ndarray]:
-        """
-        The fast path of ``predict`` for ONE observation of a tanh-squashed actor (SAC's deterministic action,
-        TD3's action): :meth:`_single_row_output`, then the rescaling to the action bounds, as the general path
-        computes it.
-
-        :param observation: (Any) what the user passed to ``predict``
-        :return: (np.ndarray or None) the action, shape of the action space; None when the general path must answer
-        """
-        out = self._single_row_output(self.policy_tf, observation)
-        if out is None:
-            return None
-        return unscale_action(self.action_space, np.tanh(out).reshape(self.action_space.shape))
-
     @staticmethod
     def _flat_after(ops: list, variables: list) -> tf.Tensor:
         """
@@ -259,232 +241,87 @@ class OffPolicyRLModel(BaseRLModel):
                                         np.array([done]).reshape((1, -1)), writer, self.num_timesteps)
         return new_obs_, reward_
 
-    def _setup_policy_and_target_inputs(self) -> Tuple[BasePolicy, BasePolicy]:
+    # ---------------------------------------------------------------------------------------------- the loop
+    def _run_loop(self, total_timesteps: int, callback: Any, log_interval: Optional[int], tb_log_name: str,
+                  reset_num_timesteps: bool, replay_wrapper: Any, progress_bar: bool) -> "OffPolicyRLModel":
         """
-        Create, in the variable scope ``input`` (inside the model's graph, once ``self.sess`` exists), the policy
-        ``self.policy_tf`` and its target copy, and the placeholders of a replay-buffer minibatch: the
-        observations of the policy (``observations_ph``, ``processed_obs_ph``), the next observations of the target
-        policy (``next_observations_ph``, ``processed_next_obs_ph``; ``action_target``), ``terminals_ph``,
-        ``rewards_ph``, ``actions_ph`` and ``learning_rate_ph`` (SAC, TD3).
+        Train with the off-policy env-step loop (:func:`off_policy_loop.run_off_policy_loop`) and this model's
+        hooks; the arguments are those of ``learn``.
 
-        :return: (BasePolicy, BasePolicy) the policy and the target policy
+        :return: (OffPolicyRLModel) the model
         """
-        with tf.variable_scope("input", reuse=False):
-            self.policy_tf = self.policy(self.sess, self.observation_space, self.action_space, **self.policy_kwargs)
-            target_policy = self.policy(self.sess, self.observation_space, self.action_space, **self.policy_kwargs)
+        args = LearnArguments(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                              replay_wrapper, progress_bar)
+        return run_off_policy_loop(self, args)
 
-            self.observations_ph = self.policy_tf.obs_ph
-            self.processed_obs_ph = self.policy_tf.processed_obs
-            self.next_observations_ph = target_policy.obs_ph
-            self.processed_next_obs_ph = target_policy.processed_obs
-            self.action_target = target_policy.action_ph
-            self.terminals_ph = tf.placeholder(tf.float32, shape=(None, 1), name='terminals')
-            self.rewards_ph = tf.placeholder(tf.float32, shape=(None, 1), name='rewards')
-            self.actions_ph = tf.placeholder(tf.float32, shape=(None,) + tuple(self.action_space.shape),
-                                             name='actions')
-            self.learning_rate_ph = tf.placeholder(tf.float32, [], name="learning_rate_ph")
-        return self.policy_tf, target_policy
+    # training after the episode bookkeeping of a step (DQN, DDPG); SAC and TD3 train before it
+    _train_before_episode_end = False
+    # what log_interval counts (named in the error for a value below 1)
+    _log_interval_unit = "episodes"
 
-    def _minibatch_feeds(self) -> list:
+    def _env_resets_itself(self) -> bool:
+        """:return: (bool) whether the env starts a new episode by itself when one ends (a VecEnv does)"""
+        return isinstance(self.env, VecEnv)
+
+    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> OffPolicyLoopState:
         """
-        :return: ([tf.Tensor]) the placeholders of a training step of SAC and TD3, in the order of
-            :meth:`_minibatch_values` (the feed list of their single-call training steps)
+        :param args: (LearnArguments) the arguments of ``learn``
+        :param callback: (BaseCallback) the callback made by the learn frame
+        :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
+        :return: (OffPolicyLoopState) the state of a new run of the loop
         """
-        return [self.observations_ph, self.actions_ph, self.next_observations_ph, self.rewards_ph,
-                self.terminals_ph, self.learning_rate_ph]
+        return OffPolicyLoopState(args, callback, writer, self._env_resets_itself())
 
-    def _minibatch_values(self, batch: tuple, learning_rate: float) -> list:
+    def _loop_begin(self, state: OffPolicyLoopState) -> None:
+        """Prepare a run, before the first env reset (nothing by default)."""
+
+    def _choose_action(self, state: OffPolicyLoopState) -> Tuple[Any, Any]:
         """
-        :param batch: (tuple) a minibatch of the replay buffer (obs, actions, rewards, next obs, dones)
-        :param learning_rate: (float) the current learning rate
-        :return: ([Any]) the values of :meth:`_minibatch_feeds`, in the same order
+        :param state: (OffPolicyLoopState) the loop state (``state.obs`` is the current observation)
+        :return: (Any, Any) the action as the replay buffer keeps it, and the action given to the env
         """
-        batch_obs, batch_actions, batch_rewards, batch_next_obs, batch_dones = batch
-        return [batch_obs, batch_actions, batch_next_obs,
-                np.asarray(batch_rewards, dtype=np.float32).reshape(self.batch_size, -1),
-                np.asarray(batch_dones, dtype=np.float32).reshape(self.batch_size, -1), learning_rate]
+        raise NotImplementedError("{} does not choose actions for the off-policy loop".format(type(self).__name__))
 
-    def _fused_train_step(self, batch: tuple, learning_rate: float, delayed_update: bool) -> Optional[tuple]:
+    def _on_env_step(self, state: OffPolicyLoopState) -> None:
+        """After the callback accepted a step, before its transition is stored (nothing by default)."""
+
+    def _train_when_due(self, state: OffPolicyLoopState) -> Optional[Any]:
         """
-        One training step of SAC or TD3 in a single session call (``self._fused_train[delayed_update]``): the
-        updates, the values of ``self.infos_names``, and the new actor weights, handed to the NumPy actor, when
-        the callable fetches them.
+        Train when it is time (calling ``on_rollout_end``/``on_rollout_start`` of ``state.callback`` around it).
 
-        :param batch: (tuple) a minibatch of the replay buffer
-        :param learning_rate: (float) the current learning rate
-        :param delayed_update: (bool) which of the two callables to run (with the delayed update or without)
-        :return: (tuple or None) the values of ``self.infos_names``; None when there is no such callable
+        :param state: (OffPolicyLoopState) the loop state
+        :return: (Any) the losses fetched by the training (checked to be finite), None when it did not train
         """
-        if self._fused_train is None:
-            return None
-        out = self._fused_train[bool(delayed_update)](*self._minibatch_values(batch, learning_rate))
-        n_infos = len(self.infos_names)
-        if len(out) > n_infos:
-            forward = self.policy_tf._numpy_forward
-            forward.set_weights(self._unflatten(out[n_infos], forward))
-        return tuple(out[:n_infos])
+        return None
 
-    def _run_train_ops(self, ops: list, batch: tuple, learning_rate: float, writer, step: int) -> list:
+    def _update_targets_when_due(self, state: OffPolicyLoopState) -> None:
+        """Update the target networks when it is time (nothing by default)."""
+
+    def _on_episode_end(self, state: OffPolicyLoopState) -> None:
+        """An episode ended; called before the env reset (nothing by default)."""
+
+    def _log_when_due(self, state: OffPolicyLoopState) -> None:
+        """The last hook of a step: write the logger table when it is time (nothing by default)."""
+
+    def _loop_end(self, state: OffPolicyLoopState) -> None:
+        """After the last step, before ``on_training_end`` (nothing by default)."""
+
+    def _callback_locals(self, state: OffPolicyLoopState) -> Dict[str, Any]:
         """
-        Run ``ops`` with ``sess.run`` on a minibatch, and write the tensorboard summary when ``writer`` is given.
-
-        :param ops: ([tf.Tensor or tf.Operation]) what to run
-        :param batch: (tuple) a minibatch of the replay buffer
-        :param learning_rate: (float) the current learning rate
-        :param writer: (TensorFlow Summary.writer) the writer for tensorboard (None: no summary)
-        :param step: (int) the current step (x axis of tensorboard)
-        :return: ([Any]) the values of ``ops``
+        :param state: (OffPolicyLoopState) the loop state
+        :return: (dict) the variables the callback sees, by name (values still UNSET are left out)
         """
-        feed_dict = dict(zip(self._minibatch_feeds(), self._minibatch_values(batch, learning_rate)))
-        if writer is not None:
-            out = self.sess.run([self.summary] + list(ops), feed_dict)
-            writer.add_summary(out.pop(0), step)
-            return out
-        return self.sess.run(ops, feed_dict)
-
-    def _learn_continuous(self, total_timesteps: int, callback, log_interval: Optional[int], tb_log_name: str,
-                          reset_num_timesteps: bool, replay_wrapper, progress_bar: bool, delayed_update_interval: int,
-                          step_kwargs: Optional[Dict[str, Any]] = None) -> "OffPolicyRLModel":
-        """
-        The training loop of the continuous-action models whose actor acts in [-1, 1] (SAC, TD3): one env step at a
-        time (uniform random actions until ``learning_starts``, or with probability ``random_exploration``), the
-        transition stored in the replay buffer, ``gradient_steps`` calls of ``self._train_step`` every ``train_freq``
-        steps, and the logger table every ``log_interval`` episodes.
-
-        :param total_timesteps: (int) The total number of samples to train on
-        :param callback: (Union[callable, [callable], BaseCallback]) as for ``learn``
-        :param log_interval: (int) The number of episodes before logging.
-        :param tb_log_name: (str) the name of the run for tensorboard log
-        :param reset_num_timesteps: (bool) whether or not to reset the current timestep number (used in logging)
-        :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) optional wrapper of the replay buffer (e.g. HER)
-        :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
-        :param delayed_update_interval: (int) a gradient step at ``step + grad_step`` divisible by it also does the
-            delayed update (SAC: the target network, TD3: the actor and the target networks): the fourth argument of
-            ``self._train_step(step, writer, learning_rate, delayed_update)``, which returns the values of
-            ``self.infos_names``
-        :param step_kwargs: (dict) extra keyword arguments of ``self.policy_tf.step`` when exploring
-        :return: (OffPolicyRLModel) the trained model
-        """
-        step_kwargs = {} if step_kwargs is None else step_kwargs
-        with self._learning(total_timesteps, callback, tb_log_name, reset_num_timesteps, replay_wrapper,
-                            progress_bar) as (callback, writer):
-            self.learning_rate = get_schedule_fn(self.learning_rate)
-            current_lr = self.learning_rate(1)
-
-            start_time = time.time()
-            episode_rewards = [0.0]
-            episode_successes = []
-            if self.action_noise is not None:
-                self.action_noise.reset()
-            obs, _ = reset_env(self.env)
-            # Whether the env resets itself at the end of an episode (a one-env VecEnv behind _UnvecWrapper)
-            auto_reset = isinstance(self.env, VecEnv)
-            obs_ = obs
-            if self._vec_normalize_env is not None:
-                obs_ = self._vec_normalize_env.get_original_obs()[0]
-
-            n_updates = 0
-            infos_values = []
-
-            mean_reward = None
-            callback.on_training_start(locals(), globals())
-            callback.on_rollout_start()
-
-            for step in range(total_timesteps):
-                # uniform random actions (rescaled to the actor's [-1, 1]) while warming up or exploring at random;
-                # otherwise the actor's action, rescaled to the env's bounds
-                if self.num_timesteps < self.learning_starts or np.random.rand() < self.random_exploration:
-                    unscaled_action = self.env.action_space.sample()
-                    action = scale_action(self.action_space, unscaled_action)
-                else:
-                    action = self.policy_tf.step(np.asarray(obs)[None], **step_kwargs).flatten()
-                    # Add noise to the action (exploration: required for a deterministic actor)
-                    if self.action_noise is not None:
-                        action = np.clip(action + self.action_noise(), -1, 1)
-                    unscaled_action = unscale_action(self.action_space, action)
-
-                action = np.asarray(action, dtype=np.float32).reshape(self.action_space.shape)
-
-                new_obs, reward, terminated, truncated, info = step_env(self.env, unscaled_action)
-                # As the original: the episode end (termination or time limit) is the stored `done`
-                done = bool(terminated or truncated)
-
-                self.num_timesteps += 1
-
-                callback.update_locals(locals())
-                if callback.on_step() is False:  # None (a callback without return) continues
-                    break
-
-                # Store the (unnormalized) transition in the replay buffer, and the episode statistics
-                obs_, reward_ = self._store_transition(obs_, action, reward, new_obs, done, info, writer)
-                obs = new_obs
-
-                if self.num_timesteps % self.train_freq == 0:
-                    callback.on_rollout_end()
-
-                    mb_infos_vals = []
-                    for grad_step in range(self.gradient_steps):
-                        if not self.replay_buffer.can_sample(self.batch_size) \
-                                or self.num_timesteps < self.learning_starts:
-                            break
-                        n_updates += 1
-                        frac = 1.0 - step / total_timesteps
-                        current_lr = self.learning_rate(frac)
-                        # Update the critics (q functions), and the delayed part when due
-                        mb_infos_vals.append(self._train_step(
-                            step, writer, current_lr, (step + grad_step) % delayed_update_interval == 0))
-                    if len(mb_infos_vals) == 1:
-                        infos_values = np.asarray(mb_infos_vals[0])  # the mean of one row, without np.mean
-                    elif len(mb_infos_vals) > 0:
-                        infos_values = np.mean(mb_infos_vals, axis=0)
-
-                    callback.on_rollout_start()
-
-                episode_rewards[-1] += float(reward_)
-                if done:
-                    if self.action_noise is not None:
-                        self.action_noise.reset()
-                    if not auto_reset:
-                        obs, _ = reset_env(self.env)
-                        obs_ = obs
-                        if self._vec_normalize_env is not None:
-                            obs_ = self._vec_normalize_env.get_original_obs()[0]
-                    episode_rewards.append(0.0)
-
-                    maybe_is_success = info.get('is_success')
-                    if maybe_is_success is not None:
-                        episode_successes.append(float(maybe_is_success))
-
-                # the mean of the last 100 finished episodes (only changes when an episode ends)
-                if done or mean_reward is None:
-                    if len(episode_rewards[-101:-1]) == 0:
-                        mean_reward = -np.inf
-                    else:
-                        mean_reward = round(float(np.mean(episode_rewards[-101:-1])), 1)
-
-                num_episodes = len(episode_rewards) - 1
-                # Display training infos
-                if self.verbose >= 1 and done and log_interval is not None and num_episodes % log_interval == 0:
-                    fps = int(step / max(time.time() - start_time, 1e-8))
-                    logger.logkv("episodes", num_episodes)
-                    logger.logkv("mean 100 episode reward", mean_reward)
-                    if len(self.ep_info_buf) > 0 and len(self.ep_info_buf[0]) > 0:
-                        logger.logkv('ep_rewmean', safe_mean([ep_info['r'] for ep_info in self.ep_info_buf]))
-                        logger.logkv('eplenmean', safe_mean([ep_info['l'] for ep_info in self.ep_info_buf]))
-                    logger.logkv("n_updates", n_updates)
-                    logger.logkv("current_lr", current_lr)
-                    logger.logkv("fps", fps)
-                    logger.logkv('time_elapsed', int(time.time() - start_time))
-                    if len(episode_successes) > 0:
-                        logger.logkv("success rate", np.mean(episode_successes[-100:]))
-                    if len(infos_values) > 0:
-                        for (name, val) in zip(self.infos_names, infos_values):
-                            logger.logkv(name, val)
-                    logger.logkv("total timesteps", self.num_timesteps)
-                    logger.dumpkvs()
-                    infos_values = []
-            callback.on_training_end()
-            return self
+        args = state.args
+        return visible({
+            "self": self, "total_timesteps": args.total_timesteps, "callback": state.callback,
+            "log_interval": args.log_interval, "tb_log_name": args.tb_log_name,
+            "reset_num_timesteps": args.reset_num_timesteps, "replay_wrapper": args.replay_wrapper,
+            "progress_bar": args.progress_bar, "writer": state.writer, "step": state.step, "obs": state.obs,
+            "obs_": state.obs_, "action": state.action, "new_obs": state.new_obs, "reward": state.reward,
+            "reward_": state.reward_, "terminated": state.terminated, "truncated": state.truncated,
+            "done": state.done, "info": state.info, "episode_rewards": state.episode_rewards,
+            "episode_successes": state.episode_successes,
+        })
 
     @abstractmethod
     def setup_model(self):

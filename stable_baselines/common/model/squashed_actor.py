@@ -1,0 +1,270 @@
+"""
+What SAC and TD3 share on top of :class:`OffPolicyRLModel`: an actor whose output lies in [-1, 1] (a tanh),
+rescaled to the bounds of a Box action space, a policy with a target copy fed from a replay-buffer minibatch, and
+their hooks of the off-policy loop (see :mod:`stable_baselines.common.model.off_policy_loop`).
+"""
+import time
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from stable_baselines import logger
+from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
+from stable_baselines.common.model.off_policy import OffPolicyRLModel
+from stable_baselines.common.model.off_policy_loop import UNSET, LearnArguments, OffPolicyLoopState, visible
+from stable_baselines.common.policies import BasePolicy
+from stable_baselines.common.schedules import get_schedule_fn
+from stable_baselines.common.tf_compat import tf
+
+
+class SquashedActorLoopState(OffPolicyLoopState):
+    """
+    The loop state of SAC and TD3: the learning-rate and update counters, the training information shown in the
+    logger table, and the last values of the names their callbacks have always seen.
+
+    :param args: (LearnArguments) the arguments of ``learn``
+    :param callback: (BaseCallback) the callback made by the learn frame
+    :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
+    :param auto_reset: (bool) whether the env resets itself at the end of an episode
+    :param delayed_update_interval: (int) every how many gradient steps the delayed update runs
+    :param step_kwargs: (dict) keyword arguments of ``policy.step`` when acting for exploration
+    """
+
+    def __init__(self, args: LearnArguments, callback: Any, writer: Any, auto_reset: bool,
+                 delayed_update_interval: int, step_kwargs: Dict[str, Any]) -> None:
+        super().__init__(args, callback, writer, auto_reset)
+        self.delayed_update_interval = delayed_update_interval
+        self.step_kwargs = step_kwargs
+        self.current_lr: float = 0.0
+        self.n_updates = 0
+        # the training information of the last training round (a row of `infos_names`), [] after each table
+        self.infos_values: Any = []
+        self.mean_reward: Optional[float] = None
+        self.mb_infos_vals: Any = UNSET
+        self.grad_step: Any = UNSET
+        self.frac: Any = UNSET
+        self.episodes_done: Any = UNSET
+        self.fps: Any = UNSET
+        self.last_logged: Any = UNSET
+
+
+class SquashedActorModel(OffPolicyRLModel):
+    """
+    The base of SAC and TD3 (their constructor arguments are documented there). Subclasses define
+    ``_delayed_update_interval`` and ``_train_step(step, writer, learning_rate, delayed_update)``.
+    """
+
+    # SAC and TD3 train before the episode bookkeeping of a step
+    _train_before_episode_end = True
+    # the keyword arguments of ``policy_tf.step`` when the actor explores
+    _exploration_step_kwargs: Dict[str, Any] = {}
+    # the constructor argument whose value ``_delayed_update_interval`` returns (named in errors)
+    _delayed_update_argument = ""
+
+    def _delayed_update_interval(self) -> int:
+        """:return: (int) every how many gradient steps the delayed update runs"""
+        raise NotImplementedError
+
+    def _train_step(self, step: int, writer: Any, learning_rate: float, delayed_update: bool) -> tuple:
+        """
+        :param step: (int) the index of the current step in this ``learn`` call (x axis of tensorboard)
+        :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
+        :param learning_rate: (float) the current learning rate
+        :param delayed_update: (bool) whether the delayed update runs with this gradient step
+        :return: (tuple) the values of ``self.infos_names``
+        """
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------------------------------------- graph
+    def _setup_policy_and_target_inputs(self) -> Tuple[BasePolicy, BasePolicy]:
+        """
+        In the variable scope ``input``: the policy ``self.policy_tf``, its target copy, and the placeholders of a
+        minibatch (``observations_ph``, ``next_observations_ph`` and their processed tensors, ``action_target``,
+        ``terminals_ph``, ``rewards_ph``, ``actions_ph``, ``learning_rate_ph``). Call inside the model's graph.
+
+        :return: (BasePolicy, BasePolicy) the policy and the target policy
+        """
+        obs_space, act_space = self.observation_space, self.action_space
+        with tf.variable_scope("input", reuse=False):
+            self.policy_tf = self.policy(self.sess, obs_space, act_space, **self.policy_kwargs)
+            target_policy = self.policy(self.sess, obs_space, act_space, **self.policy_kwargs)
+            self.observations_ph, self.processed_obs_ph = self.policy_tf.obs_ph, self.policy_tf.processed_obs
+            self.next_observations_ph = target_policy.obs_ph
+            self.processed_next_obs_ph = target_policy.processed_obs
+            self.action_target = target_policy.action_ph
+            self.terminals_ph = tf.placeholder(tf.float32, shape=(None, 1), name='terminals')
+            self.rewards_ph = tf.placeholder(tf.float32, shape=(None, 1), name='rewards')
+            self.actions_ph = tf.placeholder(tf.float32, shape=(None,) + tuple(act_space.shape), name='actions')
+            self.learning_rate_ph = tf.placeholder(tf.float32, [], name="learning_rate_ph")
+        return self.policy_tf, target_policy
+
+    def _minibatch_feeds(self) -> list:
+        """:return: ([tf.Tensor]) the placeholders of a training step, in the order of :meth:`_minibatch_values`"""
+        return [self.observations_ph, self.actions_ph, self.next_observations_ph, self.rewards_ph,
+                self.terminals_ph, self.learning_rate_ph]
+
+    def _minibatch_values(self, batch: tuple, learning_rate: float) -> list:
+        """
+        :param batch: (tuple) a replay-buffer minibatch (obs, actions, rewards, next obs, dones)
+        :param learning_rate: (float) the current learning rate
+        :return: ([Any]) the values of :meth:`_minibatch_feeds`
+        """
+        obs, actions, rewards, next_obs, dones = batch
+        column = (self.batch_size, -1)
+        return [obs, actions, next_obs, np.asarray(rewards, dtype=np.float32).reshape(column),
+                np.asarray(dones, dtype=np.float32).reshape(column), learning_rate]
+
+    def _run_train_ops(self, ops: list, batch: tuple, learning_rate: float, writer: Any, step: int) -> list:
+        """
+        ``sess.run`` of ``ops`` on a minibatch, with the tensorboard summary written when ``writer`` is given.
+
+        :param ops: ([tf.Tensor or tf.Operation]) what to run
+        :param batch: (tuple) a replay-buffer minibatch
+        :param learning_rate: (float) the current learning rate
+        :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
+        :param step: (int) the x axis of tensorboard
+        :return: ([Any]) the values of ``ops``
+        """
+        feed_dict = dict(zip(self._minibatch_feeds(), self._minibatch_values(batch, learning_rate)))
+        if writer is None:
+            return self.sess.run(ops, feed_dict)
+        summary, *values = self.sess.run([self.summary] + list(ops), feed_dict)
+        writer.add_summary(summary, step)
+        return values
+
+    def _fused_train_step(self, batch: tuple, learning_rate: float, delayed_update: bool) -> Optional[tuple]:
+        """
+        A training step in one session call (``self._fused_train[delayed_update]``): the updates, the values of
+        ``infos_names``, and the new actor weights, handed to the NumPy actor, when they are fetched.
+
+        :param batch: (tuple) a replay-buffer minibatch
+        :param learning_rate: (float) the current learning rate
+        :param delayed_update: (bool) whether the delayed update runs too
+        :return: (tuple or None) the values of ``infos_names``; None without single-call steps
+        """
+        if self._fused_train is None:
+            return None
+        fetched = self._fused_train[bool(delayed_update)](*self._minibatch_values(batch, learning_rate))
+        n_infos = len(self.infos_names)
+        if len(fetched) > n_infos:
+            forward = self.policy_tf._numpy_forward
+            forward.set_weights(self._unflatten(fetched[n_infos], forward))
+        return tuple(fetched[:n_infos])
+
+    # ---------------------------------------------------------------------------------------------- acting
+    def _predict_one_squashed(self, observation: Any) -> Optional[np.ndarray]:
+        """
+        ``predict``'s fast path for one observation: the NumPy copy of the actor, tanh, rescaled to the bounds.
+
+        :param observation: (Any) what the user passed to ``predict``
+        :return: (np.ndarray or None) the action; None when the general path must answer
+        """
+        out = self._single_row_output(self.policy_tf, observation)
+        if out is None:
+            return None
+        return unscale_action(self.action_space, np.tanh(out).reshape(self.action_space.shape))
+
+    # ---------------------------------------------------------------------------------------------- loop hooks
+    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> SquashedActorLoopState:
+        interval = self._delayed_update_interval()
+        if isinstance(interval, bool) or not isinstance(interval, (int, np.integer)) or interval < 1:
+            raise ValueError("{} must be an int >= 1 (gradient steps between two delayed updates), got {!r}"
+                             .format(self._delayed_update_argument, interval))
+        auto_reset = self._env_resets_itself()
+        return SquashedActorLoopState(args, callback, writer, auto_reset, interval,
+                                      dict(self._exploration_step_kwargs))
+
+    def _loop_begin(self, state: SquashedActorLoopState) -> None:
+        self.learning_rate = get_schedule_fn(self.learning_rate)
+        state.current_lr = self.learning_rate(1)
+        if self.action_noise is not None:
+            self.action_noise.reset()
+
+    def _choose_action(self, state: SquashedActorLoopState) -> Tuple[np.ndarray, np.ndarray]:
+        # uniform random actions while warming up or when exploring at random, else the actor's (plus noise)
+        warming_up = self.num_timesteps < self.learning_starts
+        if warming_up or np.random.rand() < self.random_exploration:
+            env_action = self.env.action_space.sample()
+            action = scale_action(self.action_space, env_action)
+        else:
+            action = self.policy_tf.step(np.asarray(state.obs)[None], **state.step_kwargs).flatten()
+            if self.action_noise is not None:
+                action = np.clip(action + self.action_noise(), -1, 1)
+            env_action = unscale_action(self.action_space, action)
+        return np.asarray(action, dtype=np.float32).reshape(self.action_space.shape), env_action
+
+    def _train_when_due(self, state: SquashedActorLoopState) -> Optional[List[tuple]]:
+        if self.num_timesteps % self.train_freq != 0:
+            return None
+        state.callback.on_rollout_end()
+        rows = state.mb_infos_vals = []
+        for grad_step in range(self.gradient_steps):
+            state.grad_step = grad_step
+            if self.num_timesteps < self.learning_starts or not self.replay_buffer.can_sample(self.batch_size):
+                break
+            state.n_updates += 1
+            state.frac = 1.0 - state.step / state.total_timesteps
+            state.current_lr = self.learning_rate(state.frac)
+            delayed = (state.step + grad_step) % state.delayed_update_interval == 0
+            rows.append(self._train_step(state.step, state.writer, state.current_lr, delayed))
+        if len(rows) == 1:
+            state.infos_values = np.asarray(rows[0])
+        elif rows:
+            state.infos_values = np.mean(rows, axis=0)
+        state.callback.on_rollout_start()
+        return rows or None
+
+    def _on_episode_end(self, state: SquashedActorLoopState) -> None:
+        if self.action_noise is not None:
+            self.action_noise.reset()
+
+    def _log_when_due(self, state: SquashedActorLoopState) -> None:
+        if state.done or state.mean_reward is None:
+            finished = state.episode_rewards[-101:-1]
+            state.mean_reward = round(float(np.mean(finished)), 1) if finished else -np.inf
+        state.episodes_done = state.num_episodes
+        interval = state.log_interval
+        if self.verbose >= 1 and state.done and interval is not None and state.episodes_done % interval == 0:
+            self._dump_logger_table(state)
+
+    def _dump_logger_table(self, state: SquashedActorLoopState) -> None:
+        """Write the logger table of SAC and TD3 (its keys are the original's)."""
+        state.fps = int(state.step / max(time.time() - state.start_time, 1e-8))
+        logger.logkv("episodes", state.episodes_done)
+        logger.logkv("mean 100 episode reward", state.mean_reward)
+        if len(self.ep_info_buf) > 0 and len(self.ep_info_buf[0]) > 0:
+            logger.logkv('ep_rewmean', safe_mean([ep_info['r'] for ep_info in self.ep_info_buf]))
+            logger.logkv('eplenmean', safe_mean([ep_info['l'] for ep_info in self.ep_info_buf]))
+        logger.logkv("n_updates", state.n_updates)
+        logger.logkv("current_lr", state.current_lr)
+        logger.logkv("fps", state.fps)
+        logger.logkv('time_elapsed', int(time.time() - state.start_time))
+        if state.episode_successes:
+            logger.logkv("success rate", np.mean(state.episode_successes[-100:]))
+        for pair in zip(self.infos_names, state.infos_values):
+            state.last_logged = pair
+            logger.logkv(*pair)
+        logger.logkv("total timesteps", self.num_timesteps)
+        logger.dumpkvs()
+        state.infos_values = []
+
+    def _callback_locals(self, state: SquashedActorLoopState) -> Dict[str, Any]:
+        args = state.args
+        name, val = state.last_logged if state.last_logged is not UNSET else (UNSET, UNSET)
+        return visible({
+            "self": self, "total_timesteps": args.total_timesteps, "callback": state.callback,
+            "log_interval": args.log_interval, "tb_log_name": args.tb_log_name,
+            "reset_num_timesteps": args.reset_num_timesteps, "replay_wrapper": args.replay_wrapper,
+            "progress_bar": args.progress_bar, "delayed_update_interval": state.delayed_update_interval,
+            "step_kwargs": state.step_kwargs, "writer": state.writer, "current_lr": state.current_lr,
+            "start_time": state.start_time, "episode_rewards": state.episode_rewards,
+            "episode_successes": state.episode_successes, "obs": state.obs, "_": state.reset_info,
+            "auto_reset": state.auto_reset, "obs_": state.obs_, "n_updates": state.n_updates,
+            "infos_values": state.infos_values, "mean_reward": state.mean_reward, "step": state.step,
+            "action": state.action, "unscaled_action": state.env_action, "new_obs": state.new_obs,
+            "reward": state.reward, "terminated": state.terminated, "truncated": state.truncated,
+            "info": state.info, "done": state.done, "reward_": state.reward_,
+            "mb_infos_vals": state.mb_infos_vals, "grad_step": state.grad_step, "frac": state.frac,
+            "maybe_is_success": state.maybe_is_success, "num_episodes": state.episodes_done, "fps": state.fps,
+            "name": name, "val": val,
+        })
