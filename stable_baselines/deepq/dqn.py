@@ -12,11 +12,11 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
+from stable_baselines.common.model.off_policy_loop import (UNSET, LearnArguments, OffPolicyLoopState,
+                                                            check_finite_losses, visible)
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
-from stable_baselines.common.gym_compat import reset_env, step_env
 from stable_baselines.common.schedules import LinearSchedule
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.vec_env import VecEnv
 from stable_baselines.deepq.build_graph import DQNGraph, build_dqn_graph
 from stable_baselines.deepq.policies import DQNPolicy
 
@@ -37,82 +37,60 @@ def _check_positive_period(name: str, value: Any) -> None:
         raise ValueError("{} must be a positive number of steps, got {!r}".format(name, value))
 
 
-class _Unset:
-    """The value of a run attribute that has not been assigned yet (callbacks do not see it)."""
-
-    def __repr__(self) -> str:
-        return "<unset>"
-
-
-_UNSET: Any = _Unset()
-
-
-class _DQNRun:
+class _DQNLoopState(OffPolicyLoopState):
     """
-    What the steps of one ``learn`` call share. Attribute names are those of the local variables that callbacks
-    have always found in ``self.locals`` (``step`` is shown as ``_``); an attribute is shown once it is set.
+    The loop state of a DQN run, with DQN's own values. Their names are those of the local variables that
+    callbacks have always found in ``self.locals`` (see ``DQN._callback_locals``).
 
-    :param frame: (dict) the arguments of ``learn`` and the values of its frame (``self``, ``callback``,
-        ``writer``, ``new_tb_log``, ...)
+    :param args: (LearnArguments) the arguments of ``learn``
+    :param callback: (BaseCallback) the callback made by the learn frame
+    :param writer: (tf.summary.FileWriter) the TensorBoard writer, or None
+    :param auto_reset: (bool) whether the env resets itself at the end of an episode (a VecEnv)
+    :param new_tb_log: (bool) whether this ``learn`` starts a new TensorBoard run
     """
 
-    def __init__(self, frame: Dict[str, Any]):
-        self.frame = frame
-        self.episode_rewards: List[float] = [0.0]
-        self.episode_successes: List[float] = []
+    def __init__(self, args: LearnArguments, callback: Any, writer: Any, auto_reset: bool, new_tb_log: bool):
+        super().__init__(args, callback, writer, auto_reset)
+        self.new_tb_log = new_tb_log
+        self.prioritized_replay_beta_iters: Any = UNSET
         self.mean_100ep_reward: Optional[float] = None
-        self.num_episodes: Any = _UNSET
-        self.maybe_is_success: Any = _UNSET
+        # the episodes counted in the logger table (the running one included)
+        self.episodes_so_far: Any = UNSET
         # acting
-        self.is_vec_env: Any = _UNSET
-        self.numpy_q: Any = _UNSET
-        self.rng: Any = _UNSET
-        self.n_actions: Any = _UNSET
-        self.last_eps: Any = _UNSET
-        self.reset: Any = _UNSET
-        self.obs: Any = _UNSET
-        self.obs_: Any = _UNSET
-        self.step: Any = _UNSET
-        self.kwargs: Any = _UNSET
-        self.update_eps: Any = _UNSET
-        self.update_param_noise_threshold: Any = _UNSET
-        self.action: Any = _UNSET
-        self.q_values: Any = _UNSET
-        self.env_action: Any = _UNSET
-        self.new_obs: Any = _UNSET
-        self.rew: Any = _UNSET
-        self.terminated: Any = _UNSET
-        self.truncated: Any = _UNSET
-        self.info: Any = _UNSET
-        self.done: Any = _UNSET
-        self.reward_: Any = _UNSET
+        self.numpy_q: Any = UNSET
+        self.rng: Any = UNSET
+        self.n_actions: Any = UNSET
+        self.last_eps: Any = UNSET
+        self.reset: Any = UNSET
+        self.kwargs: Any = UNSET
+        self.update_eps: Any = UNSET
+        self.update_param_noise_threshold: Any = UNSET
+        self.q_values: Any = UNSET
         # training
-        self.can_sample: Any = _UNSET
-        self.experience: Any = _UNSET
-        self.obses_t: Any = _UNSET
-        self.actions: Any = _UNSET
-        self.rewards: Any = _UNSET
-        self.obses_tp1: Any = _UNSET
-        self.dones: Any = _UNSET
-        self.weights: Any = _UNSET
-        self.batch_idxes: Any = _UNSET
-        self.summary: Any = _UNSET
-        self.run_options: Any = _UNSET
-        self.run_metadata: Any = _UNSET
-        self.out: Any = _UNSET
-        self.forward: Any = _UNSET
-        self.td_errors: Any = _UNSET
-        self.new_priorities: Any = _UNSET
+        self.can_sample: Any = UNSET
+        self.experience: Any = UNSET
+        self.obses_t: Any = UNSET
+        self.actions: Any = UNSET
+        self.rewards: Any = UNSET
+        self.obses_tp1: Any = UNSET
+        self.dones: Any = UNSET
+        self.weights: Any = UNSET
+        self.batch_idxes: Any = UNSET
+        self.summary: Any = UNSET
+        self.run_options: Any = UNSET
+        self.run_metadata: Any = UNSET
+        self.out: Any = UNSET
+        self.forward: Any = UNSET
+        self.td_errors: Any = UNSET
+        self.new_priorities: Any = UNSET
 
-    def visible(self) -> Dict[str, Any]:
-        """
-        :return: (dict) the callback-visible values, by their local variable names
-        """
-        shown = dict(self.frame)
-        for name, value in vars(self).items():
-            if name != "frame" and value is not _UNSET:
-                shown["_" if name == "step" else name] = value
-        return shown
+
+# the callback-visible values of a DQN run besides those of every off-policy run
+_DQN_NAMES = ("new_tb_log", "prioritized_replay_beta_iters", "mean_100ep_reward", "numpy_q", "rng", "n_actions",
+              "last_eps", "reset", "kwargs", "update_eps", "update_param_noise_threshold", "q_values", "env_action",
+              "maybe_is_success", "can_sample", "experience", "obses_t", "actions", "rewards", "obses_tp1", "dones",
+              "weights", "batch_idxes", "summary", "run_options", "run_metadata", "out", "forward", "td_errors",
+              "new_priorities")
 
 
 class DQN(OffPolicyRLModel):
@@ -317,21 +295,13 @@ class DQN(OffPolicyRLModel):
             ``prioritized_replay_beta0`` to 1), None without prioritized replay; and its number of steps
         """
         if not self.prioritized_replay:
-            return None, _UNSET
+            return None, UNSET
         n_steps = total_timesteps if self.prioritized_replay_beta_iters is None \
             else self.prioritized_replay_beta_iters
         return LinearSchedule(max(1, int(n_steps)), initial_p=self.prioritized_replay_beta0, final_p=1.0), n_steps
 
-    def _wrap_replay_buffer(self, replay_wrapper: Optional[Callable]) -> None:
-        if replay_wrapper is None:
-            return
-        if self.prioritized_replay:
-            raise ValueError("Prioritized replay buffer is not supported by HER (replay_wrapper given with "
-                             "prioritized_replay=True)")
-        self.replay_buffer = replay_wrapper(self.replay_buffer)
-
     # ------------------------------------------------------------------------------------------------------
-    # learn
+    # learn: the off-policy loop with DQN's hooks
     # ------------------------------------------------------------------------------------------------------
     def learn(self, total_timesteps: int, callback: Any = None,  # type: ignore[override]
               log_interval: Optional[int] = 100, tb_log_name: str = "DQN", reset_num_timesteps: bool = True,
@@ -351,168 +321,158 @@ class DQN(OffPolicyRLModel):
         """
         _check_positive_period("train_freq", self.train_freq)
         _check_positive_period("target_network_update_freq", self.target_network_update_freq)
-        with self._learning(total_timesteps, callback, tb_log_name, reset_num_timesteps, None, progress_bar) \
-                as (callback, writer):
-            self._prepare_replay_buffer()
-            self.beta_schedule, beta_steps = self._beta_schedule(total_timesteps)
-            self._wrap_replay_buffer(replay_wrapper)
-            self.exploration = self._exploration_schedule(total_timesteps)
+        if replay_wrapper is not None and self.prioritized_replay:
+            raise ValueError("Prioritized replay buffer is not supported by HER (replay_wrapper given with "
+                             "prioritized_replay=True)")
+        # the buffer exists before the learn frame wraps it
+        self._prepare_replay_buffer()
+        return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                              replay_wrapper, progress_bar)
 
-            run = _DQNRun(dict(self=self, total_timesteps=total_timesteps, callback=callback,
-                               log_interval=log_interval, tb_log_name=tb_log_name,
-                               reset_num_timesteps=reset_num_timesteps, replay_wrapper=replay_wrapper,
-                               progress_bar=progress_bar, new_tb_log=self.num_timesteps == 0, writer=writer))
-            if beta_steps is not _UNSET:
-                run.frame["prioritized_replay_beta_iters"] = beta_steps
-            callback.on_training_start(run.visible(), globals())
-            callback.on_rollout_start()
-            self._begin_acting(run)
-            for run.step in range(total_timesteps):
-                if not self._one_step(run, callback, writer, log_interval):
-                    break
-            self._store_exploration_rate(run.last_eps)
-        callback.on_training_end()
-        return self
+    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> _DQNLoopState:
+        return _DQNLoopState(args, callback, writer, self._env_resets_itself(), new_tb_log=self.num_timesteps == 0)
 
-    def _begin_acting(self, run: _DQNRun) -> None:
-        """Choose how to act (NumPy Q-network or act graph) and take the first observation."""
-        run.is_vec_env = isinstance(self.env, VecEnv)
+    def _loop_begin(self, state: _DQNLoopState) -> None:
+        """The schedules of this run, and how to act (NumPy Q-network or act graph)."""
+        self.beta_schedule, state.prioritized_replay_beta_iters = self._beta_schedule(state.total_timesteps)
+        self.exploration = self._exploration_schedule(state.total_timesteps)
         # the NumPy Q-network acts epsilon-greedily without a session call (MLP policies, no parameter noise)
-        run.numpy_q = None if self.param_noise else self.step_model._numpy_forward
-        run.rng = self._numpy_forward_rng()
-        run.n_actions = int(self.action_space.n)
-        run.last_eps = None
-        run.reset = True
-        obs, _ = reset_env(self.env)
-        run.obs = self._checked_observation(obs, "reset()")
-        # the replay buffer keeps observations without VecNormalize's normalisation
-        run.obs_ = run.obs if self._vec_normalize_env is None else self._vec_normalize_env.get_original_obs()[0]
+        state.numpy_q = None if self.param_noise else self.step_model._numpy_forward
+        state.rng = self._numpy_forward_rng()
+        state.n_actions = int(self.action_space.n)
+        state.last_eps = None
+        state.reset = True
 
-    def _checked_observation(self, obs: Any, source: str) -> Any:
+    def _callback_locals(self, state: _DQNLoopState) -> Dict[str, Any]:
         """
+        :param state: (_DQNLoopState) the loop state
+        :return: (dict) what callbacks see: the names of the original's local variables (``_`` the step index,
+            ``rew`` the reward, ``is_vec_env``, ``num_episodes`` counting the running episode) and those of the
+            NumPy acting path
+        """
+        shown = super()._callback_locals(state)
+        if "step" in shown:
+            shown["_"] = shown.pop("step")
+        if "reward" in shown:
+            shown["rew"] = shown.pop("reward")
+        shown["is_vec_env"] = state.auto_reset
+        shown.update(visible({name: getattr(state, name) for name in _DQN_NAMES}))
+        if state.episodes_so_far is not UNSET:
+            shown["num_episodes"] = state.episodes_so_far
+        return shown
+
+    def _checked_observation(self, obs: Any, source: str) -> None:
+        """
+        Raise a ValueError when the shape of ``obs`` is not the one of the observation space.
+
         :param obs: (Any) an observation of the environment
         :param source: (str) where it comes from, for the message
-        :return: (Any) ``obs``, when its shape is the one of the observation space (else a ValueError)
         """
         expected = self.observation_space.shape
         if expected is not None and np.shape(obs) != tuple(expected):
             raise ValueError("The environment returned an observation of shape {} from {}, but the observation "
                              "space {} expects shape {}".format(np.shape(obs), source, self.observation_space,
                                                                 tuple(expected)))
-        return obs
 
-    def _one_step(self, run: _DQNRun, callback: Any, writer: Any, log_interval: Optional[int]) -> bool:
-        """
-        One environment step, then (when due) a gradient step, a target update and the logger table.
-
-        :return: (bool) False when the callback stops the training
-        """
-        self._choose_action(run)
-        run.env_action = run.action
-        run.reset = False
-        new_obs, run.rew, run.terminated, run.truncated, run.info = step_env(self.env, run.env_action)
-        run.new_obs = self._checked_observation(new_obs, "step()")
-        run.done = bool(run.terminated or run.truncated)
-        self.num_timesteps += 1
-
-        callback.update_locals(run.visible())
-        if callback.on_step() is False:
-            return False
-
-        run.obs_, run.reward_ = self._store_transition(run.obs_, run.action, run.rew, run.new_obs, run.done,
-                                                       run.info, writer)
-        run.obs = run.new_obs
-        self._end_of_step_episode(run)
-
-        run.can_sample = self.replay_buffer.can_sample(self.batch_size)
-        learning = run.can_sample and self.num_timesteps > self.learning_starts
-        if learning and self.num_timesteps % self.train_freq == 0:
-            callback.on_rollout_end()
-            self._train(run, writer)
-            callback.on_rollout_start()
-        if learning and self.num_timesteps % self.target_network_update_freq == 0:
-            self.update_target(sess=self.sess)
-
-        self._log_when_due(run, log_interval)
-        return True
-
-    # ------------------------------------------------------------------------------------------------------
-    # the hooks of a step
-    # ------------------------------------------------------------------------------------------------------
-    def _choose_action(self, run: _DQNRun) -> None:
+    def _choose_action(self, state: _DQNLoopState) -> Tuple[Any, Any]:
         """
         Epsilon-greedy (epsilon from the exploration schedule) or, with parameter noise, the greedy action of the
         perturbed network, whose noise is adapted so that its divergence from the unperturbed policy matches
         epsilon-greedy's (Plappert et al. 2017, appendix C.1).
+
+        :return: (np.int64, np.int64) the action, for the replay buffer and for the env
         """
+        if state.reset:
+            self._checked_observation(state.obs, "reset()")
         epsilon = self.exploration.value(self.num_timesteps)
-        run.kwargs = {}
+        state.kwargs = {}
         if self.param_noise:
-            run.update_eps = 0.
-            run.update_param_noise_threshold = -np.log(1. - epsilon + epsilon / float(self.action_space.n))
-            run.kwargs.update(reset=run.reset, update_param_noise_threshold=run.update_param_noise_threshold,
-                              update_param_noise_scale=True)
+            state.update_eps = 0.
+            state.update_param_noise_threshold = -np.log(1. - epsilon + epsilon / float(self.action_space.n))
+            state.kwargs.update(reset=state.reset, update_param_noise_threshold=state.update_param_noise_threshold,
+                                update_param_noise_scale=True)
         else:
-            run.update_eps = epsilon
-            run.update_param_noise_threshold = 0.
-        run.action = None
-        if run.numpy_q is not None:
-            run.q_values = run.numpy_q.q_values(np.array(run.obs)[None])
-            if run.q_values is not None:
-                explore = run.rng.random() < run.update_eps
-                run.action = np.int64(run.rng.integers(run.n_actions) if explore else np.argmax(run.q_values[0]))
-                run.last_eps = run.update_eps
-        if run.action is None:
+            state.update_eps = epsilon
+            state.update_param_noise_threshold = 0.
+        action = None if state.numpy_q is None else self._numpy_epsilon_greedy(state)
+        if action is None:
             with self.sess.as_default():
-                run.action = self.act(np.array(run.obs)[None], update_eps=run.update_eps, **run.kwargs)[0]
+                action = self.act(np.array(state.obs)[None], update_eps=state.update_eps, **state.kwargs)[0]
+        state.reset = False
+        return action, action
 
-    def _end_of_step_episode(self, run: _DQNRun) -> None:
-        """Add the reward to the episode's return; at the episode's end, note the success and start a new one."""
-        run.episode_rewards[-1] += float(run.reward_)
-        if not run.done:
-            return
-        run.maybe_is_success = run.info.get("is_success")
-        if run.maybe_is_success is not None:
-            run.episode_successes.append(float(run.maybe_is_success))
-        if not run.is_vec_env:
-            obs, _ = reset_env(self.env)
-            run.obs = run.obs_ = self._checked_observation(obs, "reset()")
-        run.episode_rewards.append(0.0)
-        run.reset = True
+    def _numpy_epsilon_greedy(self, state: _DQNLoopState) -> Optional[np.int64]:
+        """
+        :return: (np.int64 or None) the epsilon-greedy action of the NumPy Q-network (None when it cannot take
+            this observation: then the act graph decides)
+        """
+        state.q_values = state.numpy_q.q_values(np.array(state.obs)[None])
+        if state.q_values is None:
+            return None
+        state.last_eps = state.update_eps
+        if state.rng.random() < state.update_eps:
+            return np.int64(state.rng.integers(state.n_actions))
+        return np.int64(np.argmax(state.q_values[0]))
 
-    def _sample(self, run: _DQNRun) -> None:
+    def _on_env_step(self, state: _DQNLoopState) -> None:
+        self._checked_observation(state.new_obs, "step()")
+
+    def _on_episode_end(self, state: _DQNLoopState) -> None:
+        state.reset = True  # parameter noise: a new perturbation for the next episode
+
+    def _learning_due(self, state: _DQNLoopState, period: int) -> bool:
+        """:return: (bool) past the warm-up, with a batch in the buffer, at a multiple of ``period`` steps"""
+        return state.can_sample and self.num_timesteps > self.learning_starts and self.num_timesteps % period == 0
+
+    def _train_when_due(self, state: _DQNLoopState) -> Optional[np.ndarray]:
+        """
+        A gradient step every ``train_freq`` steps; with prioritized replay, its transitions get new priorities.
+
+        :return: (np.ndarray or None) the TD errors, None when it was not time to train
+        """
+        state.can_sample = self.replay_buffer.can_sample(self.batch_size)
+        if not self._learning_due(state, self.train_freq):
+            return None
+        state.callback.on_rollout_end()
+        self._sample(state)
+        batch = (state.obses_t, state.actions, state.rewards, state.obses_tp1, state.obses_tp1, state.dones,
+                 state.weights)
+        if state.writer is None:
+            state.td_errors = self._fused_gradient_step(state, batch)
+        else:
+            state.td_errors = self._gradient_step_with_summary(state, batch)
+        if self.prioritized_replay:
+            check_finite_losses(state.td_errors, self.num_timesteps)  # before they become priorities
+            state.new_priorities = np.abs(state.td_errors) + self.prioritized_replay_eps
+            self.replay_buffer.update_priorities(state.batch_idxes, state.new_priorities)
+        state.callback.on_rollout_start()
+        return state.td_errors
+
+    def _sample(self, state: _DQNLoopState) -> None:
         """Draw a minibatch (with importance weights and indices under prioritized replay; else weights of 1)."""
         if self.prioritized_replay:
-            run.experience = self.replay_buffer.sample(self.batch_size, beta=self.beta_schedule.value(
+            state.experience = self.replay_buffer.sample(self.batch_size, beta=self.beta_schedule.value(
                 self.num_timesteps), env=self._vec_normalize_env)
-            run.obses_t, run.actions, run.rewards, run.obses_tp1, run.dones, run.weights, run.batch_idxes = \
-                run.experience
+            state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones, state.weights, \
+                state.batch_idxes = state.experience
         else:
-            run.obses_t, run.actions, run.rewards, run.obses_tp1, run.dones = self.replay_buffer.sample(
+            state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones = self.replay_buffer.sample(
                 self.batch_size, env=self._vec_normalize_env)
-            run.weights, run.batch_idxes = np.ones_like(run.rewards), None
+            state.weights, state.batch_idxes = np.ones_like(state.rewards), None
 
-    def _train(self, run: _DQNRun, writer: Any) -> None:
-        """A gradient step on a minibatch; with prioritized replay, its transitions get new priorities."""
-        self._sample(run)
-        batch = (run.obses_t, run.actions, run.rewards, run.obses_tp1, run.obses_tp1, run.dones, run.weights)
-        if writer is None:
-            run.out = self._fused_train(*batch)
-            run.td_errors = run.out[0]
-            if len(run.out) > 1:
-                run.forward = self.step_model._numpy_forward
-                run.forward.set_weights(self._unflatten(run.out[1], run.forward))
-        else:
-            run.td_errors = self._train_with_summary(run, batch, writer)
-        if not np.all(np.isfinite(run.td_errors)):
-            raise ValueError("DQN's TD errors must be finite, got {} at step {}: the Q-network diverged (lower the "
-                             "learning rate, or check the rewards and observations for NaN/inf, e.g. with "
-                             "VecCheckNan)".format(run.td_errors, self.num_timesteps))
-        if self.prioritized_replay:
-            run.new_priorities = np.abs(run.td_errors) + self.prioritized_replay_eps
-            self.replay_buffer.update_priorities(run.batch_idxes, run.new_priorities)
+    def _fused_gradient_step(self, state: _DQNLoopState, batch: tuple) -> np.ndarray:
+        """
+        The gradient step in one session call, which also fetches the new weights of the NumPy Q-network.
 
-    def _train_with_summary(self, run: _DQNRun, batch: tuple, writer: Any) -> np.ndarray:
+        :return: (np.ndarray) the TD errors
+        """
+        state.out = self._fused_train(*batch)
+        if len(state.out) > 1:
+            state.forward = self.step_model._numpy_forward
+            state.forward.set_weights(self._unflatten(state.out[1], state.forward))
+        return state.out[0]
+
+    def _gradient_step_with_summary(self, state: _DQNLoopState, batch: tuple) -> np.ndarray:
         """
         The gradient step when TensorBoard logs: also computes the merged summary (and every hundredth step the
         run metadata); the NumPy Q-network reads its weights from the graph again.
@@ -521,37 +481,42 @@ class DQN(OffPolicyRLModel):
         """
         trace = {}
         if (1 + self.num_timesteps) % _TRACE_EVERY == 0:
-            run.run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-            run.run_metadata = tf.RunMetadata()
-            trace = dict(options=run.run_options, run_metadata=run.run_metadata)
-        run.summary, td_errors = self._summarised_train(*batch, sess=self.sess, **trace)
+            state.run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+            state.run_metadata = tf.RunMetadata()
+            trace = dict(options=state.run_options, run_metadata=state.run_metadata)
+        state.summary, td_errors = self._summarised_train(*batch, sess=self.sess, **trace)
         if trace:
-            writer.add_run_metadata(run.run_metadata, "step%d" % self.num_timesteps)
-        writer.add_summary(run.summary, self.num_timesteps)
+            state.writer.add_run_metadata(state.run_metadata, "step%d" % self.num_timesteps)
+        state.writer.add_summary(state.summary, self.num_timesteps)
         self.step_model.invalidate_numpy_forward()
         return td_errors
 
-    def _log_when_due(self, run: _DQNRun, log_interval: Optional[int]) -> None:
+    def _update_targets_when_due(self, state: _DQNLoopState) -> None:
+        if self._learning_due(state, self.target_network_update_freq):
+            self.update_target(sess=self.sess)
+
+    def _log_when_due(self, state: _DQNLoopState) -> None:
         """Update the mean return of the last 100 episodes; print the table every ``log_interval`` episodes."""
-        if run.done or run.mean_100ep_reward is None:
-            last_100 = run.episode_rewards[-101:-1]
-            run.mean_100ep_reward = round(float(np.mean(last_100)), 1) if last_100 else -np.inf
-        run.num_episodes = len(run.episode_rewards)
-        if self.verbose < 1 or not run.done or log_interval is None or run.num_episodes % log_interval != 0:
+        if state.done or state.mean_100ep_reward is None:
+            last_100 = state.episode_rewards[-101:-1]
+            state.mean_100ep_reward = round(float(np.mean(last_100)), 1) if last_100 else -np.inf
+        state.episodes_so_far = len(state.episode_rewards)
+        if self.verbose < 1 or not state.done or state.log_interval is None \
+                or state.episodes_so_far % state.log_interval != 0:
             return
         logger.record_tabular("steps", self.num_timesteps)
-        logger.record_tabular("episodes", run.num_episodes)
-        if run.episode_successes:
-            logger.logkv("success rate", np.mean(run.episode_successes[-100:]))
-        logger.record_tabular("mean 100 episode reward", run.mean_100ep_reward)
+        logger.record_tabular("episodes", state.episodes_so_far)
+        if state.episode_successes:
+            logger.logkv("success rate", np.mean(state.episode_successes[-100:]))
+        logger.record_tabular("mean 100 episode reward", state.mean_100ep_reward)
         logger.record_tabular("% time spent exploring", int(100 * self.exploration.value(self.num_timesteps)))
         logger.dump_tabular()
 
-    def _store_exploration_rate(self, epsilon: Optional[float]) -> None:
+    def _loop_end(self, state: _DQNLoopState) -> None:
         """Put the last epsilon of the NumPy path into ``deepq/eps``, as the act graph does when it acts."""
-        if epsilon is not None and self._eps_store is not None:
+        if state.last_eps is not None and self._eps_store is not None:
             value_ph, assign = self._eps_store
-            self.sess.run(assign, {value_ph: epsilon})
+            self.sess.run(assign, {value_ph: state.last_eps})
 
     # ------------------------------------------------------------------------------------------------------
     # acting
