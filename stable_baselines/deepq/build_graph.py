@@ -19,7 +19,7 @@ Scopes, and so variable and operation names, are those of the original library: 
 ``deepq/model/...`` (the online network), with parameter noise ``deepq/perturbed_model/model/...`` and
 ``deepq/adaptive_model/model/...``, then ``deepq/target_q_func/model/...``, ``loss/`` and ``input_info/``.
 """
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, NamedTuple, Optional, Tuple
 
 from gymnasium import spaces
 
@@ -163,6 +163,61 @@ def _policy_divergence(online: Any, perturbed: Any) -> tf.Tensor:
     return tf.reduce_mean(tf.reduce_sum(probabilities * (log_online - log_perturbed), axis=-1))
 
 
+class _ParamNoiseAct:
+    """
+    The act function of parameter-noise exploration: ``act(obs, reset=None, update_param_noise_threshold=None,
+    update_param_noise_scale=None, stochastic=True, update_eps=-1)``.
+
+    Without all three noise arguments it acts greedily / epsilon-greedily with the unperturbed network. With
+    them it first stores the threshold, then draws a new perturbation if ``reset``, then adapts the scale if
+    ``update_param_noise_scale`` (each its own session call, in this order, so that a seeded run is
+    reproducible), and acts with the perturbed network.
+
+    :param sess: (TensorFlow session) the session
+    :param plain: (callable) the act call of the unperturbed network
+    :param perturbed: (callable) the act call of the perturbed network
+    :param obs_ph: (TensorFlow Tensor) the observation placeholder
+    :param threshold_ph: (TensorFlow Tensor) the placeholder of a new divergence threshold
+    :param store_threshold: (TensorFlow Operation) stores ``threshold_ph``
+    :param perturb_rollout: (TensorFlow Operation) draws the perturbation of the acting copy
+    :param perturb_probe: (TensorFlow Operation) draws the perturbation of the copy that measures the divergence
+    :param adapt_scale: (TensorFlow Operation) grows or shrinks the noise scale after the divergence
+    :param noise_scale: (TensorFlow Variable) the standard deviation of the perturbations (``param_noise_scale``)
+    :param threshold: (TensorFlow Variable) the divergence aimed at (``param_noise_threshold``)
+    """
+
+    def __init__(self, sess: tf.Session, *, plain: Callable, perturbed: Callable, obs_ph: tf.Tensor,
+                 threshold_ph: tf.Tensor, store_threshold: tf.Operation, perturb_rollout: tf.Operation,
+                 perturb_probe: tf.Operation, adapt_scale: tf.Operation, noise_scale: tf.Variable,
+                 threshold: tf.Variable):
+        self.sess = sess
+        self._plain = plain
+        self._perturbed = perturbed
+        self._obs_ph = obs_ph
+        self._threshold_ph = threshold_ph
+        self._store_threshold = store_threshold
+        self._perturb_rollout = perturb_rollout
+        self._perturb_probe = perturb_probe
+        self._adapt_scale = adapt_scale
+        # the noise state, for tensorboard and tests
+        self.param_noise_scale = noise_scale
+        self.param_noise_threshold = threshold
+
+    def __call__(self, obs: Any, reset: Optional[bool] = None, update_param_noise_threshold: Optional[float] = None,
+                 update_param_noise_scale: Optional[bool] = None, stochastic: bool = True,
+                 update_eps: float = -1) -> Any:
+        noise_args = (reset, update_param_noise_threshold, update_param_noise_scale)
+        if any(arg is None for arg in noise_args):
+            return self._plain(obs, stochastic, update_eps, sess=self.sess)
+        self.sess.run(self._store_threshold, {self._threshold_ph: float(update_param_noise_threshold)})
+        if reset:
+            self.sess.run(self._perturb_rollout)
+        if update_param_noise_scale:
+            self.sess.run(self._perturb_probe)
+            self.sess.run(self._adapt_scale, {self._obs_ph: obs})
+        return self._perturbed(obs, stochastic, update_eps, sess=self.sess)
+
+
 def build_act_with_param_noise(q_func: Callable, ob_space: spaces.Space, ac_space: spaces.Space,
                                stochastic_ph: tf.Tensor, update_eps_ph: tf.Tensor, sess: tf.Session,
                                param_noise_filter_func: Optional[Callable] = None
@@ -214,27 +269,10 @@ def build_act_with_param_noise(q_func: Callable, ob_space: spaces.Space, ac_spac
     act_call = _act_function(online.obs_ph, stochastic_ph, update_eps_ph, actions, store_eps)
     perturbed_act_call = _act_function(online.obs_ph, stochastic_ph, update_eps_ph, perturbed_actions, store_eps)
 
-    def act(obs, reset=None, update_param_noise_threshold=None, update_param_noise_scale=None, stochastic=True,
-            update_eps=-1):
-        """
-        Act greedily / epsilon-greedily with the unperturbed network unless ``reset``,
-        ``update_param_noise_threshold`` and ``update_param_noise_scale`` are all given; then store the threshold,
-        draw a new perturbation if ``reset``, adapt the scale if ``update_param_noise_scale`` (in this order, each
-        its own session call, so that a seeded run is reproducible) and act with the perturbed network.
-        """
-        if reset is None or update_param_noise_threshold is None or update_param_noise_scale is None:
-            return act_call(obs, stochastic, update_eps, sess=sess)
-        sess.run(store_threshold, {threshold_ph: float(update_param_noise_threshold)})
-        if reset:
-            sess.run(perturb_rollout)
-        if update_param_noise_scale:
-            sess.run(perturb_probe)
-            sess.run(adapt_scale, {online.obs_ph: obs})
-        return perturbed_act_call(obs, stochastic, update_eps, sess=sess)
-
-    # the noise state, for tensorboard and tests
-    setattr(act, "param_noise_scale", noise_scale)
-    setattr(act, "param_noise_threshold", threshold)
+    act = _ParamNoiseAct(sess, plain=act_call, perturbed=perturbed_act_call, obs_ph=online.obs_ph,
+                         threshold_ph=threshold_ph, store_threshold=store_threshold, perturb_rollout=perturb_rollout,
+                         perturb_probe=perturb_probe, adapt_scale=adapt_scale, noise_scale=noise_scale,
+                         threshold=threshold)
     return act, obs_phs
 
 
@@ -275,6 +313,31 @@ def _input_summaries(rew_t_ph: tf.Tensor, weights_ph: tf.Tensor, obs_ph: tf.Tens
             tf.summary.histogram('observation', obs_ph)
 
 
+class DQNGraph(NamedTuple):
+    """
+    Everything :func:`build_dqn_graph` builds.
+
+    :param act: (callable) chooses actions for observations (see the module's description)
+    :param train: (callable) one optimisation step of the TD loss, returning the merged summary and the TD errors
+    :param update_target: (callable) copies the online network into the target network
+    :param step_model: (DQNPolicy) the online network, for evaluation
+    :param train_inputs: ([TensorFlow Tensor]) the placeholders ``train`` feeds, in the order of its arguments
+    :param td_error: (TensorFlow Tensor) the TD errors of a batch
+    :param optimize_expr: (TensorFlow Operation) the gradient step
+    :param train_op: (TensorFlow Operation) the gradient step as one op: what a training step without a summary runs
+    :param q_func_vars: ([TensorFlow Variable]) the online network's variables, in creation order
+    """
+    act: Callable
+    train: Callable
+    update_target: Callable
+    step_model: Any
+    train_inputs: List[tf.Tensor]
+    td_error: tf.Tensor
+    optimize_expr: tf.Operation
+    train_op: tf.Operation
+    q_func_vars: List[tf.Variable]
+
+
 def build_train(q_func: Callable, ob_space: spaces.Space, ac_space: spaces.Space, optimizer: Any,
                 sess: tf.Session, grad_norm_clipping: Optional[float] = None, gamma: float = 1.0,
                 double_q: bool = True, scope: str = "deepq", reuse: Optional[bool] = None,
@@ -298,13 +361,28 @@ def build_train(q_func: Callable, ob_space: spaces.Space, ac_space: spaces.Space
     :param param_noise_filter_func: (function (TensorFlow Tensor): bool) which variables parameter noise
         perturbs (None: :func:`default_param_noise_filter`)
     :param full_tensorboard_log: (bool) also log histograms (and images) to tensorboard; takes a lot of space
-    :return: (tuple)
+    :return: (tuple) ``act`` (function (TensorFlow Tensor, bool, float): TensorFlow Tensor), choosing actions
+        for observations; ``train`` (function (Any, numpy float, numpy float, Any, numpy bool, numpy float):
+        numpy float), one optimisation step of the TD loss; ``update_target`` (function), copying the online
+        network into the target network; ``step_model`` (DQNPolicy), the online network, for evaluation
+    """
+    graph = build_dqn_graph(q_func, ob_space, ac_space, optimizer, sess, grad_norm_clipping=grad_norm_clipping,
+                            gamma=gamma, double_q=double_q, scope=scope, reuse=reuse, param_noise=param_noise,
+                            param_noise_filter_func=param_noise_filter_func,
+                            full_tensorboard_log=full_tensorboard_log)
+    return graph.act, graph.train, graph.update_target, graph.step_model
 
-        act: (function (TensorFlow Tensor, bool, float): TensorFlow Tensor) chooses actions for observations
-        train: (function (Any, numpy float, numpy float, Any, numpy bool, numpy float): numpy float) one
-            optimisation step of the TD loss
-        update_target: (function) copies the online network into the target network
-        step_model: (DQNPolicy) the online network, for evaluation
+
+def build_dqn_graph(q_func: Callable, ob_space: spaces.Space, ac_space: spaces.Space, optimizer: Any,
+                    sess: tf.Session, grad_norm_clipping: Optional[float] = None, gamma: float = 1.0,
+                    double_q: bool = True, scope: str = "deepq", reuse: Optional[bool] = None,
+                    param_noise: bool = False, param_noise_filter_func: Optional[Callable] = None,
+                    full_tensorboard_log: bool = False) -> DQNGraph:
+    """
+    :func:`build_train`, returning all its parts (what the DQN model needs to fuse a training step into one
+    session call too). Same parameters as :func:`build_train`.
+
+    :return: (DQNGraph) the parts of the graph
     """
     n_actions = _n_actions(ac_space)
     with tf.variable_scope("input", reuse=reuse):
@@ -356,10 +434,8 @@ def build_train(q_func: Callable, ob_space: spaces.Space, ac_space: spaces.Space
 
     train_inputs = [obs_phs[0], act_t_ph, rew_t_ph, target_policy.obs_ph, next_obs_ph, done_mask_ph, weights_ph]
     train = tf_util.function(inputs=train_inputs, outputs=[summary, td_error], updates=[optimize_expr])
-    # the same step without the summary protobuf (when no tensorboard writer is active)
-    setattr(train, "td_errors_only", tf_util.function(inputs=train_inputs, outputs=td_error, updates=[optimize_expr]))
+    train_op = tf.group(optimize_expr)
     update_target = tf_util.function([], [], updates=[update_target_expr])
-    # what the model needs to fuse a training step into one call: inputs, TD errors, the update op and the online
-    # network's variables in creation order
-    setattr(train, "parts", (train_inputs, td_error, optimize_expr, list(online_vars)))
-    return act_f, train, update_target, step_model
+    return DQNGraph(act=act_f, train=train, update_target=update_target, step_model=step_model,
+                    train_inputs=train_inputs, td_error=td_error, optimize_expr=optimize_expr, train_op=train_op,
+                    q_func_vars=list(online_vars))

@@ -1,21 +1,27 @@
-"""Deep Q Network (DQN) and its extensions: Double-DQN, Dueling-DQN, Prioritized Experience Replay, parameter noise."""
+"""
+DQN: Q-learning with a neural network, a replay buffer and a target network, with the usual extensions
+(double Q-learning, dueling networks, prioritized replay, parameter-space noise).
+"""
 from functools import partial
-from typing import Any, Callable, Optional, Tuple
+from numbers import Real
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
-from stable_baselines.common.model.arguments import check_total_timesteps
-from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, TensorboardWriter, _predict_input
+from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
+from stable_baselines.common.model.off_policy_loop import (UNSET, LearnArguments, OffPolicyLoopState,
+                                                            check_finite_losses, visible)
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
-from stable_baselines.common.gym_compat import reset_env, step_env
 from stable_baselines.common.schedules import LinearSchedule
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.vec_env import VecEnv
-from stable_baselines.deepq.build_graph import build_train
+from stable_baselines.deepq.build_graph import DQNGraph, build_dqn_graph
 from stable_baselines.deepq.policies import DQNPolicy
+
+# TensorBoard: every hundredth training step is traced (compute time, memory) into the run metadata
+_TRACE_EVERY = 100
 
 
 def _check_discrete_action_space(action_space: Optional[spaces.Space]) -> None:
@@ -25,46 +31,107 @@ def _check_discrete_action_space(action_space: Optional[spaces.Space]) -> None:
                          "for Box actions.".format(action_space, type(action_space).__name__))
 
 
+def _check_positive_period(name: str, value: Any) -> None:
+    """A number of steps between two events (training, target copy) must be > 0: ``step % value`` follows."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not value > 0:
+        raise ValueError("{} must be a positive number of steps, got {!r}".format(name, value))
+
+
+class _DQNLoopState(OffPolicyLoopState):
+    """
+    The loop state of a DQN run, with DQN's own values. Their names are those of the local variables that
+    callbacks have always found in ``self.locals`` (see ``DQN._callback_locals``).
+
+    :param args: (LearnArguments) the arguments of ``learn``
+    :param callback: (BaseCallback) the callback made by the learn frame
+    :param writer: (tf.summary.FileWriter) the TensorBoard writer, or None
+    :param auto_reset: (bool) whether the env resets itself at the end of an episode (a VecEnv)
+    :param new_tb_log: (bool) whether this ``learn`` starts a new TensorBoard run
+    """
+
+    def __init__(self, args: LearnArguments, callback: Any, writer: Any, auto_reset: bool, new_tb_log: bool):
+        super().__init__(args, callback, writer, auto_reset)
+        self.new_tb_log = new_tb_log
+        self.prioritized_replay_beta_iters: Any = UNSET
+        self.mean_100ep_reward: Optional[float] = None
+        # the episodes counted in the logger table (the running one included)
+        self.episodes_so_far: Any = UNSET
+        # acting
+        self.numpy_q: Any = UNSET
+        self.rng: Any = UNSET
+        self.n_actions: Any = UNSET
+        self.last_eps: Any = UNSET
+        self.reset: Any = UNSET
+        self.kwargs: Any = UNSET
+        self.update_eps: Any = UNSET
+        self.update_param_noise_threshold: Any = UNSET
+        self.q_values: Any = UNSET
+        # training
+        self.can_sample: Any = UNSET
+        self.experience: Any = UNSET
+        self.obses_t: Any = UNSET
+        self.actions: Any = UNSET
+        self.rewards: Any = UNSET
+        self.obses_tp1: Any = UNSET
+        self.dones: Any = UNSET
+        self.weights: Any = UNSET
+        self.batch_idxes: Any = UNSET
+        self.summary: Any = UNSET
+        self.run_options: Any = UNSET
+        self.run_metadata: Any = UNSET
+        self.out: Any = UNSET
+        self.forward: Any = UNSET
+        self.td_errors: Any = UNSET
+        self.new_priorities: Any = UNSET
+
+
+# the callback-visible values of a DQN run besides those of every off-policy run
+_DQN_NAMES = ("new_tb_log", "prioritized_replay_beta_iters", "mean_100ep_reward", "numpy_q", "rng", "n_actions",
+              "last_eps", "reset", "kwargs", "update_eps", "update_param_noise_threshold", "q_values", "env_action",
+              "maybe_is_success", "can_sample", "experience", "obses_t", "actions", "rewards", "obses_tp1", "dones",
+              "weights", "batch_idxes", "summary", "run_options", "run_metadata", "out", "forward", "td_errors",
+              "new_priorities")
+
+
 class DQN(OffPolicyRLModel):
     """
-    The DQN model class.
-    DQN paper: https://arxiv.org/abs/1312.5602
-    Dueling DQN: https://arxiv.org/abs/1511.06581
-    Double-Q Learning: https://arxiv.org/abs/1509.06461
-    Prioritized Experience Replay: https://arxiv.org/abs/1511.05952
+    Deep Q-Network (Mnih et al. 2013, https://arxiv.org/abs/1312.5602): a network estimates the value of each
+    discrete action, trained on transitions drawn from a replay buffer towards targets computed by a lagging copy
+    of itself. Options: double Q-learning (https://arxiv.org/abs/1509.06461), the dueling architecture of the
+    policies (https://arxiv.org/abs/1511.06581), prioritized replay (https://arxiv.org/abs/1511.05952) and
+    exploration by parameter-space noise (https://arxiv.org/abs/1706.01905).
 
-    :param policy: (DQNPolicy or str) The policy model to use (MlpPolicy, CnnPolicy, LnMlpPolicy, ...)
-    :param env: (Gym environment or str) The environment to learn from (if registered in Gym, can be str)
-    :param gamma: (float) discount factor
-    :param learning_rate: (float) learning rate for adam optimizer
-    :param buffer_size: (int) size of the replay buffer
-    :param exploration_fraction: (float) fraction of entire training period over which the exploration rate is
-            annealed
-    :param exploration_final_eps: (float) final value of random action probability
-    :param exploration_initial_eps: (float) initial value of random action probability
-    :param train_freq: (int) update the model every `train_freq` steps. set to None to disable printing
-    :param batch_size: (int) size of a batched sampled from replay buffer for training
-    :param double_q: (bool) Whether to enable Double-Q learning or not.
-    :param learning_starts: (int) how many steps of the model to collect transitions for before learning starts
-    :param target_network_update_freq: (int) update the target network every `target_network_update_freq` steps.
-    :param prioritized_replay: (bool) if True prioritized replay buffer will be used.
-    :param prioritized_replay_alpha: (float)alpha parameter for prioritized replay buffer.
-        It determines how much prioritization is used, with alpha=0 corresponding to the uniform case.
-    :param prioritized_replay_beta0: (float) initial value of beta for prioritized replay buffer
-    :param prioritized_replay_beta_iters: (int) number of iterations over which beta will be annealed from initial
-            value to 1.0. If set to None equals to max_timesteps.
-    :param prioritized_replay_eps: (float) epsilon to add to the TD errors when updating priorities.
-    :param param_noise: (bool) Whether or not to apply noise to the parameters of the policy.
-    :param verbose: (int) the verbosity level: 0 none, 1 training information, 2 tensorflow debug
-    :param tensorboard_log: (str) the log location for tensorboard (if None, no logging)
-    :param _init_setup_model: (bool) Whether or not to build the network at the creation of the instance
-    :param full_tensorboard_log: (bool) enable additional logging when using tensorboard
-        WARNING: this logging can take a lot of space quickly
-    :param seed: (int) Seed for the pseudo-random generators (python, numpy, tensorflow).
-        If None (default), use random seed. Note that if you want completely deterministic
-        results, you must set `n_cpu_tf_sess` to 1.
-    :param n_cpu_tf_sess: (int) The number of threads for TensorFlow operations
-        If None, the number of cpu of the current machine will be used.
+    :param policy: (DQNPolicy or str) the Q-network: a DQNPolicy subclass or its registered name (MlpPolicy,
+        LnMlpPolicy, CnnPolicy, LnCnnPolicy)
+    :param env: (Gym environment or str) the environment to learn from (a registered id is made for you)
+    :param gamma: (float) the discount factor
+    :param learning_rate: (float) Adam's learning rate
+    :param buffer_size: (int) how many transitions the replay buffer keeps
+    :param exploration_fraction: (float) the share of ``total_timesteps`` over which epsilon (the probability of
+        a random action) falls from its initial to its final value
+    :param exploration_final_eps: (float) epsilon at the end of the decay, and after it
+    :param exploration_initial_eps: (float) epsilon at the start
+    :param train_freq: (int) one gradient step every ``train_freq`` environment steps
+    :param batch_size: (int) how many transitions one gradient step uses
+    :param double_q: (bool) double Q-learning: the online network picks the next action, the target network
+        values it
+    :param learning_starts: (int) the number of steps collected before the first gradient step
+    :param target_network_update_freq: (int) copy the online network into the target network every
+        ``target_network_update_freq`` steps
+    :param prioritized_replay: (bool) sample transitions in proportion to their TD error (prioritized replay)
+    :param prioritized_replay_alpha: (float) how strongly priorities shape the sampling (0: uniform)
+    :param prioritized_replay_beta0: (float) the first value of beta, the exponent of the importance weights
+    :param prioritized_replay_beta_iters: (int) the number of steps over which beta rises to 1.0 (None: the
+        ``total_timesteps`` of ``learn``)
+    :param prioritized_replay_eps: (float) added to the absolute TD errors to make the new priorities
+    :param param_noise: (bool) explore by perturbing the network's weights instead of epsilon-greedy actions
+    :param verbose: (int) 0 quiet, 1 the training table, 2 also TensorFlow's messages
+    :param tensorboard_log: (str) the folder of the TensorBoard logs (None: no logs)
+    :param _init_setup_model: (bool) build the graph now (False: the caller builds it, e.g. ``load``)
+    :param full_tensorboard_log: (bool) also log histograms and images to TensorBoard (takes much disk space)
+    :param seed: (int) the seed of Python's, NumPy's and TensorFlow's generators (None: no seeding); a run is
+        only reproducible with ``n_cpu_tf_sess=1`` as well
+    :param n_cpu_tf_sess: (int) TensorFlow's number of threads (None: as many as the machine has)
     """
 
     _saved_settings = ("double_q", "param_noise", "learning_starts", "train_freq", "prioritized_replay",
@@ -72,373 +139,398 @@ class DQN(OffPolicyRLModel):
                        "prioritized_replay_alpha", "prioritized_replay_beta0",
                        "prioritized_replay_beta_iters", "exploration_final_eps", "exploration_fraction",
                        "exploration_initial_eps", "learning_rate", "gamma", "buffer_size")
-    # DQN files of library versions before 2.4 also hold these (unused) settings
+    # settings in DQN files of library versions before 2.4, no longer used
     _legacy_settings = ("checkpoint_freq", "checkpoint_path", "print_freq")
 
     def __init__(self, policy, env, gamma=0.99, learning_rate=5e-4, buffer_size=50000, exploration_fraction=0.1,
-                 exploration_final_eps=0.02, exploration_initial_eps=1.0, train_freq=1, batch_size=32, double_q=True,
-                 learning_starts=1000, target_network_update_freq=500, prioritized_replay=False,
-                 prioritized_replay_alpha=0.6, prioritized_replay_beta0=0.4, prioritized_replay_beta_iters=None,
-                 prioritized_replay_eps=1e-6, param_noise=False,
-                 n_cpu_tf_sess=None, verbose=0, tensorboard_log=None,
-                 _init_setup_model=True, policy_kwargs=None, full_tensorboard_log=False, seed=None):
-
-        # TODO: replay_buffer refactoring
-        super(DQN, self).__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose, policy_base=DQNPolicy,
-                                  requires_vec_env=False, policy_kwargs=policy_kwargs, seed=seed,
-                                  n_cpu_tf_sess=n_cpu_tf_sess)
+                 exploration_final_eps=0.02, exploration_initial_eps=1.0, train_freq=1, batch_size=32,
+                 double_q=True, learning_starts=1000, target_network_update_freq=500, prioritized_replay=False,
+                 prioritized_replay_alpha=0.6, prioritized_replay_beta0=0.4,
+                 prioritized_replay_beta_iters=None, prioritized_replay_eps=1e-6, param_noise=False,
+                 n_cpu_tf_sess=None, verbose=0, tensorboard_log=None, _init_setup_model=True,
+                 policy_kwargs=None, full_tensorboard_log=False, seed=None):
+        super().__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose, policy_base=DQNPolicy,
+                         requires_vec_env=False, policy_kwargs=policy_kwargs, seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
         _check_discrete_action_space(self.action_space)
 
-        self.param_noise = param_noise
-        self.learning_starts = learning_starts
-        self.train_freq = train_freq
-        self.prioritized_replay = prioritized_replay
-        self.prioritized_replay_eps = prioritized_replay_eps
-        self.batch_size = batch_size
-        self.target_network_update_freq = target_network_update_freq
-        self.prioritized_replay_alpha = prioritized_replay_alpha
-        self.prioritized_replay_beta0 = prioritized_replay_beta0
-        self.prioritized_replay_beta_iters = prioritized_replay_beta_iters
-        self.exploration_final_eps = exploration_final_eps
-        self.exploration_initial_eps = exploration_initial_eps
-        self.exploration_fraction = exploration_fraction
-        self.buffer_size = buffer_size
-        self.learning_rate = learning_rate
-        self.gamma = gamma
-        self.tensorboard_log = tensorboard_log
-        self.full_tensorboard_log = full_tensorboard_log
-        self.double_q = double_q
+        self.gamma: float = gamma
+        self.learning_rate: float = learning_rate
+        self.buffer_size: int = buffer_size
+        self.batch_size: int = batch_size
+        self.learning_starts: int = learning_starts
+        self.train_freq: int = train_freq
+        self.target_network_update_freq: int = target_network_update_freq
+        self.double_q: bool = double_q
+        self.exploration_fraction: float = exploration_fraction
+        self.exploration_initial_eps: float = exploration_initial_eps
+        self.exploration_final_eps: float = exploration_final_eps
+        self.param_noise: bool = param_noise
+        self.prioritized_replay: bool = prioritized_replay
+        self.prioritized_replay_alpha: float = prioritized_replay_alpha
+        self.prioritized_replay_beta0: float = prioritized_replay_beta0
+        self.prioritized_replay_beta_iters: Optional[int] = prioritized_replay_beta_iters
+        self.prioritized_replay_eps: float = prioritized_replay_eps
+        self.tensorboard_log: Optional[str] = tensorboard_log
+        self.full_tensorboard_log: bool = full_tensorboard_log
 
-        self.graph = None
-        self.sess = None
-        self._train_step = None
-        self.step_model = None
-        self.update_target = None
-        self.act = None
-        self.proba_step = None
-        self.replay_buffer = None
-        self.beta_schedule = None
-        self.exploration = None
-        self.params = None
-        self.summary = None
-        self._fused_train = None
-        self._eps_var = None
+        # built by setup_model
+        self.graph: Optional[tf.Graph] = None
+        self.sess: Optional[tf.Session] = None
+        self.step_model: Optional[DQNPolicy] = None
+        self.act: Optional[Callable] = None
+        self.update_target: Optional[Callable] = None
+        self.proba_step: Optional[Callable] = None
+        self.params: Optional[List[tf.Variable]] = None
+        self.summary: Optional[tf.Tensor] = None
+        # the training step with the merged summary (when a TensorBoard writer is open); without one,
+        # self._fused_train (OffPolicyRLModel) does it in one call that also fetches the new weights of the NumPy
+        # Q-network when there is one
+        self._summarised_train: Optional[Callable] = None
+        # (placeholder, assign op) storing an exploration rate in the variable deepq/eps
+        self._eps_store: Optional[Tuple[tf.Tensor, tf.Operation]] = None
+        # made by learn
+        self.beta_schedule: Optional[LinearSchedule] = None
+        self.exploration: Optional[LinearSchedule] = None
 
         if _init_setup_model:
             self.setup_model()
 
-    def _get_pretrain_placeholders(self):
-        policy = self.step_model
+    def _get_pretrain_placeholders(self) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         with self.graph.as_default():
-            actions_ph = tf.placeholder(tf.int32, [None], name="pretrain_action_ph")
-        return policy.obs_ph, actions_ph, policy.q_values
+            expert_actions = tf.placeholder(tf.int32, [None], name="pretrain_action_ph")
+        return self.step_model.obs_ph, expert_actions, self.step_model.q_values
 
     def _policy_class(self) -> Any:
         """The policy class (unwrapping a functools.partial, e.g. used to disable dueling)."""
         return self.policy.func if isinstance(self.policy, partial) else self.policy
 
+    def _check_dqn_policy(self) -> None:
+        policy_class = self._policy_class()
+        if not (isinstance(policy_class, type) and issubclass(policy_class, DQNPolicy)):
+            raise ValueError("Error: the input policy for the DQN model must be a subclass of "
+                             "stable_baselines.deepq.policies.DQNPolicy (DQN has its own policies: MlpPolicy, "
+                             "LnMlpPolicy, CnnPolicy, LnCnnPolicy), got {!r}".format(self.policy))
+
     def setup_model(self) -> None:
+        """Build the graph and the session, initialise the variables and copy them into the target network."""
         with SetVerbosity(self.verbose):
             _check_discrete_action_space(self.action_space)
-            test_policy = self._policy_class()
-            if not (isinstance(test_policy, type) and issubclass(test_policy, DQNPolicy)):
-                raise ValueError("Error: the input policy for the DQN model must be a subclass of "
-                                 "stable_baselines.deepq.policies.DQNPolicy (DQN has its own policies: MlpPolicy, "
-                                 "LnMlpPolicy, CnnPolicy, LnCnnPolicy), got {!r}".format(self.policy))
-
+            self._check_dqn_policy()
             self.graph = tf.Graph()
             with self.graph.as_default():
                 self.set_random_seed(self.seed)
                 self.sess = tf_util.make_session(num_cpu=self.n_cpu_tf_sess, graph=self.graph)
-
-                optimizer = tf.train.AdamOptimizer(learning_rate=self.learning_rate)
-
-                self.act, self._train_step, self.update_target, self.step_model = build_train(
-                    q_func=partial(self.policy, **self.policy_kwargs),
-                    ob_space=self.observation_space,
-                    ac_space=self.action_space,
-                    optimizer=optimizer,
-                    gamma=self.gamma,
-                    grad_norm_clipping=10,
-                    param_noise=self.param_noise,
-                    sess=self.sess,
-                    full_tensorboard_log=self.full_tensorboard_log,
-                    double_q=self.double_q
-                )
+                parts = build_dqn_graph(partial(self.policy, **self.policy_kwargs), self.observation_space,
+                                        self.action_space, tf.train.AdamOptimizer(learning_rate=self.learning_rate),
+                                        self.sess, grad_norm_clipping=10, gamma=self.gamma, double_q=self.double_q,
+                                        param_noise=self.param_noise, full_tensorboard_log=self.full_tensorboard_log)
+                self.act, self.update_target, self.step_model = parts.act, parts.update_target, parts.step_model
+                self._summarised_train = parts.train
                 self.proba_step = self.step_model.proba_step
                 self.params = tf_util.get_trainable_vars("deepq")
-
-                # Acting without a session call: the Q-network in NumPy (MLP policies), its weights handed over
-                # by every training step (one session call: update, TD errors, updated weights); all built
-                # before the session first runs the graph
-                train_inputs, td_error, optimize_expr, q_func_vars = self._train_step.parts
-                trainable_names = {var.name for var in tf.trainable_variables()}
-                q_trainable = [var for var in q_func_vars if var.name in trainable_names]
-                forward = None
-                if self.step_model.enable_numpy_forward(variables=q_trainable):
-                    forward = self.step_model._numpy_forward
-                fetches = [td_error]
-                if forward is not None:
-                    fetches.append(self._flat_after([optimize_expr], forward.variables))
-                eps_vars = [var for var in tf.global_variables() if var.name == "deepq/eps:0"]
-                self._eps_var = None
-                if eps_vars:
-                    eps_ph = tf.placeholder(tf.float32, (), name="deepq/eps_value")
-                    self._eps_var = (eps_ph, eps_vars[0].assign(eps_ph))
-
-                # Initialize the parameters and copy them to the target network.
+                # all of the graph exists before the session first runs it
+                fused_fetches = self._fused_fetches(parts)
+                self._eps_store = self._exploration_rate_store()
                 self.summary = tf.summary.merge_all()
                 self.sess.run(tf.global_variables_initializer())
                 self.update_target(sess=self.sess)
-                self._fused_train = self._fast_callable(self.sess, train_inputs, fetches, [optimize_expr])
+                self._fused_train = self._fast_callable(self.sess, parts.train_inputs, fused_fetches,
+                                                        [parts.train_op])
 
+    def _fused_fetches(self, parts: DQNGraph) -> List[tf.Tensor]:
+        """
+        What the one-call training step returns: the TD errors, and the updated weights of the Q-network when it
+        also runs in NumPy (MLP policies; then acting needs no session call).
+
+        :param parts: (DQNGraph) the graph
+        :return: ([tf.Tensor]) the fetches
+        """
+        trainable = set(var.name for var in tf.trainable_variables())
+        q_weights = [var for var in parts.q_func_vars if var.name in trainable]
+        if not self.step_model.enable_numpy_forward(variables=q_weights):
+            return [parts.td_error]
+        numpy_copy = self.step_model._numpy_forward
+        return [parts.td_error, self._flat_after([parts.optimize_expr], numpy_copy.variables)]
+
+    @staticmethod
+    def _exploration_rate_store() -> Optional[Tuple[tf.Tensor, tf.Operation]]:
+        """
+        :return: ((tf.Tensor, tf.Operation) or None) a placeholder and the op assigning it to ``deepq/eps``
+            (which is saved with the parameters), or None without that variable
+        """
+        for var in tf.global_variables():
+            if var.name == "deepq/eps:0":
+                value_ph = tf.placeholder(tf.float32, (), name="deepq/eps_value")
+                return value_ph, var.assign(value_ph)
+        return None
+
+    # ------------------------------------------------------------------------------------------------------
+    # schedules and buffer of a learn call
+    # ------------------------------------------------------------------------------------------------------
     def _exploration_schedule(self, total_timesteps: int) -> LinearSchedule:
         """
-        The exploration rate: linear from ``exploration_initial_eps`` to ``exploration_final_eps`` over
-        ``exploration_fraction * total_timesteps`` steps, then constant.
-
         :param total_timesteps: (int) the number of steps of the ``learn`` call
-        :return: (LinearSchedule)
+        :return: (LinearSchedule) epsilon: from ``exploration_initial_eps`` down to ``exploration_final_eps``
+            over the first ``exploration_fraction * total_timesteps`` steps, constant afterwards
         """
-        return LinearSchedule(schedule_timesteps=max(1, int(self.exploration_fraction * total_timesteps)),
-                              initial_p=self.exploration_initial_eps,
+        decay_steps = max(1, int(self.exploration_fraction * total_timesteps))
+        return LinearSchedule(schedule_timesteps=decay_steps, initial_p=self.exploration_initial_eps,
                               final_p=self.exploration_final_eps)
 
     def _prepare_replay_buffer(self) -> None:
-        """A new replay buffer for this learn, unless load_replay_buffer gave one (of the same kind)."""
-        if not self._take_loaded_replay_buffer():
-            self.replay_buffer = PrioritizedReplayBuffer(self.buffer_size, alpha=self.prioritized_replay_alpha) \
-                if self.prioritized_replay else ReplayBuffer(self.buffer_size)
-        elif self.prioritized_replay != isinstance(self.replay_buffer, PrioritizedReplayBuffer):
-            raise ValueError("The loaded replay buffer is a {}, this DQN has prioritized_replay={}"
-                             .format(type(self.replay_buffer).__name__, self.prioritized_replay))
+        """A fresh replay buffer for this learn, unless load_replay_buffer gave one (it must be of the same kind)."""
+        if self._take_loaded_replay_buffer():
+            if self.prioritized_replay != isinstance(self.replay_buffer, PrioritizedReplayBuffer):
+                raise ValueError("The loaded replay buffer is a {}, this DQN has prioritized_replay={}"
+                                 .format(type(self.replay_buffer).__name__, self.prioritized_replay))
+        elif self.prioritized_replay:
+            self.replay_buffer = PrioritizedReplayBuffer(self.buffer_size, alpha=self.prioritized_replay_alpha)
+        else:
+            self.replay_buffer = ReplayBuffer(self.buffer_size)
 
+    def _beta_schedule(self, total_timesteps: int) -> Tuple[Optional[LinearSchedule], Any]:
+        """
+        :param total_timesteps: (int) the number of steps of the ``learn`` call
+        :return: (LinearSchedule or None, int) the importance-sampling exponent beta (rising linearly from
+            ``prioritized_replay_beta0`` to 1), None without prioritized replay; and its number of steps
+        """
+        if not self.prioritized_replay:
+            return None, UNSET
+        n_steps = total_timesteps if self.prioritized_replay_beta_iters is None \
+            else self.prioritized_replay_beta_iters
+        return LinearSchedule(max(1, int(n_steps)), initial_p=self.prioritized_replay_beta0, final_p=1.0), n_steps
+
+    # ------------------------------------------------------------------------------------------------------
+    # learn: the off-policy loop with DQN's hooks
+    # ------------------------------------------------------------------------------------------------------
     def learn(self, total_timesteps: int, callback: Any = None,  # type: ignore[override]
-              log_interval: Optional[int] = 100,
-              tb_log_name: str = "DQN", reset_num_timesteps: bool = True, replay_wrapper: Optional[Callable] = None,
-              progress_bar: bool = False) -> "DQN":
+              log_interval: Optional[int] = 100, tb_log_name: str = "DQN", reset_num_timesteps: bool = True,
+              replay_wrapper: Optional[Callable] = None, progress_bar: bool = False) -> "DQN":
         """
-        Return a trained model.
+        Train the model.
 
-        :param total_timesteps: (int) The total number of samples to train on
-        :param callback: (Union[callable, [callable], BaseCallback])
-            function called at every steps with state of the algorithm.
-            It takes the local and global variables. If it returns False, training is aborted.
-            When the callback inherits from BaseCallback, you will have access
-            to additional stages of the training (training start/end),
-            please read the documentation for more details.
-        :param log_interval: (int) The number of episodes before logging.
-        :param tb_log_name: (str) the name of the run for tensorboard log
-        :param reset_num_timesteps: (bool) whether or not to reset the current timestep number (used in logging)
-        :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) a wrapper of the replay buffer (e.g. HER's)
-        :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
-        :return: (BaseRLModel) the trained model
+        :param total_timesteps: (int) the number of environment steps to train for
+        :param callback: (callable, [callable] or BaseCallback) called at every step; returning False stops the
+            training (a BaseCallback also hears of the start and end of the training and of each rollout)
+        :param log_interval: (int) the number of episodes between two logger tables
+        :param tb_log_name: (str) the name of the TensorBoard run
+        :param reset_num_timesteps: (bool) count the timesteps from 0 again (False: continue the count)
+        :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) wraps the replay buffer (e.g. HER's)
+        :param progress_bar: (bool) draw a progress bar over the timesteps (needs tqdm)
+        :return: (DQN) the trained model
         """
-        total_timesteps = check_total_timesteps(total_timesteps)
-        new_tb_log = self._init_num_timesteps(reset_num_timesteps)
-        callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
+        _check_positive_period("train_freq", self.train_freq)
+        _check_positive_period("target_network_update_freq", self.target_network_update_freq)
+        if replay_wrapper is not None and self.prioritized_replay:
+            raise ValueError("Prioritized replay buffer is not supported by HER (replay_wrapper given with "
+                             "prioritized_replay=True)")
+        # the buffer exists before the learn frame wraps it
+        self._prepare_replay_buffer()
+        return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                              replay_wrapper, progress_bar)
 
-        with SetVerbosity(self.verbose), TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) \
-                as writer:
-            self._setup_learn()
+    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> _DQNLoopState:
+        return _DQNLoopState(args, callback, writer, self._env_resets_itself(), new_tb_log=self.num_timesteps == 0)
 
-            # Create the replay buffer (or keep the one load_replay_buffer gave)
-            self._prepare_replay_buffer()
-            if self.prioritized_replay:
-                if self.prioritized_replay_beta_iters is None:
-                    prioritized_replay_beta_iters = total_timesteps
-                else:
-                    prioritized_replay_beta_iters = self.prioritized_replay_beta_iters
-                self.beta_schedule = LinearSchedule(max(1, int(prioritized_replay_beta_iters)),
-                                                    initial_p=self.prioritized_replay_beta0,
-                                                    final_p=1.0)
-            else:
-                self.beta_schedule = None
+    def _loop_begin(self, state: _DQNLoopState) -> None:
+        """The schedules of this run, and how to act (NumPy Q-network or act graph)."""
+        self.beta_schedule, state.prioritized_replay_beta_iters = self._beta_schedule(state.total_timesteps)
+        self.exploration = self._exploration_schedule(state.total_timesteps)
+        # the NumPy Q-network acts epsilon-greedily without a session call (MLP policies, no parameter noise)
+        state.numpy_q = None if self.param_noise else self.step_model._numpy_forward
+        state.rng = self._numpy_forward_rng()
+        state.n_actions = int(self.action_space.n)
+        state.last_eps = None
+        state.reset = True
 
-            if replay_wrapper is not None:
-                if self.prioritized_replay:
-                    raise ValueError("Prioritized replay buffer is not supported by HER (replay_wrapper given with "
-                                     "prioritized_replay=True)")
-                self.replay_buffer = replay_wrapper(self.replay_buffer)
+    def _callback_locals(self, state: _DQNLoopState) -> Dict[str, Any]:
+        """
+        :param state: (_DQNLoopState) the loop state
+        :return: (dict) what callbacks see: the names of the original's local variables (``_`` the step index,
+            ``rew`` the reward, ``is_vec_env``, ``num_episodes`` counting the running episode) and those of the
+            NumPy acting path
+        """
+        shown = super()._callback_locals(state)
+        if "step" in shown:
+            shown["_"] = shown.pop("step")
+        if "reward" in shown:
+            shown["rew"] = shown.pop("reward")
+        shown["is_vec_env"] = state.auto_reset
+        shown.update(visible({name: getattr(state, name) for name in _DQN_NAMES}))
+        if state.episodes_so_far is not UNSET:
+            shown["num_episodes"] = state.episodes_so_far
+        return shown
 
-            # Create the schedule for exploration starting from 1.
-            self.exploration = self._exploration_schedule(total_timesteps)
+    def _checked_observation(self, obs: Any, source: str) -> None:
+        """
+        Raise a ValueError when the shape of ``obs`` is not the one of the observation space.
 
-            episode_rewards = [0.0]
-            episode_successes = []
+        :param obs: (Any) an observation of the environment
+        :param source: (str) where it comes from, for the message
+        """
+        expected = self.observation_space.shape
+        if expected is not None and np.shape(obs) != tuple(expected):
+            raise ValueError("The environment returned an observation of shape {} from {}, but the observation "
+                             "space {} expects shape {}".format(np.shape(obs), source, self.observation_space,
+                                                                tuple(expected)))
 
-            mean_100ep_reward = None
-            callback.on_training_start(locals(), globals())
-            callback.on_rollout_start()
+    def _choose_action(self, state: _DQNLoopState) -> Tuple[Any, Any]:
+        """
+        Epsilon-greedy (epsilon from the exploration schedule) or, with parameter noise, the greedy action of the
+        perturbed network, whose noise is adapted so that its divergence from the unperturbed policy matches
+        epsilon-greedy's (Plappert et al. 2017, appendix C.1).
 
-            is_vec_env = isinstance(self.env, VecEnv)
-            # NumPy acting (epsilon-greedy without parameter noise, MLP Q-network), else the act graph
-            numpy_q = self.step_model._numpy_forward if not self.param_noise else None
-            rng = self._numpy_forward_rng()
-            n_actions = int(self.action_space.n)
-            last_eps = None
-            reset = True
-            obs, _ = reset_env(self.env)
-            # Retrieve unnormalized observation for saving into the buffer
-            obs_ = obs
-            if self._vec_normalize_env is not None:
-                obs_ = self._vec_normalize_env.get_original_obs()[0]
+        :return: (np.int64, np.int64) the action, for the replay buffer and for the env
+        """
+        if state.reset:
+            self._checked_observation(state.obs, "reset()")
+        epsilon = self.exploration.value(self.num_timesteps)
+        state.kwargs = {}
+        if self.param_noise:
+            state.update_eps = 0.
+            state.update_param_noise_threshold = -np.log(1. - epsilon + epsilon / float(self.action_space.n))
+            state.kwargs.update(reset=state.reset, update_param_noise_threshold=state.update_param_noise_threshold,
+                                update_param_noise_scale=True)
+        else:
+            state.update_eps = epsilon
+            state.update_param_noise_threshold = 0.
+        action = None if state.numpy_q is None else self._numpy_epsilon_greedy(state)
+        if action is None:
+            with self.sess.as_default():
+                action = self.act(np.array(state.obs)[None], update_eps=state.update_eps, **state.kwargs)[0]
+        state.reset = False
+        return action, action
 
-            for _ in range(total_timesteps):
-                # Take action and update exploration to the newest value
-                kwargs = {}
-                if not self.param_noise:
-                    update_eps = self.exploration.value(self.num_timesteps)
-                    update_param_noise_threshold = 0.
-                else:
-                    update_eps = 0.
-                    # Compute the threshold such that the KL divergence between perturbed and non-perturbed
-                    # policy is comparable to eps-greedy exploration with eps = exploration.value(t).
-                    # See Appendix C.1 in Parameter Space Noise for Exploration, Plappert et al., 2017
-                    # for detailed explanation.
-                    update_param_noise_threshold = \
-                        -np.log(1. - self.exploration.value(self.num_timesteps) +
-                                self.exploration.value(self.num_timesteps) / float(self.action_space.n))
-                    kwargs['reset'] = reset
-                    kwargs['update_param_noise_threshold'] = update_param_noise_threshold
-                    kwargs['update_param_noise_scale'] = True
-                action = None
-                if numpy_q is not None:
-                    # epsilon-greedy on the Q-values computed in NumPy (no session call)
-                    q_values = numpy_q.q_values(np.array(obs)[None])
-                    if q_values is not None:
-                        if rng.random() < update_eps:
-                            action = np.int64(rng.integers(n_actions))
-                        else:
-                            action = np.int64(np.argmax(q_values[0]))
-                        last_eps = update_eps
-                if action is None:
-                    with self.sess.as_default():
-                        action = self.act(np.array(obs)[None], update_eps=update_eps, **kwargs)[0]
-                env_action = action
-                reset = False
-                new_obs, rew, terminated, truncated, info = step_env(self.env, env_action)
-                done = bool(terminated or truncated)
+    def _numpy_epsilon_greedy(self, state: _DQNLoopState) -> Optional[np.int64]:
+        """
+        :return: (np.int64 or None) the epsilon-greedy action of the NumPy Q-network (None when it cannot take
+            this observation: then the act graph decides)
+        """
+        state.q_values = state.numpy_q.q_values(np.array(state.obs)[None])
+        if state.q_values is None:
+            return None
+        state.last_eps = state.update_eps
+        if state.rng.random() < state.update_eps:
+            return np.int64(state.rng.integers(state.n_actions))
+        return np.int64(np.argmax(state.q_values[0]))
 
-                self.num_timesteps += 1
+    def _on_env_step(self, state: _DQNLoopState) -> None:
+        self._checked_observation(state.new_obs, "step()")
 
-                # Stop training if return value is False
-                callback.update_locals(locals())
-                if callback.on_step() is False:
-                    break
+    def _on_episode_end(self, state: _DQNLoopState) -> None:
+        state.reset = True  # parameter noise: a new perturbation for the next episode
 
-                # Store the (unnormalized) transition in the replay buffer, and the episode statistics
-                obs_, reward_ = self._store_transition(obs_, action, rew, new_obs, done, info, writer)
-                obs = new_obs
+    def _learning_due(self, state: _DQNLoopState, period: int) -> bool:
+        """:return: (bool) past the warm-up, with a batch in the buffer, at a multiple of ``period`` steps"""
+        return state.can_sample and self.num_timesteps > self.learning_starts and self.num_timesteps % period == 0
 
-                episode_rewards[-1] += float(reward_)
-                if done:
-                    maybe_is_success = info.get('is_success')
-                    if maybe_is_success is not None:
-                        episode_successes.append(float(maybe_is_success))
-                    if not is_vec_env:
-                        obs, _ = reset_env(self.env)
-                        obs_ = obs
-                    episode_rewards.append(0.0)
-                    reset = True
+    def _train_when_due(self, state: _DQNLoopState) -> Optional[np.ndarray]:
+        """
+        A gradient step every ``train_freq`` steps; with prioritized replay, its transitions get new priorities.
 
-                # Do not train if the warmup phase is not over
-                # or if there are not enough samples in the replay buffer
-                can_sample = self.replay_buffer.can_sample(self.batch_size)
-                if can_sample and self.num_timesteps > self.learning_starts \
-                        and self.num_timesteps % self.train_freq == 0:
+        :return: (np.ndarray or None) the TD errors, None when it was not time to train
+        """
+        state.can_sample = self.replay_buffer.can_sample(self.batch_size)
+        if not self._learning_due(state, self.train_freq):
+            return None
+        state.callback.on_rollout_end()
+        self._sample(state)
+        batch = (state.obses_t, state.actions, state.rewards, state.obses_tp1, state.obses_tp1, state.dones,
+                 state.weights)
+        if state.writer is None:
+            state.td_errors = self._fused_gradient_step(state, batch)
+        else:
+            state.td_errors = self._gradient_step_with_summary(state, batch)
+        if self.prioritized_replay:
+            check_finite_losses(state.td_errors, self.num_timesteps)  # before they become priorities
+            state.new_priorities = np.abs(state.td_errors) + self.prioritized_replay_eps
+            self.replay_buffer.update_priorities(state.batch_idxes, state.new_priorities)
+        state.callback.on_rollout_start()
+        return state.td_errors
 
-                    callback.on_rollout_end()
-                    # Minimize the error in Bellman's equation on a batch sampled from replay buffer.
-                    if self.prioritized_replay:
-                        experience = self.replay_buffer.sample(self.batch_size,
-                                                               beta=self.beta_schedule.value(self.num_timesteps),
-                                                               env=self._vec_normalize_env)
-                        (obses_t, actions, rewards, obses_tp1, dones, weights, batch_idxes) = experience
-                    else:
-                        obses_t, actions, rewards, obses_tp1, dones = self.replay_buffer.sample(
-                            self.batch_size, env=self._vec_normalize_env)
-                        weights, batch_idxes = np.ones_like(rewards), None
+    def _sample(self, state: _DQNLoopState) -> None:
+        """Draw a minibatch (with importance weights and indices under prioritized replay; else weights of 1)."""
+        if self.prioritized_replay:
+            state.experience = self.replay_buffer.sample(self.batch_size, beta=self.beta_schedule.value(
+                self.num_timesteps), env=self._vec_normalize_env)
+            state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones, state.weights, \
+                state.batch_idxes = state.experience
+        else:
+            state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones = self.replay_buffer.sample(
+                self.batch_size, env=self._vec_normalize_env)
+            state.weights, state.batch_idxes = np.ones_like(state.rewards), None
 
-                    if writer is not None:
-                        # run loss backprop with summary, but once every 100 steps save the metadata
-                        # (memory, compute time, ...)
-                        if (1 + self.num_timesteps) % 100 == 0:
-                            run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-                            run_metadata = tf.RunMetadata()
-                            summary, td_errors = self._train_step(obses_t, actions, rewards, obses_tp1, obses_tp1,
-                                                                  dones, weights, sess=self.sess, options=run_options,
-                                                                  run_metadata=run_metadata)
-                            writer.add_run_metadata(run_metadata, 'step%d' % self.num_timesteps)
-                        else:
-                            summary, td_errors = self._train_step(obses_t, actions, rewards, obses_tp1, obses_tp1,
-                                                                  dones, weights, sess=self.sess)
-                        writer.add_summary(summary, self.num_timesteps)
-                    elif self._fused_train is not None:
-                        # one session call: the update, the TD errors and the updated Q-network weights
-                        out = self._fused_train(obses_t, actions, rewards, obses_tp1, obses_tp1, dones, weights)
-                        td_errors = out[0]
-                        if len(out) > 1:
-                            forward = self.step_model._numpy_forward
-                            forward.set_weights(self._unflatten(out[1], forward))
-                    else:
-                        train_fn = getattr(self._train_step, "td_errors_only", None)
-                        if train_fn is not None:
-                            td_errors = train_fn(obses_t, actions, rewards, obses_tp1, obses_tp1, dones, weights,
-                                                 sess=self.sess)
-                        else:
-                            _, td_errors = self._train_step(obses_t, actions, rewards, obses_tp1, obses_tp1, dones,
-                                                            weights, sess=self.sess)
-                    if writer is not None or self._fused_train is None:
-                        self.step_model.invalidate_numpy_forward()
+    def _fused_gradient_step(self, state: _DQNLoopState, batch: tuple) -> np.ndarray:
+        """
+        The gradient step in one session call, which also fetches the new weights of the NumPy Q-network.
 
-                    if self.prioritized_replay:
-                        new_priorities = np.abs(td_errors) + self.prioritized_replay_eps
-                        self.replay_buffer.update_priorities(batch_idxes, new_priorities)
+        :return: (np.ndarray) the TD errors
+        """
+        state.out = self._fused_train(*batch)
+        if len(state.out) > 1:
+            state.forward = self.step_model._numpy_forward
+            state.forward.set_weights(self._unflatten(state.out[1], state.forward))
+        return state.out[0]
 
-                    callback.on_rollout_start()
+    def _gradient_step_with_summary(self, state: _DQNLoopState, batch: tuple) -> np.ndarray:
+        """
+        The gradient step when TensorBoard logs: also computes the merged summary (and every hundredth step the
+        run metadata); the NumPy Q-network reads its weights from the graph again.
 
-                if can_sample and self.num_timesteps > self.learning_starts and \
-                        self.num_timesteps % self.target_network_update_freq == 0:
-                    # Update target network periodically.
-                    self.update_target(sess=self.sess)
+        :return: (np.ndarray) the TD errors
+        """
+        trace = {}
+        if (1 + self.num_timesteps) % _TRACE_EVERY == 0:
+            state.run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+            state.run_metadata = tf.RunMetadata()
+            trace = dict(options=state.run_options, run_metadata=state.run_metadata)
+        state.summary, td_errors = self._summarised_train(*batch, sess=self.sess, **trace)
+        if trace:
+            state.writer.add_run_metadata(state.run_metadata, "step%d" % self.num_timesteps)
+        state.writer.add_summary(state.summary, self.num_timesteps)
+        self.step_model.invalidate_numpy_forward()
+        return td_errors
 
-                # the mean of the last 100 finished episodes (only changes when an episode ends)
-                if done or mean_100ep_reward is None:
-                    if len(episode_rewards[-101:-1]) == 0:
-                        mean_100ep_reward = -np.inf
-                    else:
-                        mean_100ep_reward = round(float(np.mean(episode_rewards[-101:-1])), 1)
+    def _update_targets_when_due(self, state: _DQNLoopState) -> None:
+        if self._learning_due(state, self.target_network_update_freq):
+            self.update_target(sess=self.sess)
 
-                num_episodes = len(episode_rewards)
-                if self.verbose >= 1 and done and log_interval is not None and len(episode_rewards) % log_interval == 0:
-                    logger.record_tabular("steps", self.num_timesteps)
-                    logger.record_tabular("episodes", num_episodes)
-                    if len(episode_successes) > 0:
-                        logger.logkv("success rate", np.mean(episode_successes[-100:]))
-                    logger.record_tabular("mean 100 episode reward", mean_100ep_reward)
-                    logger.record_tabular("% time spent exploring",
-                                          int(100 * self.exploration.value(self.num_timesteps)))
-                    logger.dump_tabular()
+    def _log_when_due(self, state: _DQNLoopState) -> None:
+        """Update the mean return of the last 100 episodes; print the table every ``log_interval`` episodes."""
+        if state.done or state.mean_100ep_reward is None:
+            last_100 = state.episode_rewards[-101:-1]
+            state.mean_100ep_reward = round(float(np.mean(last_100)), 1) if last_100 else -np.inf
+        state.episodes_so_far = len(state.episode_rewards)
+        if self.verbose < 1 or not state.done or state.log_interval is None \
+                or state.episodes_so_far % state.log_interval != 0:
+            return
+        logger.record_tabular("steps", self.num_timesteps)
+        logger.record_tabular("episodes", state.episodes_so_far)
+        if state.episode_successes:
+            logger.logkv("success rate", np.mean(state.episode_successes[-100:]))
+        logger.record_tabular("mean 100 episode reward", state.mean_100ep_reward)
+        logger.record_tabular("% time spent exploring", int(100 * self.exploration.value(self.num_timesteps)))
+        logger.dump_tabular()
 
-            if last_eps is not None and self._eps_var is not None:
-                # the exploration rate the act graph would have stored (saved with the parameters)
-                eps_ph, eps_assign = self._eps_var
-                self.sess.run(eps_assign, {eps_ph: last_eps})
+    def _loop_end(self, state: _DQNLoopState) -> None:
+        """Put the last epsilon of the NumPy path into ``deepq/eps``, as the act graph does when it acts."""
+        if state.last_eps is not None and self._eps_store is not None:
+            value_ph, assign = self._eps_store
+            self.sess.run(assign, {value_ph: state.last_eps})
 
-        callback.on_training_end()
-        return self
-
+    # ------------------------------------------------------------------------------------------------------
+    # acting
+    # ------------------------------------------------------------------------------------------------------
     def predict(self, observation: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
                 deterministic: bool = True) -> Tuple[np.ndarray, None]:
         """
-        Get the model's action from an observation
+        The greedy action (``deterministic``), or one drawn from the softmax of the Q-values.
 
-        :param observation: (np.ndarray) the input observation
-        :param state: (np.ndarray) The last states (can be None, used in recurrent policies)
-        :param mask: (np.ndarray) The last masks (can be None, used in recurrent policies)
-        :param deterministic: (bool) Whether or not to return deterministic actions.
-        :return: (np.ndarray, np.ndarray) the model's action and the next state (used in recurrent policies)
+        :param observation: (np.ndarray) one observation or a batch of them
+        :param state: (np.ndarray) unused (DQN has no recurrent policy)
+        :param mask: (np.ndarray) unused
+        :param deterministic: (bool) the greedy action (True) or a sampled one
+        :return: (np.ndarray, None) the action(s), and no state
         """
         if deterministic:
             scores = self._single_row_output(self.step_model, observation)  # one observation: NumPy, single row
@@ -447,65 +539,52 @@ class DQN(OffPolicyRLModel):
         observation, vectorized_env = _predict_input(observation, self.observation_space)
         with self.sess.as_default():
             actions, _, _ = self.step_model.step(observation, deterministic=deterministic)
-
-        if not vectorized_env:
-            actions = actions[0]
-
-        return actions, None
+        return (actions if vectorized_env else actions[0]), None
 
     def action_probability(self, observation: np.ndarray, state: Optional[np.ndarray] = None,
                            mask: Optional[np.ndarray] = None, actions: Optional[np.ndarray] = None,
                            logp: bool = False) -> np.ndarray:
         """
-        If ``actions`` is ``None``, then get the model's action probability distribution from a given observation
-        (for DQN: the softmax of the q-values).
+        The softmax of the Q-values, or (``actions`` given) the probability of each given action under it.
 
-        However if ``actions`` is not ``None``, this function will return the probability that the given actions are
-        taken with the given parameters (observation, state, ...) on this model.
-
-        :param observation: (np.ndarray) the input observation
-        :param state: (np.ndarray) The last states (can be None, used in recurrent policies)
-        :param mask: (np.ndarray) The last masks (can be None, used in recurrent policies)
-        :param actions: (np.ndarray) (OPTIONAL) For calculating the likelihood that the given actions are chosen by
-            the model for each of the given parameters. Must have the same number of actions and observations.
-            (set to None to return the complete action probability distribution)
-        :param logp: (bool) (OPTIONAL) When specified with actions, returns probability in log-space.
-            This has no effect if actions is None.
-        :return: (np.ndarray) the model's (log) action probability
+        :param observation: (np.ndarray) one observation or a batch of them
+        :param state: (np.ndarray) unused (DQN has no recurrent policy)
+        :param mask: (np.ndarray) unused
+        :param actions: (np.ndarray) one action per observation (None: the whole distribution)
+        :param logp: (bool) with ``actions``: the log-probabilities
+        :return: (np.ndarray) the probabilities, shape (n_actions,) or (batch, n_actions); with ``actions``
+            shape (1,) or (batch, 1)
         """
         observation, vectorized_env = _predict_input(observation, self.observation_space)
-        actions_proba = self.proba_step(observation, state, mask)
+        probabilities = self.proba_step(observation, state, mask)
+        if actions is not None:
+            probabilities = self._probability_of(probabilities, actions, observation.shape[0], logp)
+        if vectorized_env:
+            return probabilities
+        if state is not None:
+            raise ValueError("Error: The environment must be vectorized when using recurrent policies.")
+        return probabilities[0]
 
-        if actions is not None:  # comparing the action distribution, to given actions
-            actions = np.array([actions]).reshape((-1,))
-            if observation.shape[0] != actions.shape[0]:
-                raise ValueError("Error: batch sizes differ for actions ({}) and observations ({})."
-                                 .format(actions.shape[0], observation.shape[0]))
-            if not np.issubdtype(actions.dtype, np.integer) or np.any(actions < 0) \
-                    or np.any(actions >= self.action_space.n):
-                raise ValueError("Error: actions must be ints in [0, {}), got {}".format(self.action_space.n, actions))
-            actions_proba = actions_proba[np.arange(actions.shape[0]), actions]
-            # normalize action proba shape
-            actions_proba = actions_proba.reshape((-1, 1))
-            if logp:
-                actions_proba = np.log(actions_proba)
-
-        if not vectorized_env:
-            if state is not None:
-                raise ValueError("Error: The environment must be vectorized when using recurrent policies.")
-            actions_proba = actions_proba[0]
-
-        return actions_proba
+    def _probability_of(self, probabilities: np.ndarray, actions: Any, n_obs: int, logp: bool) -> np.ndarray:
+        """
+        :return: (np.ndarray) column of the (log-)probabilities of ``actions``, one per observation
+        """
+        actions = np.array([actions]).reshape((-1,))
+        if actions.shape[0] != n_obs:
+            raise ValueError("Error: batch sizes differ for actions ({}) and observations ({})."
+                             .format(actions.shape[0], n_obs))
+        if not np.issubdtype(actions.dtype, np.integer) or np.any(actions < 0) \
+                or np.any(actions >= self.action_space.n):
+            raise ValueError("Error: actions must be ints in [0, {}), got {}".format(self.action_space.n, actions))
+        chosen = probabilities[np.arange(n_obs), actions].reshape((-1, 1))
+        return np.log(chosen) if logp else chosen
 
     def get_parameter_list(self) -> list:
         """
-        Get tensorflow Variables of model's parameters
+        The variables saved and loaded with the model: the trainable variables under ``deepq`` in creation order
+        (``deepq/eps``, the Q-network, the parameter-noise copies, the target network).
 
-        This includes all variables necessary for continuing training (saving / loading): the trainable
-        variables under ``deepq`` in creation order (``deepq/eps``, the Q network, the parameter-noise copies,
-        the target network).
-
-        :return: (list) List of tensorflow Variables
+        :return: ([tf.Variable]) the variables
         """
         return self.params
 

@@ -4,6 +4,12 @@ The policies of DQN: Q-networks (optionally dueling, optionally layer-normalized
 Variables are created under ``tf.variable_scope("model", reuse=reuse)`` with the original library's names,
 in the original order: ``model/action_value/fully_connected/weights``, ``model/action_value/LayerNorm/beta``,
 ..., then (dueling) ``model/state_value/...``; so parameter files saved by the original library load into them.
+
+They do not build on the body the other off-policy policies share (``common/offpolicy_policy.py``): its hidden
+layers are ``dense`` layers named ``fc0``, ``fc1``, ... (``kernel``/``bias``), DQN's are unnamed
+``fully_connected`` layers (``weights``/``biases``) that DQN files of the original library hold; its
+constructor does not take the shared observation placeholders (``obs_phs``) that DQN's network copies (target,
+double-Q, parameter noise) are built on, and it refuses ``layers=[]``, which DQN accepts.
 """
 from typing import Callable, List, Optional, Tuple
 
