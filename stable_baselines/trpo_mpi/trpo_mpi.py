@@ -21,11 +21,13 @@ from mpi4py import MPI
 
 from stable_baselines import logger
 from stable_baselines.common import dataset, tf_util
-from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
+from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity
 from stable_baselines.common.cg import conjugate_gradient
 from stable_baselines.common.console_util import fmt_row, timed
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.misc_util import flatten_lists, zipsame
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
+from stable_baselines.common.model.on_policy import learn_locals
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.persistence import EXPERT_DATASET, NONE
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
@@ -119,6 +121,9 @@ class TRPO(ActorCriticRLModel):
                  entcoeff=0.0, cg_damping=1e-2, vf_stepsize=3e-4, vf_iters=3, verbose=0, tensorboard_log=None,
                  _init_setup_model=True, policy_kwargs=None, full_tensorboard_log=False, seed=None,
                  n_cpu_tf_sess=1):
+        check_positive_int("timesteps_per_batch", timesteps_per_batch)
+        check_gamma(gamma)
+        check_learning_rate(vf_stepsize, name="vf_stepsize", schedule_allowed=False)
         super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=False,
                                    _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
                                    seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
@@ -506,15 +511,11 @@ class TRPO(ActorCriticRLModel):
         :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
         :return: (BaseRLModel) the trained model
         """
-        new_tb_log = self._init_num_timesteps(reset_num_timesteps)
-        callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
-
-        with SetVerbosity(self.verbose), TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) \
-                as writer:
-            self._setup_learn()
-
+        with self._learning(total_timesteps, callback, tb_log_name, reset_num_timesteps, progress_bar=progress_bar,
+                            log_interval=log_interval) as (callback, writer):
             with self.sess.as_default():
-                callback.on_training_start(locals(), globals())
+                callback.on_training_start(learn_locals(self, total_timesteps, callback, log_interval, tb_log_name,
+                                                        reset_num_timesteps, progress_bar, writer), globals())
 
                 rollout_reward_giver = _RolloutRewardGiver(self.reward_giver, self.sess) if self.using_gail else None
                 segments = traj_segment_generator(self.policy_pi, self.env, self.timesteps_per_batch,
@@ -574,9 +575,8 @@ class TRPO(ActorCriticRLModel):
                     logger.record_tabular("TimeElapsed", time.time() - start_time)
                     if self.verbose >= 1 and self.rank == 0:
                         logger.dump_tabular()
-
-        self.refresh_numpy_forward()  # the last update changed the weights
-        callback.on_training_end()
+            self.refresh_numpy_forward()  # the last update changed the weights
+            callback.on_training_end()
         return self
 
     # ------------------------------------------------------------------------------------------
