@@ -12,7 +12,7 @@ from stable_baselines import A2C, ACER, ACKTR, PPO2
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.model.arguments import (InvalidArgumentError, check_gamma, check_learning_rate,
                                                      check_minibatches, check_positive_int)
-from stable_baselines.common.model.on_policy import OnPolicyRLModel
+from stable_baselines.common.model.on_policy import OnPolicyRLModel, SegmentProgress
 from stable_baselines.common.vec_env import DummyVecEnv
 
 try:
@@ -205,3 +205,63 @@ def test_check_gamma_and_minibatches():
     assert check_minibatches(4, 2, 16) == 4
     with pytest.raises(InvalidArgumentError, match="= 1 \\* 10 = 10, got 3"):
         check_minibatches(3, 1, 10)
+
+
+class _TwoWorkers:
+    """A stand-in for an MPI communicator of two workers, the other one reporting ``other``."""
+
+    def __init__(self, other):
+        self.other = other
+
+    def allgather(self, mine):
+        return [mine, tuple(self.other[key] for key in ("ep_lens", "ep_rets", "ep_true_rets")[:len(mine)])]
+
+    def allreduce(self, steps):
+        return steps + self.other["total_timestep"]
+
+    def Get_rank(self):
+        return 0
+
+
+class _Counted:
+    num_timesteps = 5
+    verbose = 0
+
+
+def test_segment_progress_averages_the_latest_episodes_of_all_workers():
+    from stable_baselines import logger
+    other = dict(ep_lens=[3], ep_rets=[1.0], ep_true_rets=[10.0], total_timestep=8)
+    progress = SegmentProgress(_TwoWorkers(other), window=3, true_returns=True)
+    model = _Counted()
+    logger.configure(format_strs=[])
+    try:
+        progress.end_iteration(model, dict(ep_lens=[2, 4], ep_rets=[0.0, 2.0], ep_true_rets=[20.0, 30.0],
+                                           total_timestep=8))
+        table = dict(logger.getkvs())
+        assert table["EpLenMean"] == pytest.approx(3.0) and table["EpRewMean"] == pytest.approx(1.0)
+        assert table["EpTrueRewMean"] == pytest.approx(20.0)
+        assert table["EpThisIter"] == 3 and table["EpisodesSoFar"] == 3 and table["TimestepsSoFar"] == 21
+        assert progress.steps_done == 16 and progress.iterations == 1 and model.num_timesteps == 21
+        logger.dumpkvs()
+        # the means cover the last three episodes only (this worker's come first)
+        progress.end_iteration(model, dict(ep_lens=[8], ep_rets=[5.0], ep_true_rets=[0.0], total_timestep=2))
+        table = dict(logger.getkvs())
+        assert list(progress.recent["ep_lens"]) == [3, 8, 3] and list(progress.recent["ep_true_rets"]) == [10, 0, 10]
+        assert table["EpLenMean"] == pytest.approx(14 / 3) and table["EpisodesSoFar"] == 5
+        assert progress.steps_done == 26 and model.num_timesteps == 31
+    finally:
+        logger.reset()
+
+
+def test_segment_progress_without_episodes_writes_no_means():
+    from stable_baselines import logger
+    other = dict(ep_lens=[], ep_rets=[], total_timestep=4)
+    progress = SegmentProgress(_TwoWorkers(other), window=100)
+    logger.configure(format_strs=[])
+    try:
+        progress.end_iteration(_Counted(), dict(ep_lens=[], ep_rets=[], total_timestep=4))
+        table = dict(logger.getkvs())
+        assert "EpLenMean" not in table and "EpTrueRewMean" not in table
+        assert table["EpThisIter"] == 0 and table["TimestepsSoFar"] == 13
+    finally:
+        logger.reset()

@@ -1,6 +1,4 @@
 """PPO1: proximal policy optimization in its MPI form (one rollout per worker, Adam gradients averaged by MPI)."""
-import time
-from collections import deque
 
 import numpy as np
 from gymnasium import spaces
@@ -12,9 +10,9 @@ from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity
 from stable_baselines.common.console_util import fmt_row
 from stable_baselines.common.dataset import Dataset
 from stable_baselines.common.math_util import explained_variance
-from stable_baselines.common.misc_util import flatten_lists, zipsame
+from stable_baselines.common.misc_util import zipsame
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.model.on_policy import learn_locals
+from stable_baselines.common.model.on_policy import SegmentProgress, learn_locals
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.mpi_moments import mpi_moments
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
@@ -318,39 +316,15 @@ class PPO1(ActorCriticRLModel):
 
                 segments = traj_segment_generator(self.policy_pi, self.env, self.timesteps_per_actorbatch,
                                                   callback=callback)
-                n_episodes, n_steps_done, n_updates = 0, 0, 0
-                start_time = time.time()
-                recent_lengths = deque(maxlen=100)  # the last 100 episodes of all workers
-                recent_returns = deque(maxlen=100)
-
-                while n_steps_done < total_timesteps:
-                    lr_scale = self._lr_multiplier(n_steps_done, total_timesteps)
-                    logger.log("********** Iteration %i ************" % n_updates)
+                progress = SegmentProgress(MPI.COMM_WORLD, window=100)
+                while progress.steps_done < total_timesteps:
+                    lr_scale = self._lr_multiplier(progress.steps_done, total_timesteps)
+                    logger.log("********** Iteration %i ************" % progress.iterations)
                     seg = next(segments)
                     if not seg.get('continue_training', True):  # the callback asked to stop
                         break
-
                     self._update_on_segment(seg, lr_scale, writer)
-
-                    # episode statistics of every worker
-                    gathered = MPI.COMM_WORLD.allgather((seg["ep_lens"], seg["ep_rets"]))
-                    lengths, returns = map(flatten_lists, zip(*gathered))
-                    recent_lengths.extend(lengths)
-                    recent_returns.extend(returns)
-                    if recent_lengths:
-                        logger.record_tabular("EpLenMean", np.mean(recent_lengths))
-                        logger.record_tabular("EpRewMean", np.mean(recent_returns))
-                    logger.record_tabular("EpThisIter", len(lengths))
-                    n_episodes += len(lengths)
-                    steps_this_update = MPI.COMM_WORLD.allreduce(seg["total_timestep"])
-                    n_steps_done += steps_this_update
-                    self.num_timesteps += steps_this_update
-                    n_updates += 1
-                    logger.record_tabular("EpisodesSoFar", n_episodes)
-                    logger.record_tabular("TimestepsSoFar", self.num_timesteps)
-                    logger.record_tabular("TimeElapsed", time.time() - start_time)
-                    if self.verbose >= 1 and MPI.COMM_WORLD.Get_rank() == 0:
-                        logger.dump_tabular()
+                    progress.end_iteration(self, seg)
             self.refresh_numpy_forward()  # the last update changed the weights
             callback.on_training_end()
         return self

@@ -1,20 +1,23 @@
 """
 The update loop of the on-policy algorithms that step a VecEnv with a runner (A2C, ACER, ACKTR, PPO2), written
-once: collect a rollout, train on it, log. An algorithm supplies its train step (:meth:`_train_on_rollout`), the
-rows of its logger table (:meth:`_record_update`) and where its rollout keeps the episode data
-(:meth:`_rollout_episodes`); the frame around the loop is :meth:`BaseRLModel._learning`.
+once: collect a rollout, train on it, log. The segment algorithms (PPO1, TRPO, GAIL) share
+:class:`SegmentProgress`, what follows each of their iterations. An algorithm supplies its train step
+(:meth:`_train_on_rollout`), the rows of its logger table (:meth:`_record_update`) and where its rollout keeps the
+episode data (:meth:`_rollout_episodes`); the frame around the loop is :meth:`BaseRLModel._learning`.
 
 The variables a callback sees at ``on_training_start`` are those the original's ``learn`` had (its arguments,
 ``new_tb_log``, ``writer``) and the algorithm's own (:meth:`_start_training`).
 """
 import sys
 import time
+from collections import deque
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
 from stable_baselines import logger
 from stable_baselines.common.callbacks import BaseCallback
+from stable_baselines.common.misc_util import flatten_lists
 from stable_baselines.common.model.actor_critic import ActorCriticRLModel
 from stable_baselines.common.tf_util import total_episode_reward_logger
 
@@ -187,3 +190,52 @@ class OnPolicyRLModel(ActorCriticRLModel):
         :param clock: (UpdateClock) the times of training
         """
         raise NotImplementedError
+
+
+class SegmentProgress:
+    """
+    The bookkeeping of the segment loop of PPO1, TRPO and GAIL, over all MPI workers: the means of the latest
+    episodes, the timesteps done in this ``learn``, and the rows they give the logger table after each iteration.
+
+    :param comm: (MPI communicator) the workers
+    :param window: (int) how many of the latest episodes the means cover
+    :param true_returns: (bool) also average the environment's own returns (GAIL trains on the discriminator's)
+    """
+
+    def __init__(self, comm: Any, window: int, true_returns: bool = False):
+        self.comm = comm
+        self.keys = ("ep_lens", "ep_rets", "ep_true_rets") if true_returns else ("ep_lens", "ep_rets")
+        self.recent = {key: deque(maxlen=window) for key in self.keys}
+        self.n_episodes = 0
+        self.steps_done = 0
+        self.iterations = 0
+        self.started = time.time()
+
+    def end_iteration(self, model, segment: Dict[str, Any]) -> None:
+        """
+        Gather the episodes that ended in every worker's segment, count the timesteps of all workers, record the
+        rows and (``verbose >= 1``, on the first worker) write the table.
+
+        :param model: (BaseRLModel) the model (its ``num_timesteps`` is advanced)
+        :param segment: (dict) this worker's segment (``ep_lens``, ``ep_rets``, ``total_timestep``, ...)
+        """
+        gathered = self.comm.allgather(tuple(segment[key] for key in self.keys))
+        columns = [flatten_lists(column) for column in zip(*gathered)]
+        for key, column in zip(self.keys, columns):
+            self.recent[key].extend(column)
+        if self.recent["ep_lens"]:
+            logger.record_tabular("EpLenMean", np.mean(self.recent["ep_lens"]))
+            logger.record_tabular("EpRewMean", np.mean(self.recent["ep_rets"]))
+        if self.recent.get("ep_true_rets"):
+            logger.record_tabular("EpTrueRewMean", np.mean(self.recent["ep_true_rets"]))
+        logger.record_tabular("EpThisIter", len(columns[0]))
+        self.n_episodes += len(columns[0])
+        steps = self.comm.allreduce(segment["total_timestep"])
+        self.steps_done += steps
+        model.num_timesteps += steps
+        self.iterations += 1
+        logger.record_tabular("EpisodesSoFar", self.n_episodes)
+        logger.record_tabular("TimestepsSoFar", model.num_timesteps)
+        logger.record_tabular("TimeElapsed", time.time() - self.started)
+        if model.verbose >= 1 and self.comm.Get_rank() == 0:
+            logger.dump_tabular()
