@@ -182,20 +182,6 @@ class A2C(OnPolicyRLModel):
 
     # ------------------------------------------------------------------ training
 
-    def _advance_learning_rate(self, n_samples):
-        """
-        Move the learning-rate scheduler forward by one tick per sample of the batch.
-
-        :param n_samples: (int) size of the batch
-        :return: (float) the learning rate after the last tick
-        """
-        if n_samples < 1:
-            raise ValueError("A2C cannot make an update from an empty batch of observations")
-        rate = None
-        for _ in range(n_samples):
-            rate = self.learning_rate_schedule.value()
-        return rate
-
     def _train_step(self, obs, states, rewards, masks, actions, values, update, writer=None):
         """
         Make one gradient update from a rollout.

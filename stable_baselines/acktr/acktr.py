@@ -246,20 +246,6 @@ class ACKTR(OnPolicyRLModel):
 
     # ------------------------------------------------------------------ training
 
-    def _advance_learning_rate(self, n_samples: int) -> float:
-        """
-        Move the learning-rate scheduler forward by one tick per sample of the batch.
-
-        :param n_samples: (int) size of the batch
-        :return: (float) the learning rate after the last tick
-        """
-        if n_samples < 1:
-            raise ValueError("ACKTR cannot make an update from an empty batch of observations")
-        rate = None
-        for _ in range(n_samples):
-            rate = self.learning_rate_schedule.value()
-        return rate
-
     def _train_step(self, obs, states, rewards, masks, actions, values, update, writer):
         """
         Make one K-FAC update from a rollout.

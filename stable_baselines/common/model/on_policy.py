@@ -121,6 +121,19 @@ class OnPolicyRLModel(ActorCriticRLModel):
             logger.dump_tabular()
         return True
 
+    def _advance_learning_rate(self, n_samples: int) -> float:
+        """
+        For the algorithms whose rate follows a :class:`~stable_baselines.common.schedules.Scheduler` in
+        ``learning_rate_schedule`` (A2C, ACKTR): one tick per transition of the batch.
+
+        :param n_samples: (int) the transitions of the batch (at least one)
+        :return: (float) the rate after the last tick
+        """
+        rate = None
+        for _ in range(n_samples):
+            rate = self.learning_rate_schedule.value()
+        return rate
+
     # ------------------------------------------------------------------ what the algorithms supply
     def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
         """
