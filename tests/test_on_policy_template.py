@@ -165,9 +165,11 @@ def test_ppo2_minibatches_must_divide_the_rollout_at_construction():
     assert model.nminibatches == 4
 
 
-def test_acktr_kfac_update_must_be_positive():
+def test_counts_of_updates_must_be_positive():
     with pytest.raises(InvalidArgumentError, match=r"^kfac_update must be a positive int, got 0$"):
         ACKTR("MlpPolicy", "CartPole-v1", kfac_update=0)
+    with pytest.raises(InvalidArgumentError, match=r"^noptepochs must be a positive int, got 0$"):
+        PPO2("MlpPolicy", "CartPole-v1", noptepochs=0)
 
 
 def test_the_vectorized_algorithms_share_the_update_loop():

@@ -68,6 +68,7 @@ class PPO2(OnPolicyRLModel):
                  full_tensorboard_log=False, seed=None, n_cpu_tf_sess=None):
         check_positive_int("n_steps", n_steps)
         check_positive_int("nminibatches", nminibatches)
+        check_positive_int("noptepochs", noptepochs)
         check_gamma(gamma)
         check_learning_rate(learning_rate)
         # hyperparameters (these are also what `save` writes)
