@@ -1,5 +1,4 @@
 """Actor-Critic with Experience Replay (ACER), https://arxiv.org/abs/1611.01224"""
-import time
 import warnings
 from collections import deque
 import numpy as np
@@ -8,7 +7,9 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.acer.buffer import Buffer
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
+from stable_baselines.common.base_class import SetVerbosity
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
+from stable_baselines.common.model.on_policy import OnPolicyRLModel
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.rollouts import collect_rollout
 from stable_baselines.common.runners import AbstractEnvRunner
@@ -16,8 +17,7 @@ from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_layers import batch_to_seq, seq_to_batch
-from stable_baselines.common.tf_util import (avg_norm, check_shape, gradient_add, q_explained_variance,
-                                             total_episode_reward_logger)
+from stable_baselines.common.tf_util import avg_norm, check_shape, gradient_add, q_explained_variance
 
 EPS = 1e-6
 
@@ -127,7 +127,7 @@ class EpisodeStats:
         return float(np.mean(self.rewbuffer)) if self.rewbuffer else 0.
 
 
-class ACER(ActorCriticRLModel):
+class ACER(OnPolicyRLModel):
     """
     ACER, Actor-Critic with Experience Replay (Wang et al. 2016, https://arxiv.org/abs/1611.01224): an
     off-policy actor-critic for discrete actions. Every on-policy segment is learned from once and stored;
@@ -183,6 +183,9 @@ class ACER(ActorCriticRLModel):
                  buffer_size=5000, replay_ratio=4, replay_start=1000, correction_term=10.0, trust_region=True,
                  alpha=0.99, delta=1, verbose=0, tensorboard_log=None, _init_setup_model=True, policy_kwargs=None,
                  full_tensorboard_log=False, seed=None, n_cpu_tf_sess=1):
+        check_positive_int("n_steps", n_steps)
+        check_gamma(gamma)
+        check_learning_rate(learning_rate, schedule_allowed=False)
         # hyperparameters (these are also what `save` writes)
         self.gamma, self.n_steps = gamma, n_steps
         self.q_coef, self.ent_coef, self.max_grad_norm = q_coef, ent_coef, max_grad_norm
@@ -476,92 +479,87 @@ class ACER(ActorCriticRLModel):
                 dones.reshape([self.n_batch]).astype(np.float32),
                 masks.reshape([self.n_envs * (self.n_steps + 1)]).astype(np.float32))
 
+    def _start_training(self, total_timesteps, started):
+        self._check_action_space(self.action_space)
+        if self.replay_ratio > 0 and self.buffer_size // self.n_steps < 1:
+            raise ValueError("ACER needs buffer_size >= n_steps to replay experience, got buffer_size={} and "
+                             "n_steps={}".format(self.buffer_size, self.n_steps))
+        self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate,
+                                                n_values=max(int(total_timesteps), 1), schedule=self.lr_schedule)
+        return {"recurrent": issubclass(self.policy, RecurrentActorCriticPolicy),
+                "start_timesteps": self.num_timesteps, "episode_stats": EpisodeStats(self.n_steps, self.n_envs),
+                "buffer": Buffer(env=self.env, n_steps=self.n_steps, size=self.buffer_size)
+                if self.replay_ratio > 0 else None,
+                "t_start": started}
+
+    def _n_updates(self, total_timesteps):
+        # a last, partial batch of timesteps still gets a rollout
+        return -(-total_timesteps // self.n_batch)
+
+    def _logs_update(self, update, log_interval):
+        return (update - 1) % log_interval == 0
+
+    def _rollout_collected(self, rollout, update, loop, callback):
+        # the callback sees the segment under the names the original's learn gave it
+        names = ("enc_obs", "obs", "actions", "rewards", "mus", "dones", "masks", "states", "ep_infos")
+        loop.update(zip(names, rollout), steps=(update - 1) * self.n_batch)
+        callback.update_locals(loop)
+
+    def _rollout_episodes(self, rollout):
+        return rollout[8], rollout[3], rollout[5]
+
+    def _train_on_rollout(self, rollout, update, writer, loop):
+        enc_obs, obs, actions, rewards, mus, dones, masks, states, _ = rollout
+        loop["episode_stats"].feed(rewards, dones)
+        if loop["buffer"] is not None:
+            loop["buffer"].put(enc_obs, actions, rewards, mus, dones, masks,
+                               states=states if loop["recurrent"] else None)
+        obs, actions, rewards, mus, dones, masks = self._reshape_segment(obs, actions, rewards, mus, dones, masks)
+        loop["masks"] = masks
+        names_ops, values_ops = self._train_step(obs, actions, rewards, dones, mus, states, masks,
+                                                 self.num_timesteps - loop["start_timesteps"], writer)
+        loop.update(names_ops=names_ops, values_ops=values_ops)
+        self._replay(loop)
+        return names_ops, values_ops
+
+    def _replay(self, loop):
+        """
+        Train on a Poisson(``replay_ratio``) number of segments drawn from the buffer, once it holds
+        ``replay_start`` transitions.
+
+        :param loop: (dict) the variables of the update loop
+        """
+        buffer = loop["buffer"]
+        if buffer is None or not buffer.has_atleast(self.replay_start):
+            return
+        loop["samples_number"] = np.random.poisson(self.replay_ratio)
+        for _ in range(loop["samples_number"]):
+            obs, actions, rewards, mus, dones, masks, states = buffer.get(return_states=True)
+            obs, actions, rewards, mus, dones, masks = self._reshape_segment(obs, actions, rewards, mus, dones,
+                                                                              masks)
+            if loop["recurrent"] and states is None:
+                states = self.initial_state
+            loop["masks"] = masks
+            self._train_step(obs, actions, rewards, dones, mus, states, masks,
+                             self.num_timesteps - loop["start_timesteps"])
+
+    def _record_update(self, update, stats, loop, clock):
+        episode_stats = loop["episode_stats"]
+        logger.record_tabular("total_timesteps", self.num_timesteps)
+        logger.record_tabular("fps", clock.fps(update * self.n_batch))
+        # these count from one done to the next: with an EpisodicLife wrapper that is one life, not one game
+        # (the Monitor's records have whole episodes)
+        logger.record_tabular("mean_episode_length", episode_stats.mean_length())
+        logger.record_tabular("mean_episode_reward", episode_stats.mean_reward())
+        self._log_episode_stats()
+        for name, val in zip(*stats):
+            logger.record_tabular(name, float(val))
+            loop.update(name=name, val=val)
+
     def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="ACER",
               reset_num_timesteps=True, progress_bar=False):
-
-        new_tb_log = self._init_num_timesteps(reset_num_timesteps)
-        callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
-
-        with SetVerbosity(self.verbose), TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) \
-                as writer:
-            self._setup_learn()
-            self._check_action_space(self.action_space)
-            if self.replay_ratio > 0 and self.buffer_size // self.n_steps < 1:
-                raise ValueError("ACER needs buffer_size >= n_steps to replay experience, got buffer_size={} and "
-                                 "n_steps={}".format(self.buffer_size, self.n_steps))
-
-            self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate,
-                                                    n_values=max(int(total_timesteps), 1),
-                                                    schedule=self.lr_schedule)
-            recurrent = issubclass(self.policy, RecurrentActorCriticPolicy)
-            start_timesteps = self.num_timesteps
-
-            episode_stats = EpisodeStats(self.n_steps, self.n_envs)
-
-            if self.replay_ratio > 0:
-                buffer = Buffer(env=self.env, n_steps=self.n_steps, size=self.buffer_size)
-            else:
-                buffer = None
-
-            t_start = time.time()
-            callback.on_training_start(locals(), globals())
-
-            for steps in range(0, total_timesteps, self.n_batch):
-
-                callback.on_rollout_start()
-                enc_obs, obs, actions, rewards, mus, dones, masks, states, ep_infos = self.runner.run(callback)
-                callback.update_locals(locals())
-                callback.on_rollout_end()
-
-                # a callback returned False
-                if not self.runner.continue_training:
-                    break
-
-                self.ep_info_buf.extend(ep_infos)
-                episode_stats.feed(rewards, dones)
-
-                if buffer is not None:
-                    buffer.put(enc_obs, actions, rewards, mus, dones, masks, states=states if recurrent else None)
-
-                if writer is not None:
-                    total_episode_reward_logger(self.episode_reward,
-                                                rewards.reshape((self.n_envs, self.n_steps)),
-                                                dones.reshape((self.n_envs, self.n_steps)),
-                                                writer, self.num_timesteps)
-
-                # reshape stuff correctly
-                obs, actions, rewards, mus, dones, masks = self._reshape_segment(obs, actions, rewards, mus, dones,
-                                                                                  masks)
-
-                names_ops, values_ops = self._train_step(obs, actions, rewards, dones, mus, states, masks,
-                                                         self.num_timesteps - start_timesteps, writer)
-
-                if self.verbose >= 1 and (int(steps / self.n_batch) % log_interval == 0):
-                    logger.record_tabular("total_timesteps", self.num_timesteps)
-                    logger.record_tabular("fps", int((steps + self.n_batch) / (time.time() - t_start)))
-                    # these count from one done to the next: with an EpisodicLife wrapper that is one life,
-                    # not one game (the Monitor's records have whole episodes)
-                    logger.record_tabular("mean_episode_length", episode_stats.mean_length())
-                    logger.record_tabular("mean_episode_reward", episode_stats.mean_reward())
-                    self._log_episode_stats()
-                    for name, val in zip(names_ops, values_ops):
-                        logger.record_tabular(name, float(val))
-                    logger.dump_tabular()
-
-                if buffer is not None and buffer.has_atleast(self.replay_start):
-                    samples_number = np.random.poisson(self.replay_ratio)
-                    for _ in range(samples_number):
-                        obs, actions, rewards, mus, dones, masks, states = buffer.get(return_states=True)
-                        obs, actions, rewards, mus, dones, masks = self._reshape_segment(obs, actions, rewards, mus,
-                                                                                          dones, masks)
-                        if recurrent and states is None:
-                            states = self.initial_state
-                        self._train_step(obs, actions, rewards, dones, mus, states, masks,
-                                         self.num_timesteps - start_timesteps)
-
-        callback.on_training_end()
-
-        return self
+        return self._learn_on_policy(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                                     progress_bar)
 
     def save(self, save_path, cloudpickle=False):
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),

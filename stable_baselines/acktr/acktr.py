@@ -1,5 +1,4 @@
 """ACKTR: Actor Critic using Kronecker-Factored Trust Region (A2C with our K-FAC optimizer)."""
-import time
 import warnings
 
 import numpy as np
@@ -8,8 +7,10 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.acktr.kfac import KfacOptimizer
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
+from stable_baselines.common.base_class import SetVerbosity
 from stable_baselines.common.math_util import explained_variance
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
+from stable_baselines.common.model.on_policy import OnPolicyRLModel
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.returns import discounted_returns, gae_advantages
 from stable_baselines.common.rollouts import collect_rollout
@@ -17,10 +18,10 @@ from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_util import float_input, mse, total_episode_reward_logger
+from stable_baselines.common.tf_util import float_input, mse
 
 
-class ACKTR(ActorCriticRLModel):
+class ACKTR(OnPolicyRLModel):
     """
     ACKTR, Actor Critic using Kronecker-Factored Trust Region (Wu et al. 2017, https://arxiv.org/abs/1708.05144):
     A2C's rollouts and losses, optimised by natural-gradient steps whose curvature is approximated per layer by
@@ -84,6 +85,10 @@ class ACKTR(ActorCriticRLModel):
             warnings.warn("nprocs will be removed in a future version (v3.x.x) use n_cpu_tf_sess instead",
                           DeprecationWarning)
             n_cpu_tf_sess = nprocs
+        check_positive_int("n_steps", n_steps)
+        check_positive_int("kfac_update", kfac_update)
+        check_gamma(gamma)
+        check_learning_rate(learning_rate, schedule_allowed=False)
         # hyperparameters (these are also what `save` writes)
         self.gamma, self.gae_lambda, self.n_steps = gamma, gae_lambda, n_steps
         self.ent_coef, self.vf_coef, self.vf_fisher_coef = ent_coef, vf_coef, vf_fisher_coef
@@ -241,20 +246,6 @@ class ACKTR(ActorCriticRLModel):
 
     # ------------------------------------------------------------------ training
 
-    def _advance_learning_rate(self, n_samples: int) -> float:
-        """
-        Move the learning-rate scheduler forward by one tick per sample of the batch.
-
-        :param n_samples: (int) size of the batch
-        :return: (float) the learning rate after the last tick
-        """
-        if n_samples < 1:
-            raise ValueError("ACKTR cannot make an update from an empty batch of observations")
-        rate = None
-        for _ in range(n_samples):
-            rate = self.learning_rate_schedule.value()
-        return rate
-
     def _train_step(self, obs, states, rewards, masks, actions, values, update, writer):
         """
         Make one K-FAC update from a rollout.
@@ -293,64 +284,38 @@ class ACKTR(ActorCriticRLModel):
         self.step_model.invalidate_numpy_forward()
         return policy_loss, value_loss, policy_entropy
 
-    def _log_update(self, update, fps, values, returns, losses):
-        """Write the statistics of one update to the logger."""
-        policy_loss, value_loss, policy_entropy = losses
-        stats = [("nupdates", update), ("total_timesteps", self.num_timesteps), ("fps", fps),
-                 ("policy_entropy", float(policy_entropy)), ("policy_loss", float(policy_loss)),
-                 ("value_loss", float(value_loss)),
-                 ("explained_variance", float(explained_variance(values, returns)))]
-        for key, val in stats:
-            logger.record_tabular(key, val)
-        self._log_episode_stats()
-        logger.dump_tabular()
+    def _start_training(self, total_timesteps, started):
+        self.n_batch = self.n_envs * self.n_steps
+        # the rate moves one tick per transition; a schedule over zero timesteps is never read
+        self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate, n_values=max(total_timesteps, 1),
+                                                schedule=self.lr_schedule)
+        return {"t_start": started}
 
-    def _update_once(self, update, callback, writer, t_start, log_interval):
-        """
-        Collect one rollout and learn from it.
+    def _rollout_episodes(self, rollout):
+        masks, ep_infos, true_reward = rollout[3], rollout[6], rollout[7]
+        return ep_infos, true_reward, masks
 
-        :return: (bool) False when the callback stopped the training during the rollout
-        """
-        callback.on_rollout_start()
-        # returns: the value targets; true_reward: the environment rewards as received
-        obs, states, returns, masks, actions, values, ep_infos, true_reward = self.runner.run(callback)
-        callback.on_rollout_end()
-        if not self.runner.continue_training:
-            return False
-
-        self.ep_info_buf.extend(ep_infos)
+    def _train_on_rollout(self, rollout, update, writer, loop):
+        obs, states, returns, masks, actions, values = rollout[:6]
+        # the tensorboard step of the original: timesteps // (n_batch + 1)
         losses = self._train_step(obs, states, returns, masks, actions, values,
                                   self.num_timesteps // (self.n_batch + 1), writer)
-        fps = int((update * self.n_batch) / (time.time() - t_start))
-        if writer is not None:
-            per_env_shape = (self.n_envs, self.n_steps)
-            total_episode_reward_logger(self.episode_reward, true_reward.reshape(per_env_shape),
-                                        masks.reshape(per_env_shape), writer, self.num_timesteps)
-        if self.verbose >= 1 and (update == 1 or update % log_interval == 0):
-            self._log_update(update, fps, values, returns, losses)
-        return True
+        return values, returns, losses
+
+    def _record_update(self, update, stats, loop, clock):
+        values, returns, (policy_loss, value_loss, policy_entropy) = stats
+        rows = [("nupdates", update), ("total_timesteps", self.num_timesteps),
+                ("fps", clock.fps(update * self.n_batch)), ("policy_entropy", float(policy_entropy)),
+                ("policy_loss", float(policy_loss)), ("value_loss", float(value_loss)),
+                ("explained_variance", float(explained_variance(values, returns)))]
+        for key, value in rows:
+            logger.record_tabular(key, value)
+        self._log_episode_stats()
 
     def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="ACKTR",
               reset_num_timesteps=True, progress_bar=False):
-
-        new_tb_log = self._init_num_timesteps(reset_num_timesteps)
-        callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
-
-        with SetVerbosity(self.verbose), \
-                TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) as writer:
-            self._setup_learn()
-            self.n_batch = self.n_envs * self.n_steps
-            self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate, n_values=total_timesteps,
-                                                    schedule=self.lr_schedule)
-            t_start = time.time()
-            callback.on_training_start(locals(), globals())
-
-            for update in range(1, 1 + total_timesteps // self.n_batch):
-                if not self._update_once(update, callback, writer, t_start, log_interval):
-                    break
-
-        callback.on_training_end()
-        return self
+        return self._learn_on_policy(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                                     progress_bar)
 
     def save(self, save_path, cloudpickle=False):
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),

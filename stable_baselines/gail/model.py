@@ -4,6 +4,7 @@ trained to tell the expert's transitions from the policy's.
 """
 from gymnasium import spaces
 
+from stable_baselines.common.model.arguments import check_learning_rate, check_positive_int
 from stable_baselines.gail.adversary import TransitionClassifier
 from stable_baselines.trpo_mpi import TRPO
 
@@ -49,9 +50,9 @@ class GAIL(TRPO):
         super().__init__(policy, env, verbose=verbose, _init_setup_model=False, **kwargs)
         self.using_gail = True
         self.expert_dataset = expert_dataset
-        self.g_step = _positive_int("g_step", g_step)
-        self.d_step = _positive_int("d_step", d_step)
-        self.d_stepsize = d_stepsize
+        self.g_step = check_positive_int("g_step", g_step)
+        self.d_step = check_positive_int("d_step", d_step)
+        self.d_stepsize = check_learning_rate(d_stepsize, name="d_stepsize", schedule_allowed=False)
         self.hidden_size_adversary = hidden_size_adversary
         self.adversary_entcoeff = adversary_entcoeff
         if _init_setup_model:
@@ -145,9 +146,3 @@ class GAIL(TRPO):
         if loader_was_running and getattr(dataset, "dataloader", None) is None:
             self._initialize_dataloader()
 
-
-def _positive_int(name: str, value) -> int:
-    """Return ``value`` when it is an int >= 1, else raise a ValueError naming the GAIL argument."""
-    if not isinstance(value, int) or value < 1:
-        raise ValueError("GAIL: {} must be a positive int, got {!r}".format(name, value))
-    return value

@@ -1,6 +1,4 @@
 """PPO1: proximal policy optimization in its MPI form (one rollout per worker, Adam gradients averaged by MPI)."""
-import time
-from collections import deque
 
 import numpy as np
 from gymnasium import spaces
@@ -8,11 +6,13 @@ from mpi4py import MPI
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
+from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity
 from stable_baselines.common.console_util import fmt_row
 from stable_baselines.common.dataset import Dataset
 from stable_baselines.common.math_util import explained_variance
-from stable_baselines.common.misc_util import flatten_lists, zipsame
+from stable_baselines.common.misc_util import zipsame
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
+from stable_baselines.common.model.on_policy import SegmentProgress, learn_locals
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.mpi_moments import mpi_moments
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
@@ -65,6 +65,9 @@ class PPO1(ActorCriticRLModel):
                  optim_epochs=4, optim_stepsize=1e-3, optim_batchsize=64, lam=0.95, adam_epsilon=1e-5,
                  schedule='linear', verbose=0, tensorboard_log=None, _init_setup_model=True,
                  policy_kwargs=None, full_tensorboard_log=False, seed=None, n_cpu_tf_sess=1):
+        check_positive_int("timesteps_per_actorbatch", timesteps_per_actorbatch)
+        check_gamma(gamma)
+        check_learning_rate(optim_stepsize, name="optim_stepsize", schedule_allowed=False)
 
         super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=False,
                          _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
@@ -103,14 +106,10 @@ class PPO1(ActorCriticRLModel):
         if self.schedule not in SCHEDULES:
             raise ValueError("Unknown schedule {!r} for PPO1, expected one of {}"
                              .format(self.schedule, sorted(SCHEDULES)))
-        for name in ("timesteps_per_actorbatch", "optim_epochs"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value <= 0:
-                raise ValueError("PPO1: {} must be a positive int, got {!r}".format(name, value))
-        if self.optim_batchsize is not None and (not isinstance(self.optim_batchsize, (int, np.integer))
-                                                 or self.optim_batchsize <= 0):
-            raise ValueError("PPO1: optim_batchsize must be a positive int (or None for the whole batch), got {!r}"
-                             .format(self.optim_batchsize))
+        check_positive_int("timesteps_per_actorbatch", self.timesteps_per_actorbatch)
+        check_positive_int("optim_epochs", self.optim_epochs)
+        if self.optim_batchsize is not None:  # None: the whole batch
+            check_positive_int("optim_batchsize", self.optim_batchsize)
         for what, space in (("action", self.action_space), ("observation", self.observation_space)):
             if space is not None and not isinstance(space, _SUPPORTED_SPACES):
                 raise ValueError("PPO1 does not support the {} space {!r}; supported: Box, Discrete, "
@@ -304,58 +303,30 @@ class PPO1(ActorCriticRLModel):
         :param progress_bar: (bool) draw a tqdm progress bar over the timesteps (an addition to the original)
         :return: (BaseRLModel) the trained model
         """
-        new_tb_log = self._init_num_timesteps(reset_num_timesteps)
-        callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
-
-        with SetVerbosity(self.verbose), TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) \
-                as writer:
-            self._setup_learn()
-
+        with self._learning(total_timesteps, callback, tb_log_name, reset_num_timesteps, progress_bar=progress_bar,
+                            log_interval=log_interval) as (callback, writer):
             if not issubclass(self.policy, ActorCriticPolicy):
                 raise ValueError("Error: the input policy for the PPO1 model must be an instance of "
                                  "common.policies.ActorCriticPolicy, got {!r}".format(self.policy))
 
             with self.sess.as_default():
                 self.adam.sync()  # all workers start from the weights of rank 0
-                callback.on_training_start(locals(), globals())
+                callback.on_training_start(learn_locals(self, total_timesteps, callback, log_interval, tb_log_name,
+                                                        reset_num_timesteps, progress_bar, writer), globals())
 
                 segments = traj_segment_generator(self.policy_pi, self.env, self.timesteps_per_actorbatch,
                                                   callback=callback)
-                n_episodes, n_steps_done, n_updates = 0, 0, 0
-                start_time = time.time()
-                recent_lengths = deque(maxlen=100)  # the last 100 episodes of all workers
-                recent_returns = deque(maxlen=100)
-
-                while n_steps_done < total_timesteps:
-                    lr_scale = self._lr_multiplier(n_steps_done, total_timesteps)
-                    logger.log("********** Iteration %i ************" % n_updates)
+                progress = SegmentProgress(MPI.COMM_WORLD, window=100)
+                while progress.steps_done < total_timesteps:
+                    lr_scale = self._lr_multiplier(progress.steps_done, total_timesteps)
+                    logger.log("********** Iteration %i ************" % progress.iterations)
                     seg = next(segments)
                     if not seg.get('continue_training', True):  # the callback asked to stop
                         break
-
                     self._update_on_segment(seg, lr_scale, writer)
-
-                    # episode statistics of every worker
-                    gathered = MPI.COMM_WORLD.allgather((seg["ep_lens"], seg["ep_rets"]))
-                    lengths, returns = map(flatten_lists, zip(*gathered))
-                    recent_lengths.extend(lengths)
-                    recent_returns.extend(returns)
-                    if recent_lengths:
-                        logger.record_tabular("EpLenMean", np.mean(recent_lengths))
-                        logger.record_tabular("EpRewMean", np.mean(recent_returns))
-                    logger.record_tabular("EpThisIter", len(lengths))
-                    n_episodes += len(lengths)
-                    steps_this_update = MPI.COMM_WORLD.allreduce(seg["total_timestep"])
-                    n_steps_done += steps_this_update
-                    self.num_timesteps += steps_this_update
-                    n_updates += 1
-                    logger.record_tabular("EpisodesSoFar", n_episodes)
-                    logger.record_tabular("TimestepsSoFar", self.num_timesteps)
-                    logger.record_tabular("TimeElapsed", time.time() - start_time)
-                    if self.verbose >= 1 and MPI.COMM_WORLD.Get_rank() == 0:
-                        logger.dump_tabular()
-        self.refresh_numpy_forward()  # the last update changed the weights
-        callback.on_training_end()
+                    progress.end_iteration(self, seg)
+            self.refresh_numpy_forward()  # the last update changed the weights
+            callback.on_training_end()
         return self
 
     def save(self, save_path, cloudpickle=False):

@@ -1,23 +1,24 @@
 """PPO2: proximal policy optimization with the clipped surrogate objective, GAE and minibatch epochs."""
-import time
-
 import numpy as np
 from gymnasium import spaces
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
+from stable_baselines.common.base_class import SetVerbosity
 from stable_baselines.common.math_util import explained_variance
+from stable_baselines.common.model.arguments import (check_gamma, check_learning_rate, check_minibatches,
+                                                      check_positive_int)
+from stable_baselines.common.model.on_policy import OnPolicyRLModel
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.returns import gae_advantages
 from stable_baselines.common.rollouts import collect_rollout
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_util import float_input, total_episode_reward_logger
+from stable_baselines.common.tf_util import float_input
 
 
-class PPO2(ActorCriticRLModel):
+class PPO2(OnPolicyRLModel):
     """
     Proximal Policy Optimization (Schulman et al. 2017, https://arxiv.org/abs/1707.06347), in the
     single-process ("GPU") form: rollouts of ``n_steps`` from every environment copy, advantages by GAE, then
@@ -65,6 +66,11 @@ class PPO2(ActorCriticRLModel):
                  max_grad_norm=0.5, lam=0.95, nminibatches=4, noptepochs=4, cliprange=0.2, cliprange_vf=None,
                  verbose=0, tensorboard_log=None, _init_setup_model=True, policy_kwargs=None,
                  full_tensorboard_log=False, seed=None, n_cpu_tf_sess=None):
+        check_positive_int("n_steps", n_steps)
+        check_positive_int("nminibatches", nminibatches)
+        check_positive_int("noptepochs", noptepochs)
+        check_gamma(gamma)
+        check_learning_rate(learning_rate)
         # hyperparameters (these are also what `save` writes)
         self.learning_rate, self.cliprange, self.cliprange_vf = learning_rate, cliprange, cliprange_vf
         self.n_steps, self.gamma, self.lam = n_steps, gamma, lam
@@ -225,6 +231,8 @@ class PPO2(ActorCriticRLModel):
     def setup_model(self):
         with SetVerbosity(self.verbose):
             self._check_policy_class()
+            if self.env is not None:  # without one (a model loaded to predict) the number of envs may not fit
+                check_minibatches(self.nminibatches, self.n_envs, self.n_steps)
             self.n_batch = self.n_envs * self.n_steps
             self._new_graph_and_session()
 
@@ -368,78 +376,43 @@ class PPO2(ActorCriticRLModel):
                                            writer=writer, cliprange_vf=cliprange_vf_now, **extra))
         return np.mean(losses, axis=0)
 
-    def _log_update(self, update, t_start, t_first_start, fps, values, returns, loss_vals):
-        """Write the statistics of one update to the logger."""
-        logger.logkv("serial_timesteps", update * self.n_steps)
-        logger.logkv("n_updates", update)
-        logger.logkv("total_timesteps", self.num_timesteps)
-        logger.logkv("fps", fps)
-        logger.logkv("explained_variance", float(explained_variance(values, returns)))
+    def _start_training(self, total_timesteps, started):
+        check_minibatches(self.nminibatches, self.n_envs, self.n_steps)
+        # constants become constant schedules of the remaining progress
+        self.learning_rate = get_schedule_fn(self.learning_rate)
+        self.cliprange = get_schedule_fn(self.cliprange)
+        return {"cliprange_vf": get_schedule_fn(self.cliprange_vf), "n_updates": total_timesteps // self.n_batch,
+                "t_first_start": started}
+
+    def _rollout_episodes(self, rollout):
+        masks, ep_infos, true_reward = rollout[2], rollout[7], rollout[8]
+        return ep_infos, true_reward, masks
+
+    def _train_on_rollout(self, rollout, update, writer, loop):
+        # 1 at the first update, towards 0 at the last
+        remaining = 1.0 - (update - 1.0) / loop["n_updates"]
+        obs, returns, masks, actions, values, neglogpacs, states = rollout[:7]
+        loss_vals = self._optimise_rollout((obs, returns, masks, actions, values, neglogpacs, states),
+                                           self.n_batch // self.nminibatches, self.learning_rate(remaining),
+                                           self.cliprange(remaining), loop["cliprange_vf"](remaining), writer)
+        return values, returns, loss_vals
+
+    def _record_update(self, update, stats, loop, clock):
+        values, returns, loss_vals = stats
+        rows = [("serial_timesteps", update * self.n_steps), ("n_updates", update),
+                ("total_timesteps", self.num_timesteps), ("fps", clock.fps(self.n_batch, since_update=True)),
+                ("explained_variance", float(explained_variance(values, returns)))]
+        for key, value in rows:
+            logger.logkv(key, value)
         self._log_episode_stats()
-        logger.logkv('time_elapsed', t_start - t_first_start)
-        for name, val in zip(self.loss_names, loss_vals):
-            logger.logkv(name, val)
-        logger.dumpkvs()
-
-    def _update_once(self, update, n_updates, cliprange_vf, callback, writer, t_first_start, log_interval):
-        """
-        Collect one rollout and run the epochs of minibatch updates on it.
-
-        :return: (bool) False when the callback stopped the training during the rollout
-        """
-        if self.n_batch % self.nminibatches != 0:
-            raise ValueError("nminibatches ({}) must divide the number of transitions of a rollout, n_batch ({}); "
-                             "otherwise some of them would never be used.".format(self.nminibatches, self.n_batch))
-        batch_size = self.n_batch // self.nminibatches
-        t_start = time.time()
-        remaining = 1.0 - (update - 1.0) / n_updates
-        lr_now, cliprange_now = self.learning_rate(remaining), self.cliprange(remaining)
-        cliprange_vf_now = cliprange_vf(remaining)
-
-        callback.on_rollout_start()
-        # true_reward: the environment rewards as received, before discounting
-        obs, returns, masks, actions, values, neglogpacs, states, ep_infos, true_reward = self.runner.run(callback)
-        callback.on_rollout_end()
-        if not self.runner.continue_training:
-            return False
-
-        self.ep_info_buf.extend(ep_infos)
-        loss_vals = self._optimise_rollout((obs, returns, masks, actions, values, neglogpacs, states), batch_size,
-                                           lr_now, cliprange_now, cliprange_vf_now, writer)
-        fps = int(self.n_batch / (time.time() - t_start))
-
-        if writer is not None:
-            per_env_shape = (self.n_envs, self.n_steps)
-            total_episode_reward_logger(self.episode_reward, true_reward.reshape(per_env_shape),
-                                        masks.reshape(per_env_shape), writer, self.num_timesteps)
-        if self.verbose >= 1 and (update == 1 or update % log_interval == 0):
-            self._log_update(update, t_start, t_first_start, fps, values, returns, loss_vals)
-        return True
+        logger.logkv('time_elapsed', clock.update_started - clock.started)
+        for name, value in zip(self.loss_names, loss_vals):
+            logger.logkv(name, value)
 
     def learn(self, total_timesteps, callback=None, log_interval=1, tb_log_name="PPO2",
               reset_num_timesteps=True, progress_bar=False):
-        # constants become constant schedules
-        self.learning_rate = get_schedule_fn(self.learning_rate)
-        self.cliprange = get_schedule_fn(self.cliprange)
-        cliprange_vf = get_schedule_fn(self.cliprange_vf)
-
-        new_tb_log = self._init_num_timesteps(reset_num_timesteps)
-        callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
-
-        with SetVerbosity(self.verbose), \
-                TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) as writer:
-            self._setup_learn()
-            t_first_start = time.time()
-            n_updates = total_timesteps // self.n_batch
-            callback.on_training_start(locals(), globals())
-
-            for update in range(1, 1 + n_updates):
-                if not self._update_once(update, n_updates, cliprange_vf, callback, writer, t_first_start,
-                                         log_interval):
-                    break
-
-            callback.on_training_end()
-            return self
+        return self._learn_on_policy(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                                     progress_bar)
 
     def save(self, save_path, cloudpickle=False):
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),

@@ -12,8 +12,6 @@ the mean KL divergence below ``1.5 * max_kl``. The value function is trained sep
 (:class:`MpiAdam`). GAIL (``stable_baselines.gail``) is TRPO with a learned reward.
 """
 import os
-import time
-from collections import deque
 
 import numpy as np
 from gymnasium import spaces
@@ -21,11 +19,13 @@ from mpi4py import MPI
 
 from stable_baselines import logger
 from stable_baselines.common import dataset, tf_util
-from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity, TensorboardWriter
+from stable_baselines.common.base_class import ActorCriticRLModel, SetVerbosity
 from stable_baselines.common.cg import conjugate_gradient
 from stable_baselines.common.console_util import fmt_row, timed
 from stable_baselines.common.math_util import explained_variance
-from stable_baselines.common.misc_util import flatten_lists, zipsame
+from stable_baselines.common.misc_util import zipsame
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
+from stable_baselines.common.model.on_policy import SegmentProgress, learn_locals
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.persistence import EXPERT_DATASET, NONE
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
@@ -119,6 +119,9 @@ class TRPO(ActorCriticRLModel):
                  entcoeff=0.0, cg_damping=1e-2, vf_stepsize=3e-4, vf_iters=3, verbose=0, tensorboard_log=None,
                  _init_setup_model=True, policy_kwargs=None, full_tensorboard_log=False, seed=None,
                  n_cpu_tf_sess=1):
+        check_positive_int("timesteps_per_batch", timesteps_per_batch)
+        check_gamma(gamma)
+        check_learning_rate(vf_stepsize, name="vf_stepsize", schedule_allowed=False)
         super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=False,
                                    _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
                                    seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
@@ -506,33 +509,22 @@ class TRPO(ActorCriticRLModel):
         :param progress_bar: (bool) display a progress bar over the timesteps (needs tqdm)
         :return: (BaseRLModel) the trained model
         """
-        new_tb_log = self._init_num_timesteps(reset_num_timesteps)
-        callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
-
-        with SetVerbosity(self.verbose), TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) \
-                as writer:
-            self._setup_learn()
-
+        with self._learning(total_timesteps, callback, tb_log_name, reset_num_timesteps, progress_bar=progress_bar,
+                            log_interval=log_interval) as (callback, writer):
             with self.sess.as_default():
-                callback.on_training_start(locals(), globals())
+                callback.on_training_start(learn_locals(self, total_timesteps, callback, log_interval, tb_log_name,
+                                                        reset_num_timesteps, progress_bar, writer), globals())
 
                 rollout_reward_giver = _RolloutRewardGiver(self.reward_giver, self.sess) if self.using_gail else None
                 segments = traj_segment_generator(self.policy_pi, self.env, self.timesteps_per_batch,
                                                   reward_giver=rollout_reward_giver, gail=self.using_gail,
                                                   callback=callback)
-                n_episodes, n_steps_done, n_iterations = 0, 0, 0
-                start_time = time.time()
-                # the last 40 episodes of all workers
-                recent_lengths, recent_returns = deque(maxlen=40), deque(maxlen=40)
-                recent_true_returns = None
+                progress = SegmentProgress(MPI.COMM_WORLD, window=40, true_returns=self.using_gail)
                 if self.using_gail:
-                    recent_true_returns = deque(maxlen=40)
                     self._initialize_dataloader()
-                # per-episode columns gathered from the workers (GAIL also reports the environment's own return)
-                episode_keys = ("ep_lens", "ep_rets", "ep_true_rets") if self.using_gail else ("ep_lens", "ep_rets")
 
-                while n_steps_done < total_timesteps:
-                    logger.log("********** Iteration %i ************" % n_iterations)
+                while progress.steps_done < total_timesteps:
+                    logger.log("********** Iteration %i ************" % progress.iterations)
                     logger.log("Optimizing Policy...")
                     seg, logged_terms = None, None
                     for g_index in range(self.g_step):  # a single generator update for TRPO
@@ -540,7 +532,7 @@ class TRPO(ActorCriticRLModel):
                             seg = next(segments)
                         if not seg.get('continue_training', True):  # the callback asked to stop
                             break
-                        logged_terms = self._policy_and_value_update(seg, g_index, writer, n_iterations,
+                        logged_terms = self._policy_and_value_update(seg, g_index, writer, progress.iterations,
                                                                      logged_terms)
                     if not seg.get('continue_training', True):
                         break
@@ -551,32 +543,9 @@ class TRPO(ActorCriticRLModel):
                         self._train_discriminator(seg["observations"], seg["actions"])
                         rollout_reward_giver.refresh()
 
-                    gathered = MPI.COMM_WORLD.allgather(tuple(seg[key] for key in episode_keys))
-                    columns = [flatten_lists(column) for column in zip(*gathered)]
-                    lengths = columns[0]
-                    recent_lengths.extend(lengths)
-                    recent_returns.extend(columns[1])
-                    if self.using_gail:
-                        recent_true_returns.extend(columns[2])
-                    if recent_lengths:
-                        logger.record_tabular("EpLenMean", np.mean(recent_lengths))
-                        logger.record_tabular("EpRewMean", np.mean(recent_returns))
-                    if self.using_gail and recent_true_returns:
-                        logger.record_tabular("EpTrueRewMean", np.mean(recent_true_returns))
-                    logger.record_tabular("EpThisIter", len(lengths))
-                    n_episodes += len(lengths)
-                    steps_this_iteration = MPI.COMM_WORLD.allreduce(seg["total_timestep"])
-                    n_steps_done += steps_this_iteration
-                    self.num_timesteps += steps_this_iteration
-                    n_iterations += 1
-                    logger.record_tabular("EpisodesSoFar", n_episodes)
-                    logger.record_tabular("TimestepsSoFar", self.num_timesteps)
-                    logger.record_tabular("TimeElapsed", time.time() - start_time)
-                    if self.verbose >= 1 and self.rank == 0:
-                        logger.dump_tabular()
-
-        self.refresh_numpy_forward()  # the last update changed the weights
-        callback.on_training_end()
+                    progress.end_iteration(self, seg)
+            self.refresh_numpy_forward()  # the last update changed the weights
+            callback.on_training_end()
         return self
 
     # ------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, 
 from stable_baselines.common.math_util import safe_mean
 from stable_baselines.common.misc_util import set_global_seeds
 from stable_baselines.common.model import parameters as parameter_io
-from stable_baselines.common.model.arguments import check_total_timesteps
+from stable_baselines.common.model.arguments import check_positive_int, check_total_timesteps
 from stable_baselines.common.model.context import SetVerbosity, TensorboardWriter
 from stable_baselines.common.model.environment import check_spaces_match, fit_env_to_model
 from stable_baselines.common.model.loading import load_model
@@ -285,11 +285,12 @@ class BaseRLModel(ABC):
 
     @contextmanager
     def _learning(self, total_timesteps: int, callback, tb_log_name: str, reset_num_timesteps: bool,
-                  replay_wrapper=None, progress_bar: bool = False) -> Iterator[Tuple[BaseCallback, Any]]:
+                  replay_wrapper=None, progress_bar: bool = False,
+                  log_interval: Optional[int] = None) -> Iterator[Tuple[BaseCallback, Any]]:
         """
-        The frame of ``learn``: checks ``total_timesteps``, counts the timesteps, makes the callback (and the
-        progress bar), and for the body of the block sets the verbosity, opens the tensorboard writer and prepares
-        the episode statistics.
+        The frame of ``learn``: checks ``total_timesteps`` (and ``log_interval``), counts the timesteps, makes the
+        callback (and the progress bar), and for the body of the block sets the verbosity, opens the tensorboard
+        writer and prepares the episode statistics.
 
         :param total_timesteps: (int) the number of timesteps of this call
         :param callback: (None, callable, list or BaseCallback) what ``learn`` was given
@@ -297,9 +298,12 @@ class BaseRLModel(ABC):
         :param reset_num_timesteps: (bool) count from 0 again (False: continue)
         :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) wraps ``self.replay_buffer`` first (e.g. HER's)
         :param progress_bar: (bool) draw a tqdm bar over the timesteps
+        :param log_interval: (int) the ``log_interval`` of ``learn``, which must be >= 1 (None: not checked)
         :return: (BaseCallback, tf.summary.FileWriter) the callback and the tensorboard writer (or None)
         """
         check_total_timesteps(total_timesteps)
+        if log_interval is not None:
+            check_positive_int("log_interval", log_interval)
         new_tb_log = self._init_num_timesteps(reset_num_timesteps)
         callback = self._init_callback(callback, progress_bar=progress_bar, total_timesteps=total_timesteps)
         if replay_wrapper is not None:

@@ -1,0 +1,254 @@
+"""
+The update loop of the on-policy algorithms that step a VecEnv with a runner (A2C, ACER, ACKTR, PPO2), written
+once: collect a rollout, train on it, log. The segment algorithms (PPO1, TRPO, GAIL) share
+:class:`SegmentProgress`, what follows each of their iterations. An algorithm supplies its train step
+(:meth:`_train_on_rollout`), the rows of its logger table (:meth:`_record_update`) and where its rollout keeps the
+episode data (:meth:`_rollout_episodes`); the frame around the loop is :meth:`BaseRLModel._learning`.
+
+The variables a callback sees at ``on_training_start`` are those the original's ``learn`` had (its arguments,
+``new_tb_log``, ``writer``) and the algorithm's own (:meth:`_start_training`).
+"""
+import sys
+import time
+from collections import deque
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+
+from stable_baselines import logger
+from stable_baselines.common.callbacks import BaseCallback
+from stable_baselines.common.misc_util import flatten_lists
+from stable_baselines.common.model.actor_critic import ActorCriticRLModel
+from stable_baselines.common.tf_util import total_episode_reward_logger
+
+
+def learn_locals(model, total_timesteps: int, callback: BaseCallback, log_interval: int, tb_log_name: str,
+                 reset_num_timesteps: bool, progress_bar: bool, writer: Any) -> Dict[str, Any]:
+    """
+    The variables of ``learn`` that a callback sees from ``on_training_start`` on.
+
+    :param model: (BaseRLModel) the model (``self``), inside its :meth:`_learning` block
+    :param total_timesteps: (int) the argument of ``learn``
+    :param callback: (BaseCallback) the callback made by the frame
+    :param log_interval: (int) the argument of ``learn``
+    :param tb_log_name: (str) the argument of ``learn``
+    :param reset_num_timesteps: (bool) the argument of ``learn``
+    :param progress_bar: (bool) the argument of ``learn``
+    :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
+    :return: (dict) the variables by name
+    """
+    # right after the frame counted (or kept) the timesteps: a new tensorboard run starts when none were counted
+    new_tb_log = model.num_timesteps == 0
+    return dict(self=model, total_timesteps=total_timesteps, callback=callback, log_interval=log_interval,
+                tb_log_name=tb_log_name, reset_num_timesteps=reset_num_timesteps, progress_bar=progress_bar,
+                new_tb_log=new_tb_log, writer=writer)
+
+
+class UpdateClock:
+    """
+    The times of one ``learn``: its start and the start of the current update.
+
+    :param started: (float) ``time.time()`` at the start of training
+    """
+
+    def __init__(self, started: float):
+        self.started = started
+        self.update_started = started
+
+    def fps(self, n_samples: int, since_update: bool = False) -> int:
+        """
+        :param n_samples: (int) the transitions collected since the chosen start
+        :param since_update: (bool) count from the start of the current update (False: of training)
+        :return: (int) transitions per second
+        """
+        start = self.update_started if since_update else self.started
+        return int(n_samples / (time.time() - start))
+
+
+class OnPolicyRLModel(ActorCriticRLModel):
+    """
+    The base of A2C, ACER, ACKTR and PPO2: ``learn`` repeats collect (the runner) -> train -> log.
+
+    Subclasses define ``n_steps`` and ``n_batch`` (transitions of one rollout) and the hooks below.
+    """
+
+    def _learn_on_policy(self, total_timesteps: int, callback, log_interval: int, tb_log_name: str,
+                         reset_num_timesteps: bool, progress_bar: bool) -> "OnPolicyRLModel":
+        """
+        The body of every ``learn`` of these algorithms (the arguments are those of ``learn``).
+
+        :return: (OnPolicyRLModel) the model
+        """
+        with self._learning(total_timesteps, callback, tb_log_name, reset_num_timesteps,
+                            progress_bar=progress_bar, log_interval=log_interval) as (callback, writer):
+            visible = learn_locals(self, total_timesteps, callback, log_interval, tb_log_name,
+                                   reset_num_timesteps, progress_bar, writer)
+            clock = UpdateClock(time.time())
+            loop = self._start_training(total_timesteps, clock.started)
+            visible.update(loop)
+            callback.on_training_start(visible, vars(sys.modules[type(self).__module__]))
+            for update in range(1, 1 + self._n_updates(total_timesteps)):
+                if not self._one_update(update, callback, writer, log_interval, loop, clock):
+                    break
+            callback.on_training_end()
+        return self
+
+    def _one_update(self, update: int, callback: BaseCallback, writer: Any, log_interval: int,
+                    loop: Dict[str, Any], clock: UpdateClock) -> bool:
+        """
+        Collect one rollout, train on it, write the tensorboard episode rewards and (every ``log_interval``
+        updates) the logger table.
+
+        :return: (bool) False when the callback stopped the training during the rollout
+        """
+        clock.update_started = time.time()
+        callback.on_rollout_start()
+        rollout = self.runner.run(callback)
+        self._rollout_collected(rollout, update, loop, callback)
+        callback.on_rollout_end()
+        if not self.runner.continue_training:
+            return False
+
+        ep_infos, true_rewards, episode_flags = self._rollout_episodes(rollout)
+        self.ep_info_buf.extend(ep_infos)
+        stats = self._train_on_rollout(rollout, update, writer, loop)
+        if writer is not None:
+            per_env = (self.n_envs, self.n_steps)
+            total_episode_reward_logger(self.episode_reward, true_rewards.reshape(per_env),
+                                        episode_flags.reshape(per_env), writer, self.num_timesteps)
+        if self.verbose >= 1 and self._logs_update(update, log_interval):
+            self._record_update(update, stats, loop, clock)
+            logger.dump_tabular()
+        return True
+
+    def _advance_learning_rate(self, n_samples: int) -> float:
+        """
+        For the algorithms whose rate follows a :class:`~stable_baselines.common.schedules.Scheduler` in
+        ``learning_rate_schedule`` (A2C, ACKTR): one tick per transition of the batch.
+
+        :param n_samples: (int) the transitions of the batch (at least one)
+        :return: (float) the rate after the last tick
+        """
+        rate = None
+        for _ in range(n_samples):
+            rate = self.learning_rate_schedule.value()
+        return rate
+
+    # ------------------------------------------------------------------ what the algorithms supply
+    def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
+        """
+        Prepare a ``learn`` (schedules, buffers) once the frame is open.
+
+        :param total_timesteps: (int) the timesteps of this call
+        :param started: (float) ``time.time()`` at the start of training
+        :return: (dict) the algorithm's variables of the loop, shown to the callback by name; the same dict is
+            handed to the other hooks
+        """
+        return {"t_start": started}
+
+    def _n_updates(self, total_timesteps: int) -> int:
+        """
+        :param total_timesteps: (int) the timesteps of this call
+        :return: (int) the number of rollouts (each of ``n_batch`` transitions)
+        """
+        return total_timesteps // self.n_batch
+
+    def _logs_update(self, update: int, log_interval: int) -> bool:
+        """
+        :param update: (int) the index of the update, from 1
+        :param log_interval: (int) updates between two tables
+        :return: (bool) whether this update writes the logger table (the first one always does)
+        """
+        return update == 1 or update % log_interval == 0
+
+    def _rollout_collected(self, rollout: Tuple[Any, ...], update: int, loop: Dict[str, Any],
+                           callback: BaseCallback) -> None:
+        """
+        Called after the runner returned, before ``on_rollout_end``.
+
+        :param rollout: (tuple) what the runner returned
+        :param update: (int) the index of the update, from 1
+        :param loop: (dict) the variables of the loop
+        :param callback: (BaseCallback) the callback
+        """
+
+    def _rollout_episodes(self, rollout: Tuple[Any, ...]) -> Tuple[list, np.ndarray, np.ndarray]:
+        """
+        :param rollout: (tuple) what the runner returned
+        :return: ([dict], np.ndarray, np.ndarray) the Monitor records of the episodes that ended, the rewards as
+            the environment gave them and the episode flags of the tensorboard reward curve (``n_batch`` each)
+        """
+        raise NotImplementedError
+
+    def _train_on_rollout(self, rollout: Tuple[Any, ...], update: int, writer: Any,
+                          loop: Dict[str, Any]) -> Optional[Any]:
+        """
+        Learn from one rollout.
+
+        :param rollout: (tuple) what the runner returned
+        :param update: (int) the index of the update, from 1
+        :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
+        :param loop: (dict) the variables of the loop
+        :return: (Any) what :meth:`_record_update` logs
+        """
+        raise NotImplementedError
+
+    def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
+        """
+        Record the rows of the logger table of one update (the loop then writes it).
+
+        :param update: (int) the index of the update, from 1
+        :param stats: (Any) what :meth:`_train_on_rollout` returned
+        :param loop: (dict) the variables of the loop
+        :param clock: (UpdateClock) the times of training
+        """
+        raise NotImplementedError
+
+
+class SegmentProgress:
+    """
+    The bookkeeping of the segment loop of PPO1, TRPO and GAIL, over all MPI workers: the means of the latest
+    episodes, the timesteps done in this ``learn``, and the rows they give the logger table after each iteration.
+
+    :param comm: (MPI communicator) the workers
+    :param window: (int) how many of the latest episodes the means cover
+    :param true_returns: (bool) also average the environment's own returns (GAIL trains on the discriminator's)
+    """
+
+    def __init__(self, comm: Any, window: int, true_returns: bool = False):
+        self.comm = comm
+        self.keys = ("ep_lens", "ep_rets", "ep_true_rets") if true_returns else ("ep_lens", "ep_rets")
+        self.recent = {key: deque(maxlen=window) for key in self.keys}
+        self.n_episodes = 0
+        self.steps_done = 0
+        self.iterations = 0
+        self.started = time.time()
+
+    def end_iteration(self, model, segment: Dict[str, Any]) -> None:
+        """
+        Gather the episodes that ended in every worker's segment, count the timesteps of all workers, record the
+        rows and (``verbose >= 1``, on the first worker) write the table.
+
+        :param model: (BaseRLModel) the model (its ``num_timesteps`` is advanced)
+        :param segment: (dict) this worker's segment (``ep_lens``, ``ep_rets``, ``total_timestep``, ...)
+        """
+        gathered = self.comm.allgather(tuple(segment[key] for key in self.keys))
+        columns = [flatten_lists(column) for column in zip(*gathered)]
+        for key, column in zip(self.keys, columns):
+            self.recent[key].extend(column)
+        if self.recent["ep_lens"]:
+            logger.record_tabular("EpLenMean", np.mean(self.recent["ep_lens"]))
+            logger.record_tabular("EpRewMean", np.mean(self.recent["ep_rets"]))
+        if self.recent.get("ep_true_rets"):
+            logger.record_tabular("EpTrueRewMean", np.mean(self.recent["ep_true_rets"]))
+        logger.record_tabular("EpThisIter", len(columns[0]))
+        self.n_episodes += len(columns[0])
+        steps = self.comm.allreduce(segment["total_timestep"])
+        self.steps_done += steps
+        model.num_timesteps += steps
+        self.iterations += 1
+        logger.record_tabular("EpisodesSoFar", self.n_episodes)
+        logger.record_tabular("TimestepsSoFar", model.num_timesteps)
+        logger.record_tabular("TimeElapsed", time.time() - self.started)
+        if model.verbose >= 1 and self.comm.Get_rank() == 0:
+            logger.dump_tabular()
