@@ -64,8 +64,8 @@ def test_tables_without_bar_go_to_stdout_directly(capsys):
     assert captured.out.count("| ep_reward_mean") >= 1
 
 
-def test_env_id_and_plain_env_get_a_monitor_without_file(tmp_path):
-    os.chdir(str(tmp_path))
+def test_env_id_and_plain_env_get_a_monitor_without_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(str(tmp_path))
     by_id = A2C("MlpPolicy", "CartPole-v1", seed=0)
     plain = gym.make("CartPole-v1")
     by_env = PPO2("MlpPolicy", plain, seed=0, n_steps=64)
