@@ -1,5 +1,5 @@
 """
-Installation of stable-baselines.
+The requirements of stable-baselines (the rest of the metadata is in pyproject.toml).
 
 TensorFlow: the plain install requires ``tensorflow>=2.16,<3`` (on Linux and Windows this one
 distribution covers CPU and GPU: ``tensorflow[and-cuda]`` is the same distribution, so a GPU
@@ -9,16 +9,7 @@ working in user code). Users of another TensorFlow distribution (``tensorflow-cp
 listed by ``python setup.py --print-core-requirements``: see the README, "Already have TensorFlow?".
 No decision is taken at install time from what happens to be installed (that broke wheels).
 """
-import os
 import sys
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-with open(os.path.join(HERE, "version.txt")) as file_handler:
-    __version__ = file_handler.read().strip()
-
-with open(os.path.join(HERE, "README.md"), encoding="utf-8") as file_handler:
-    long_description = file_handler.read()
 
 TENSORFLOW_REQUIREMENTS = ["tensorflow>=2.16,<3", "tf-keras>=2.16"]
 
@@ -47,34 +38,18 @@ EXTRAS = {
     "atari": ATARI_REQUIREMENTS,
     "mujoco": MUJOCO_REQUIREMENTS,
     "lint": ["ruff", MYPY],
+    # the `tensorboard` command, to look at what `tensorboard_log` writes (writing needs only TensorFlow)
+    "tensorboard": ["tensorboard"],
 }
 
 if "--print-core-requirements" in sys.argv:
     print("\n".join(CORE_REQUIREMENTS))
     sys.exit(0)
 
-from setuptools import find_packages, setup  # noqa: E402  (not needed to print the requirements)
+from setuptools import setup  # noqa: E402  (not needed to print the requirements)
 
+# name, version, description, license and the packages are declared in pyproject.toml
 setup(
-    name="stable-baselines",
-    version=__version__,
-    packages=[package for package in find_packages(exclude=["tests", "tests.*", "docs", "benchmarks"])],
-    package_data={"stable_baselines": ["py.typed", "gail/dataset/*.npz"]},
     install_requires=TENSORFLOW_REQUIREMENTS + CORE_REQUIREMENTS,
     extras_require=EXTRAS,
-    python_requires=">=3.9",
-    description="A fork of OpenAI Baselines, implementations of reinforcement learning algorithms "
-                "(the Stable Baselines 2 API on TensorFlow 2.x in TF-1 graph mode, gymnasium, numpy 2)",
-    long_description=long_description,
-    long_description_content_type="text/markdown",
-    author="Stable Baselines revival contributors",
-    url="https://stable-baselines.readthedocs.io/",
-    keywords="reinforcement-learning-algorithms reinforcement-learning machine-learning gymnasium "
-             "openai stable baselines toolbox python data-science tensorflow",
-    license="MIT",
-    classifiers=[
-        "Programming Language :: Python :: 3",
-        "License :: OSI Approved :: MIT License",
-        "Topic :: Scientific/Engineering :: Artificial Intelligence",
-    ],
 )

@@ -14,6 +14,7 @@ A model triggers the events in this order::
 The model is seen through :class:`~stable_baselines.common.type_aliases.TrainedModel`, so this
 module does not depend on the model classes.
 """
+import contextlib
 import os
 import warnings
 from abc import ABC, abstractmethod
@@ -24,6 +25,7 @@ import numpy as np
 from stable_baselines import logger
 from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.type_aliases import TrainedModel
+from stable_baselines.logging_parts.formats import TerminalGuard, set_terminal_guard
 
 # the old functional callback: callback(locals_, globals_) -> bool or None
 FunctionCallback = Callable[[Dict[str, Any], Dict[str, Any]], Optional[bool]]
@@ -223,6 +225,10 @@ class CallbackList(BaseCallback):
     def _on_step(self) -> bool:
         # every member sees the step, even after one of them asked to stop
         answers = [bool(member.on_step()) for member in self.callbacks]
+        if not all(answers):
+            for member in self.callbacks:
+                if isinstance(member, ProgressBarCallback):
+                    member.stopped_early = True
         return all(answers)
 
     def _on_rollout_end(self) -> None:
@@ -465,6 +471,11 @@ class ProgressBarCallback(BaseCallback):
 
     The bar counts the timesteps done since the training started, so it also works when
     ``reset_num_timesteps=False`` and for algorithms that update ``num_timesteps`` once per rollout.
+    While it is drawn, the logger's tables (``verbose=1``) are written above it, and the bar below them.
+    When ``learn`` ends without a callback stopping it, the bar is filled to ``total_timesteps``: the on-policy
+    algorithms train whole rollouts and may stop up to one rollout short of the total (25 000 timesteps of
+    PPO2 with ``n_steps=128`` are 195 rollouts, 24 960 steps). A training stopped by a callback leaves the bar
+    where it was.
 
     :param total_timesteps: (int) the number of timesteps of the ``learn`` call (None: unknown length)
     :param verbose: (int)
@@ -478,24 +489,35 @@ class ProgressBarCallback(BaseCallback):
             raise ImportError("The progress bar needs the tqdm package: pip install tqdm") from err
         self.total_timesteps = None if total_timesteps is None else int(total_timesteps)
         self.pbar: Any = None  # the tqdm bar while training
+        self.stopped_early = False  # set when another callback ends the training
         self._start_timesteps = 0
         self._shown = 0
+        self._previous_guard: Optional[TerminalGuard] = None
 
     def _on_training_start(self) -> None:
         from tqdm.auto import tqdm  # pylint: disable=import-outside-toplevel
         self._start_timesteps = int(self.model.num_timesteps)
         self._shown = 0
+        self.stopped_early = False
         self.pbar = tqdm(total=self.total_timesteps, unit="steps", dynamic_ncols=True)
+        self._previous_guard = set_terminal_guard(self._lift_bar)
 
-    def _refresh(self) -> None:
+    def _lift_bar(self, stream: Any) -> Any:
+        """:return: (context manager) clears the bar while ``stream`` is written, then draws it again"""
         if self.pbar is None:
-            return
-        done = int(self.model.num_timesteps) - self._start_timesteps
+            return contextlib.nullcontext()
+        return type(self.pbar).external_write_mode(file=stream)
+
+    def _show(self, done: int) -> None:
         if self.total_timesteps is not None:
             done = min(done, self.total_timesteps)
         if done > self._shown:
             self.pbar.update(done - self._shown)
             self._shown = done
+
+    def _refresh(self) -> None:
+        if self.pbar is not None:
+            self._show(int(self.model.num_timesteps) - self._start_timesteps)
 
     def _on_step(self) -> bool:
         self._refresh()
@@ -505,10 +527,15 @@ class ProgressBarCallback(BaseCallback):
         self._refresh()
 
     def _on_training_end(self) -> None:
+        if self.pbar is None:
+            return
         self._refresh()
-        if self.pbar is not None:
-            self.pbar.close()
-            self.pbar = None
+        if not self.stopped_early and self.total_timesteps is not None:
+            self._show(self.total_timesteps)
+        set_terminal_guard(self._previous_guard)
+        self._previous_guard = None
+        self.pbar.close()
+        self.pbar = None
 
 
 __all__ = ["BaseCallback", "EventCallback", "CallbackList", "CheckpointCallback", "ConvertCallback",

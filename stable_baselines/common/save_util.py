@@ -273,6 +273,20 @@ def _current_umask() -> int:
     return mask
 
 
+def _refuse_missing_directory(path: str, directory: str) -> None:
+    """
+    Raise the error that says why ``directory`` (the folder of ``path``) cannot take the file: a file stands in
+    its place or in the place of one of its parents (NotADirectoryError), or it does not exist
+    (FileNotFoundError).
+    """
+    current = directory
+    while not os.path.exists(current) and os.path.dirname(current) != current:
+        current = os.path.dirname(current)
+    if os.path.exists(current) and not os.path.isdir(current):
+        raise NotADirectoryError("Cannot save to {!r}: {!r} is a file, not a directory".format(path, current))
+    raise FileNotFoundError("Cannot save to {!r}: the directory {!r} does not exist".format(path, directory))
+
+
 def _atomic_write(path: str, write: Callable[[Any], None]) -> None:
     """
     Write a file atomically: ``write(file_object)`` fills a temporary file in the same directory, which is
@@ -286,7 +300,7 @@ def _atomic_write(path: str, write: Callable[[Any], None]) -> None:
         path = os.path.realpath(path)
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
-        raise FileNotFoundError("Cannot save to {!r}: the directory {!r} does not exist".format(path, directory))
+        _refuse_missing_directory(path, directory)
     if os.path.isdir(path):
         raise IsADirectoryError("Cannot save to {!r}: it is a directory".format(path))
     if os.path.exists(path):

@@ -16,7 +16,7 @@ import json
 import os
 import sys
 import warnings
-from typing import Any, Callable, Dict, Iterable, List, Optional, TextIO, Tuple, Union
+from typing import Any, Callable, ContextManager, Dict, Iterable, List, Optional, TextIO, Tuple, Type, Union
 
 import numpy as np
 
@@ -97,6 +97,25 @@ def _flush(stream: Any) -> None:
         stream.flush()
 
 
+# stream -> context manager entered around each write of the stdout table (None: write directly)
+TerminalGuard = Callable[[TextIO], ContextManager[Any]]
+_TERMINAL_GUARD: List[Optional[TerminalGuard]] = [None]
+
+
+def set_terminal_guard(guard: Optional[TerminalGuard]) -> Optional[TerminalGuard]:
+    """
+    Make every table and message the ``stdout`` format writes go through ``guard(sys.stdout)``, a context
+    manager. A progress bar uses it to take itself off the screen while the text is written, then draw itself
+    again below it, so that the two do not garble each other.
+
+    :param guard: (Optional[Callable]) the new guard, None to write directly
+    :return: (Optional[Callable]) the guard it replaces (to be set back afterwards)
+    """
+    previous = _TERMINAL_GUARD[0]
+    _TERMINAL_GUARD[0] = guard
+    return previous
+
+
 class HumanOutputFormat(KVWriter, SeqWriter):
     """
     Write the diagnostics as a table for people to read, keys in sorted order::
@@ -141,14 +160,21 @@ class HumanOutputFormat(KVWriter, SeqWriter):
         if not cells:
             warnings.warn("Tried to write empty key-value dict")
             return
-        stream = self.file
-        stream.write(_table(cells))
-        _flush(stream)
+        self._write(_table(cells))
 
     def writeseq(self, seq: Iterable[str]) -> None:
+        self._write(" ".join(seq) + "\n")
+
+    def _write(self, text: str) -> None:
         stream = self.file
-        stream.write(" ".join(seq) + "\n")
-        _flush(stream)
+        guard = _TERMINAL_GUARD[0] if self._follow_stdout else None
+        if guard is None:
+            stream.write(text)
+            _flush(stream)
+            return
+        with guard(stream):
+            stream.write(text)
+            _flush(stream)
 
     def close(self) -> None:
         if self.own_file and self._file is not None:

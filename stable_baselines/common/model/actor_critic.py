@@ -81,23 +81,47 @@ class ActorCriticRLModel(BaseRLModel):
     # ------------------------------------------------------------------ acting
     def _recurrent_batch(self, observation: np.ndarray, state, mask):
         """
-        A recurrent step model has exactly ``n_envs`` rows: pad a smaller batch (and its mask) with zeros, so one
-        observation can be given to ``predict``.
+        Check the state and mask given with the observations of a recurrent policy, and fill the batch to the
+        ``n_envs`` rows of its step model with zeros (so that one observation can be given to ``predict``).
 
         :return: (np.ndarray, np.ndarray, np.ndarray, int) the observations, state and mask, and how many rows are
             real
         """
         n_rows = observation.shape[0]
-        if not issubclass(self.policy, RecurrentActorCriticPolicy) or n_rows == self.n_envs:
+        if not issubclass(self.policy, RecurrentActorCriticPolicy):
             return observation, state, mask, n_rows
         if n_rows > self.n_envs:
             raise ValueError("This recurrent model was built for {} environments; got {} observations at once"
                              .format(self.n_envs, n_rows))
+        state = self._checked_state(state)
+        mask = self._checked_mask(mask, n_rows)
         n_padding = self.n_envs - n_rows
+        if n_padding == 0:
+            return observation, state, mask, n_rows
         observation = np.concatenate([observation, np.zeros((n_padding,) + observation.shape[1:],
                                                             dtype=observation.dtype)])
-        mask = np.concatenate([np.asarray(mask, dtype=bool).reshape(-1)[:n_rows], np.zeros(n_padding, dtype=bool)])
+        mask = np.concatenate([mask[:n_rows], np.zeros(n_padding, dtype=bool)])
         return observation, state, mask, n_rows
+
+    def _checked_state(self, state) -> np.ndarray:
+        """:return: (np.ndarray) ``state``, refused unless it has the shape of ``initial_state``"""
+        array = np.asarray(state)
+        expected = np.shape(self.initial_state)
+        if array.shape != expected or array.dtype.kind not in "biuf":
+            raise ValueError("The state of this recurrent policy is an array of shape (n_envs, state size) = {}, "
+                             "got {} of dtype {}: pass the state returned by the previous predict() call (or None "
+                             "to start from the initial state)".format(expected, array.shape, array.dtype))
+        return array
+
+    def _checked_mask(self, mask, n_rows: int) -> np.ndarray:
+        """:return: (np.ndarray) ``mask``, refused unless it has one entry per observation or per environment"""
+        array = np.asarray(mask)
+        if array.ndim != 1 or len(array) not in (n_rows, self.n_envs):
+            lengths = "({},)".format(self.n_envs) if n_rows == self.n_envs else \
+                "({},) or ({},)".format(n_rows, self.n_envs)
+            raise ValueError("The mask of a recurrent policy has one entry per environment (True where an episode "
+                             "just started): expected shape {}, got {}".format(lengths, array.shape))
+        return array
 
     def _predict_in_numpy(self, observation, deterministic: bool):
         """

@@ -13,20 +13,21 @@ import numpy as np
 from stable_baselines import logger
 from stable_baselines.common import save_util, tf_util
 from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
-from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, make_env, seed_on_next_reset
+from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, seed_on_next_reset
 from stable_baselines.common.math_util import safe_mean
 from stable_baselines.common.misc_util import set_global_seeds
 from stable_baselines.common.model import parameters as parameter_io
 from stable_baselines.common.model.arguments import check_positive_int, check_total_timesteps
 from stable_baselines.common.model.context import SetVerbosity, TensorboardWriter
-from stable_baselines.common.model.environment import check_spaces_match, fit_env_to_model
+from stable_baselines.common.model.environment import (check_spaces_match, env_from_id, fit_env_to_model,
+                                                        vec_env_from_id)
 from stable_baselines.common.model.loading import load_model
 from stable_baselines.common.model.observations import is_vectorized_observation, softmax
 from stable_baselines.common.model.pretraining import behaviour_cloning, build_cloning_graph, check_pretrain_inputs
 from stable_baselines.common.numpy_forward import make_rng
 from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind
 from stable_baselines.common.policies import BasePolicy, get_policy_from_name
-from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, unwrap_vec_normalize
+from stable_baselines.common.vec_env import VecEnv, unwrap_vec_normalize
 
 # the default of _init_callback's total_timesteps (None is a value that learn() may be given, and refuses)
 _NOT_GIVEN = object()
@@ -87,7 +88,7 @@ class BaseRLModel(ABC):
                 if self.verbose >= 1:
                     print("Creating environment from the given name, wrapped in a DummyVecEnv.")
                 env_id = env
-                env = DummyVecEnv([lambda: make_env(env_id)])
+                env = vec_env_from_id(env_id)
             elif not isinstance(env, VecEnv):
                 env = as_gymnasium_env(env)
             self.observation_space = convert_space(env.observation_space)
@@ -131,7 +132,7 @@ class BaseRLModel(ABC):
             return
         if isinstance(env, str):
             env_id = env
-            env = DummyVecEnv([lambda: make_env(env_id)]) if self._requires_vec_env else make_env(env_id)
+            env = env_from_id(env_id, self._requires_vec_env)
         elif not isinstance(env, VecEnv):
             env = as_gymnasium_env(env)
         check_spaces_match(self.observation_space, convert_space(env.observation_space), "observation")

@@ -51,6 +51,25 @@ class SetVerbosity:
             gymnasium.logger.min_level = self.gym_level
 
 
+def check_folder_path(path: str, what: str) -> None:
+    """
+    Raise a NotADirectoryError when ``path`` cannot become a folder because it, or one of its parents, is a
+    file (TensorFlow would only fail later, with its own wording).
+
+    :param path: (str) the folder, existing or to be created
+    :param what: (str) what the folder is for, for the message (e.g. "tensorboard_log")
+    """
+    current = os.path.abspath(os.fspath(path))
+    while not os.path.exists(current):
+        parent = os.path.dirname(current)
+        if parent == current:
+            return
+        current = parent
+    if not os.path.isdir(current):
+        raise NotADirectoryError("{}={!r} must be a folder (existing or to be created), but {!r} is a file"
+                                 .format(what, path, current))
+
+
 class TensorboardWriter:
     """
     Inside the block, a ``tf.summary.FileWriter`` writing to ``<tensorboard_log_path>/<tb_log_name>_<run>``
@@ -73,6 +92,7 @@ class TensorboardWriter:
     def __enter__(self):
         if self.tensorboard_log_path is None:
             return self.writer
+        check_folder_path(self.tensorboard_log_path, "tensorboard_log")
         run_id = self._get_latest_run_id() + (1 if self.new_tb_log else 0)
         run_dir = os.path.join(self.tensorboard_log_path, "{}_{}".format(self.tb_log_name, run_id))
         with self.graph.as_default():

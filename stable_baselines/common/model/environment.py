@@ -5,9 +5,11 @@ algorithm steps it (a VecEnv for the vectorised algorithms, a single env for the
 from collections import OrderedDict
 from typing import Any, Tuple
 
+import gymnasium
 from gymnasium import spaces
 
-from stable_baselines.common.gym_compat import spaces_match
+from stable_baselines.bench.monitor import Monitor
+from stable_baselines.common.gym_compat import make_env, spaces_match
 from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper
 
 
@@ -25,9 +27,54 @@ def check_spaces_match(expected: spaces.Space, given: spaces.Space, what: str) -
                          .format(what, expected, given))
 
 
+def has_monitor(env: Any) -> bool:
+    """
+    :param env: (gymnasium.Env) an environment, maybe wrapped
+    :return: (bool) whether a :class:`~stable_baselines.bench.monitor.Monitor` is somewhere in its wrapper chain
+    """
+    while env is not None:
+        if isinstance(env, Monitor):
+            return True
+        env = env.env if isinstance(env, gymnasium.Wrapper) else None
+    return False
+
+
+def with_episode_statistics(env: Any) -> Any:
+    """
+    The environment as a model steps it inside the VecEnv it builds: wrapped in a
+    :class:`~stable_baselines.bench.monitor.Monitor` that writes no file, unless it already has one, so that
+    ``info['episode']`` reaches the logger (``ep_reward_mean`` and ``ep_len_mean``).
+
+    :param env: (gymnasium.Env) the environment
+    :return: (gymnasium.Env) ``env`` itself, or a Monitor around it
+    """
+    return env if has_monitor(env) else Monitor(env, filename=None)
+
+
+def vec_env_from_id(env_id: str) -> DummyVecEnv:
+    """
+    :param env_id: (str) a registered environment id
+    :return: (DummyVecEnv) one environment made from the id, with episode statistics (see
+        :func:`with_episode_statistics`)
+    """
+    return DummyVecEnv([lambda: with_episode_statistics(make_env(env_id))])
+
+
+def env_from_id(env_id: str, vectorized: bool) -> Any:
+    """
+    :param env_id: (str) a registered environment id
+    :param vectorized: (bool) whether the algorithm steps a VecEnv
+    :return: (gymnasium.Env or DummyVecEnv) the environment made from the id, with episode statistics
+    """
+    return vec_env_from_id(env_id) if vectorized else with_episode_statistics(make_env(env_id))
+
+
 def fit_env_to_model(env: Any, requires_vec_env: bool, verbose: int = 0) -> Tuple[Any, int, bool]:
     """
-    Shape an environment (already a gymnasium env or a VecEnv) the way the model steps it.
+    Shape an environment (already a gymnasium env or a VecEnv) the way the model steps it. A single environment
+    that a vectorised algorithm puts in a DummyVecEnv gets episode statistics on the way (see
+    :func:`with_episode_statistics`); a VecEnv, and the environment of an algorithm that steps it directly, stay as
+    they are.
 
     :param env: (gymnasium.Env or VecEnv) the environment
     :param requires_vec_env: (bool) whether the algorithm steps a VecEnv
@@ -40,7 +87,8 @@ def fit_env_to_model(env: Any, requires_vec_env: bool, verbose: int = 0) -> Tupl
             return env, env.num_envs, False
         if verbose >= 1:
             print("Wrapping the env in a DummyVecEnv.")
-        return DummyVecEnv([lambda: env]), 1, False
+        monitored = with_episode_statistics(env)
+        return DummyVecEnv([lambda: monitored]), 1, False
     if not isinstance(env, VecEnv):
         return env, 1, False
     if env.num_envs != 1:

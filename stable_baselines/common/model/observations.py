@@ -57,7 +57,55 @@ def batch_observation(observation: Any, observation_space: spaces.Space) -> Tupl
                          "returns: pass only the observation, e.g. `obs, info = env.reset()`")
     observation = np.asarray(observation)
     was_batch = is_vectorized_observation(observation, observation_space)
-    return observation.reshape((-1,) + tuple(observation_space.shape)), was_batch
+    batch = observation.reshape((-1,) + tuple(observation_space.shape))
+    check_observation_values(batch, observation_space)
+    return batch, was_batch
+
+
+def _allowed_values(space: spaces.Space) -> Tuple[Any, Any, str]:
+    """
+    :param space: (gymnasium.spaces.Space) a Discrete, MultiDiscrete or MultiBinary space
+    :return: (np.ndarray, np.ndarray, str) the smallest and largest allowed value (per component), and the values
+        in words
+    """
+    if isinstance(space, spaces.Discrete):
+        low = int(space.start)
+        return low, low + int(space.n) - 1, "an integer from {} to {}".format(low, low + int(space.n) - 1)
+    if isinstance(space, spaces.MultiDiscrete):
+        low = np.asarray(space.start).ravel() if hasattr(space, "start") else np.zeros(len(space.nvec), dtype=int)
+        high = low + np.asarray(space.nvec).ravel() - 1
+        return low, high, "integers from {} to {} (nvec={})".format(low.tolist(), high.tolist(),
+                                                                    np.asarray(space.nvec).ravel().tolist())
+    return 0, 1, "0 or 1 in each component"
+
+
+def check_observation_values(batch: np.ndarray, observation_space: spaces.Space) -> None:
+    """
+    Refuse values a discrete observation space cannot hold (the one-hot encoding of the policy would turn them
+    into a vector of zeros, or into another observation, and an action would come back without a word).
+    Box observations are not checked: values outside the bounds are legitimate inputs of a network.
+
+    :param batch: (np.ndarray) a batch of observations, first axis the observations
+    :param observation_space: (gymnasium.spaces.Space) the model's observation space
+    """
+    if not isinstance(observation_space, (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)):
+        return
+    if batch.dtype.kind not in "biuf":
+        raise ValueError("Error: the observations of a {} space are integers, got an array of dtype {}"
+                         .format(observation_space, batch.dtype))
+    low, high, allowed = _allowed_values(observation_space)
+    flat = batch.reshape(len(batch), -1)
+    bad = ~np.all((flat >= np.reshape(low, (1, -1))) & (flat <= np.reshape(high, (1, -1)))
+                  & (np.floor(flat) == flat), axis=1)
+    if not np.any(bad):
+        return
+    if len(batch) == 1:
+        given = "observation {}".format(batch[0].tolist())
+    else:
+        rows = np.flatnonzero(bad)[:5]
+        given = "observations {} (rows {} of the batch)".format([batch[row].tolist() for row in rows], rows.tolist())
+    raise ValueError("Error: {} outside the observation space {}: expected {}".format(
+        given + (" is" if len(batch) == 1 else " are"), observation_space, allowed))
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

@@ -80,7 +80,7 @@ def assign_feed(assign_ops: AssignOps, params: dict, exact_match: bool) -> Tuple
         if name not in assign_ops:
             continue
         placeholder, assign = assign_ops[name]
-        value = np.asarray(value)
+        value = _numeric_array(name, value, placeholder.dtype.as_numpy_dtype)
         shape = tuple(placeholder.shape.as_list())
         if tuple(value.shape) != shape:
             raise ValueError("Parameter '{}' has shape {} in the load dictionary, the model expects {}"
@@ -92,6 +92,30 @@ def assign_feed(assign_ops: AssignOps, params: dict, exact_match: bool) -> Tuple
         raise RuntimeError("Load dictionary did not contain all variables. Missing variables: {}"
                            .format(", ".join(missing)))
     return ops, feed
+
+
+# numpy dtype kinds that convert to a variable's (real, numeric) dtype without losing their meaning:
+# booleans, signed and unsigned integers, floats
+_NUMERIC_KINDS = "biuf"
+
+
+def _numeric_array(name: str, value: Any, expected: Any) -> np.ndarray:
+    """
+    :param name: (str) the variable's name, for the error message
+    :param value: (array_like) the value given for it
+    :param expected: (np.dtype) the variable's dtype
+    :return: (np.ndarray) ``value`` as an array of real numbers
+    """
+    array = np.asarray(value)
+    if array.dtype.kind in _NUMERIC_KINDS:
+        return array
+    if array.dtype.kind == "O":  # an object array of plain numbers is fine
+        elements = np.asarray(array.tolist())
+        if elements.dtype.kind in _NUMERIC_KINDS and elements.shape == array.shape:
+            return elements
+    raise ValueError("Parameter '{}' has dtype {} in the load dictionary, the model expects real numbers "
+                     "({}); complex numbers, strings and other objects cannot be loaded"
+                     .format(name, array.dtype, np.dtype(expected).name))
 
 
 def name_unnamed_arrays(names: List[str], arrays: List[np.ndarray],

@@ -34,11 +34,41 @@ def nature_cnn(scaled_images: tf.Tensor, **kwargs: Any) -> tf.Tensor:
     :param kwargs: (dict) passed on to every convolution (``conv``), e.g. ``pad``
     :return: (tf.Tensor) the 512 features of each image
     """
+    _check_image_batch(scaled_images, valid_padding=kwargs.get("pad", "VALID") == "VALID"
+                       and kwargs.get("data_format", "NHWC") == "NHWC")
     hidden = scaled_images
     for scope, n_filters, size, stride in _NATURE_CONVS:
         hidden = tf.nn.relu(conv(hidden, scope, n_filters=n_filters, filter_size=size, stride=stride,
                                  init_scale=HIDDEN_GAIN, **kwargs))
     return tf.nn.relu(linear(conv_to_fc(hidden), "fc1", n_hidden=512, init_scale=HIDDEN_GAIN))
+
+
+def _smallest_nature_image() -> int:
+    """:return: (int) the smallest height (and width) the three unpadded convolutions of the Nature CNN accept"""
+    size = 1
+    for _, _, kernel, stride in reversed(_NATURE_CONVS):
+        size = (size - 1) * stride + kernel
+    return size
+
+
+def _check_image_batch(images: tf.Tensor, valid_padding: bool) -> None:
+    """
+    Refuse observations that are not images before the convolutions fail on them with a message about tensors.
+
+    :param images: (tf.Tensor) the (processed) observations given to the CNN
+    :param valid_padding: (bool) whether the convolutions use their default, unpadded layout (then the images
+        must be large enough for the kernels)
+    """
+    shape = images.shape.as_list()
+    if len(shape) != 4:
+        raise ValueError("The CNN policies (nature_cnn) need image observations of shape (height, width, channels), "
+                         "got observations of shape {}: use an MlpPolicy for vector observations, or give a "
+                         "cnn_extractor that fits them (policy_kwargs)".format(tuple(shape[1:])))
+    smallest = _smallest_nature_image()
+    if valid_padding and any(side is not None and side < smallest for side in shape[1:3]):
+        raise ValueError("The CNN policies (nature_cnn) need images of at least {0}x{0} pixels, got observations of "
+                         "shape {1}: use an MlpPolicy, or give a cnn_extractor for small images (policy_kwargs)"
+                         .format(smallest, tuple(shape[1:])))
 
 
 def dense_layer(inputs: tf.Tensor, scope: str, n_units: int, act_fun: Callable) -> tf.Tensor:

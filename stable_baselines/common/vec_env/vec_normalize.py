@@ -268,11 +268,21 @@ _PICKLED_ATTRIBUTES = ("obs_rms", "ret_rms", "clip_obs", "clip_reward", "gamma",
                        "action_space", "render_mode")
 
 
+# the first bytes of files that are often given by mistake, and what they are
+_OTHER_FORMATS = ((b"PK\x03\x04", "a zip archive (a model file? those load with the algorithm's load())"),
+                  (b"\x93NUMPY", "a numpy .npy array"))
+
+
 def _read_statistics_file(path: str, expected: type, what: str) -> Any:
     """Read a pickled VecNormalize or RunningMeanStd file without running code from it."""
     limits.check_size(os.path.getsize(path), limits.MAX_PICKLE_BYTES, repr(path))
     with open(path, "rb") as file_handler:
-        value = load_pickle(read_whole(file_handler, repr(path), limits.MAX_PICKLE_BYTES), repr(path))
+        data = read_whole(file_handler, repr(path), limits.MAX_PICKLE_BYTES)
+    for magic, kind in _OTHER_FORMATS:
+        if data.startswith(magic):
+            raise InvalidModelFileError("{!r} is {}, not a pickled {} (what VecNormalize.save writes)"
+                                        .format(path, kind, what))
+    value = load_pickle(data, "{!r} (expected {})".format(path, what))
     if not isinstance(value, expected):
         raise InvalidModelFileError("{!r} does not hold {} (found a {})".format(path, what, type(value).__name__))
     return value
