@@ -51,7 +51,9 @@ def test_cartpole_truncation_auto_reset(vec_cls, hard_timeout):
             # alternate the push direction so the pole cannot fall in 5 steps
             prev = obs
             obs, rewards, dones, infos = venv.step(np.array([step % 2, (step + 1) % 2]))
-            assert rewards.dtype == np.float32 and dones.dtype == bool
+            # as the original: DummyVecEnv keeps float32 rewards, SubprocVecEnv stacks the envs' own (float64)
+            expected_dtype = np.float32 if isinstance(venv, DummyVecEnv) else np.float64
+            assert rewards.dtype == expected_dtype and dones.dtype == bool
             np.testing.assert_array_equal(rewards, [1.0, 1.0])
         assert dones.tolist() == [True, True]
         for i in range(2):

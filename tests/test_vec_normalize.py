@@ -194,3 +194,18 @@ def test_bad_input():
     with pytest.raises(TypeError, match="Box observation"):
         VecNormalize(DummyVecEnv([DictObsEnv]))
     assert VecNormalize(DummyVecEnv([DictObsEnv]), norm_obs=False).norm_obs is False
+
+
+def test_original_reward_keeps_the_subproc_env_dtype():
+    """Under SubprocVecEnv the original reward is float64 (the envs' Python floats stacked), as the original gave."""
+    from stable_baselines.common.vec_env import SubprocVecEnv
+    venv = VecNormalize(SubprocVecEnv([lambda: gymnasium.make("Pendulum-v1")] * 2, start_method="fork"))
+    try:
+        venv.reset()
+        _, normalized, _, _ = venv.step(np.zeros((2, 1), dtype=np.float32))
+        original = venv.get_original_reward()
+        assert original.dtype == np.float64 and original.shape == (2,)
+        assert np.all(original <= 0.0)
+        np.testing.assert_allclose(venv.normalize_reward(original), normalized)
+    finally:
+        venv.close()

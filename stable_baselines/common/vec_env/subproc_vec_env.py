@@ -322,7 +322,8 @@ class SubprocVecEnv(VecEnv):
         finally:
             self.waiting = False
         obs, rews, dones, infos = zip(*results)
-        return (_flatten_obs(obs, self.observation_space), np.asarray(rews, dtype=np.float32),
+        # rewards keep the envs' own type (float64 from Python floats), as the original's np.stack gave
+        return (_flatten_obs(obs, self.observation_space), np.stack(rews),
                 np.asarray(dones, dtype=bool), list(infos))
 
     def seed(self, seed: Optional[int] = None) -> List[Any]:
