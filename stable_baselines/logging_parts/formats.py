@@ -16,7 +16,7 @@ import json
 import os
 import sys
 import warnings
-from typing import Any, Callable, ContextManager, Dict, Iterable, List, Optional, TextIO, Tuple, Type, Union
+from typing import Any, Callable, ContextManager, Dict, Iterable, List, Optional, TextIO, Tuple, Union
 
 import numpy as np
 
