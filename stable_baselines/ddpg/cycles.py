@@ -83,13 +83,10 @@ class DDPGRun(OffPolicyLoopState):
 class DDPGCycles:
     """The hooks of the off-policy loop that make DDPG's training cycles."""
 
-    # DDPG's log_interval counts rollout cycles; the loop trains after the episode bookkeeping
-    _log_interval_unit = "rollout cycles"
+    # the loop trains after the episode bookkeeping
     _train_before_episode_end = False
 
     def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> DDPGRun:
-        if args.log_interval is None:
-            raise ValueError("log_interval must be an int >= 1 (rollout cycles between two logger tables), got None")
         self.tb_seen_steps = []
         run = DDPGRun(args, callback, writer, self._env_resets_itself())
         if self.verbose >= 2:

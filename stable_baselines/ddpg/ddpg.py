@@ -17,6 +17,7 @@ from mpi4py import MPI
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import (OffPolicyRLModel, SetVerbosity, _predict_input,
                                                 _UnvecWrapper)
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.buffers import ReplayBuffer
 from stable_baselines.common.gym_compat import as_gymnasium_env
 from stable_baselines.common.math_util import unscale_action
@@ -105,6 +106,12 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
                  render=False, render_eval=False, memory_limit=None, buffer_size=50000, random_exploration=0.0,
                  verbose=0, tensorboard_log=None, _init_setup_model=True, policy_kwargs=None,
                  full_tensorboard_log=False, seed=None, n_cpu_tf_sess=1):
+        check_gamma(gamma)
+        check_learning_rate(actor_lr, name="actor_lr", schedule_allowed=False)
+        check_learning_rate(critic_lr, name="critic_lr", schedule_allowed=False)
+        for name, value in (("nb_rollout_steps", nb_rollout_steps), ("batch_size", batch_size),
+                            ("param_noise_adaption_interval", param_noise_adaption_interval)):
+            check_positive_int(name, value)
         super(DDPG, self).__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose,
                                    policy_base=DDPGPolicy, requires_vec_env=False, policy_kwargs=policy_kwargs,
                                    seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
@@ -167,12 +174,11 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
             if bounds is None or len(bounds) != 2 or not bounds[0] <= bounds[1]:
                 raise ValueError("Error: {} must be a (low, high) pair with low <= high, got {!r}".format(name,
                                                                                                         bounds))
-        # nb_train_steps=0 collects experience without training, as in the original
-        for name, least in (("batch_size", 1), ("nb_train_steps", 0), ("nb_rollout_steps", 1),
-                            ("param_noise_adaption_interval", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-                raise ValueError("Error: {} must be an int >= {}, got {!r}".format(name, least, value))
+        # nb_train_steps=0 collects experience without training, as in the original (the other counts are
+        # checked by the constructor)
+        value = self.nb_train_steps
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError("Error: nb_train_steps must be an int >= 0, got {!r}".format(value))
 
     def _get_pretrain_placeholders(self) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         """:return: (tf.Tensor, tf.Tensor, tf.Tensor) observations, expert actions, the actor's rescaled actions"""
@@ -424,6 +430,9 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         :param progress_bar: (bool) draw a progress bar over the timesteps (needs tqdm)
         :return: (DDPG) the model, trained
         """
+        if log_interval is None:
+            # DDPG's log_interval counts rollout cycles and has no "never" (the learn frame checks other values)
+            check_positive_int("log_interval", log_interval)
         # the running statistics update through the default session
         with self.graph.as_default(), self.sess.as_default():
             return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,

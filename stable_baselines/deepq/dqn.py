@@ -3,7 +3,6 @@ DQN: Q-learning with a neural network, a replay buffer and a target network, wit
 (double Q-learning, dueling networks, prioritized replay, parameter-space noise).
 """
 from functools import partial
-from numbers import Real
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -12,6 +11,7 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.off_policy_loop import (UNSET, LearnArguments, OffPolicyLoopState,
                                                             check_finite_losses, visible)
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
@@ -29,12 +29,6 @@ def _check_discrete_action_space(action_space: Optional[spaces.Space]) -> None:
     if action_space is not None and not isinstance(action_space, spaces.Discrete):
         raise ValueError("Error: DQN only supports a Discrete action space, got {} ({}). Use SAC, TD3 or DDPG "
                          "for Box actions.".format(action_space, type(action_space).__name__))
-
-
-def _check_positive_period(name: str, value: Any) -> None:
-    """A number of steps between two events (training, target copy) must be > 0: ``step % value`` follows."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not value > 0:
-        raise ValueError("{} must be a positive number of steps, got {!r}".format(name, value))
 
 
 class _DQNLoopState(OffPolicyLoopState):
@@ -149,6 +143,12 @@ class DQN(OffPolicyRLModel):
                  prioritized_replay_beta_iters=None, prioritized_replay_eps=1e-6, param_noise=False,
                  n_cpu_tf_sess=None, verbose=0, tensorboard_log=None, _init_setup_model=True,
                  policy_kwargs=None, full_tensorboard_log=False, seed=None):
+        check_gamma(gamma)
+        # DQN hands the rate to Adam as it is: no schedule
+        check_learning_rate(learning_rate, schedule_allowed=False)
+        for name, value in (("buffer_size", buffer_size), ("train_freq", train_freq), ("batch_size", batch_size),
+                            ("target_network_update_freq", target_network_update_freq)):
+            check_positive_int(name, value)
         super().__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose, policy_base=DQNPolicy,
                          requires_vec_env=False, policy_kwargs=policy_kwargs, seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
         _check_discrete_action_space(self.action_space)
@@ -319,8 +319,6 @@ class DQN(OffPolicyRLModel):
         :param progress_bar: (bool) draw a progress bar over the timesteps (needs tqdm)
         :return: (DQN) the trained model
         """
-        _check_positive_period("train_freq", self.train_freq)
-        _check_positive_period("target_network_update_freq", self.target_network_update_freq)
         if replay_wrapper is not None and self.prioritized_replay:
             raise ValueError("Prioritized replay buffer is not supported by HER (replay_wrapper given with "
                              "prioritized_replay=True)")

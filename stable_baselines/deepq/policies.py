@@ -279,10 +279,18 @@ class _NumpyQNetwork(nf.NumpyNetworkCopy):
     :param activation: (callable) the NumPy activation
     """
 
-    def __init__(self, policy, variables, activation):
+    def __init__(self, policy: "FeedForwardPolicy", variables: List[tf.Variable],
+                 activation: Callable[[np.ndarray], np.ndarray]) -> None:
         super().__init__(policy, variables, activation)
         self.dueling = bool(policy.dueling)
-        self._streams = None
+        # per stream (action scores, then the state value when dueling): the dense layers and their layer norms
+        self._streams: Optional[List[Tuple[list, Optional[list]]]] = None
+
+    def _stream(self, index: int) -> Tuple[list, Optional[list]]:
+        """:return: (list, list or None) the layers and layer norms of a stream (0: scores, 1: state value)"""
+        if self._streams is None:
+            raise RuntimeError("The NumPy Q-network has no weights yet: set_weights() must run first")
+        return self._streams[index]
 
     def set_weights(self, values: List[np.ndarray]) -> None:
         values = list(values)
@@ -291,19 +299,19 @@ class _NumpyQNetwork(nf.NumpyNetworkCopy):
             layers, norms, pos = nf.dense_stack_weights(values, self.n_hidden, self.layer_norm, pos)
             layers.append((values[pos], values[pos + 1]))  # the output layer (no layer norm)
             pos += 2
-            streams.append((layers, (norms + [None]) if self.layer_norm else None))
+            streams.append((layers, (list(norms or []) + [None]) if self.layer_norm else None))
         self._streams = streams
         self._row = None
         self.stale = False
 
-    def row_layers(self):
+    def row_layers(self) -> list:
         """
         :return: ([(np.ndarray, np.ndarray)]) the layers of the action scores: their argmax is the greedy action
             (the dueling combination adds the same amount, state value minus mean score, to every score of a row)
         """
-        return self._streams[0][0]
+        return self._stream(0)[0]
 
-    def q_values(self, obs: np.ndarray):
+    def q_values(self, obs: np.ndarray) -> Optional[np.ndarray]:
         """
         :param obs: (np.ndarray) a batch of observations
         :return: (np.ndarray or None) float32 Q-values, shape (batch, n_actions)
@@ -311,11 +319,11 @@ class _NumpyQNetwork(nf.NumpyNetworkCopy):
         features = self.features(obs)
         if features is None:
             return None
-        layers, norms = self._streams[0]
+        layers, norms = self._stream(0)
         scores = nf.mlp_forward(features, layers, self.activation, activate_last=False, layer_norms=norms)
         if not self.dueling:
             return scores
-        layers, norms = self._streams[1]
+        layers, norms = self._stream(1)
         state_score = nf.mlp_forward(features, layers, self.activation, activate_last=False, layer_norms=norms)
         return state_score + (scores - scores.mean(axis=1, keepdims=True))
 

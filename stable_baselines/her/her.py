@@ -6,6 +6,7 @@ The wrapped model sees the environment through :class:`HERGoalEnvWrapper` (flat 
 at each ``learn``, a ``replay_wrapper`` that puts a :class:`HindsightExperienceReplayWrapper` in front of its
 replay buffer. Everything else (graph, session, parameters, hyper-parameters) belongs to the wrapped model.
 """
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Dict, Optional
 
@@ -244,7 +245,7 @@ class HER(BaseRLModel):
         """
         return self.model.get_parameter_list()
 
-    def get_parameters(self) -> Dict[str, np.ndarray]:
+    def get_parameters(self) -> "OrderedDict[str, np.ndarray]":
         """
         :return: (OrderedDict) the wrapped model's parameter values, by variable name
         """

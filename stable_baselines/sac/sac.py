@@ -7,6 +7,7 @@ import numpy as np
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import _predict_input
 from stable_baselines.common.math_util import unscale_action
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.squashed_actor import SquashedActorModel
 from stable_baselines.common.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
@@ -89,7 +90,6 @@ class SAC(SquashedActorModel):
                        "ent_coef", "target_entropy", "gamma", "action_noise", "random_exploration",
                        "target_update_interval", "gradient_steps")
     _exploration_step_kwargs = {"deterministic": False}
-    _delayed_update_argument = "target_update_interval"
 
     def __init__(self, policy, env, gamma=0.99, learning_rate=3e-4, buffer_size=50000,
                  learning_starts=100, train_freq=1, batch_size=64,
@@ -98,6 +98,11 @@ class SAC(SquashedActorModel):
                  random_exploration=0.0, verbose=0, tensorboard_log=None,
                  _init_setup_model=True, policy_kwargs=None, full_tensorboard_log=False,
                  seed=None, n_cpu_tf_sess=None):
+        check_gamma(gamma)
+        check_learning_rate(learning_rate)
+        for name, value in (("buffer_size", buffer_size), ("train_freq", train_freq), ("batch_size", batch_size),
+                            ("gradient_steps", gradient_steps), ("target_update_interval", target_update_interval)):
+            check_positive_int(name, value)
         super(SAC, self).__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose,
                                   policy_base=SACPolicy, requires_vec_env=False, policy_kwargs=policy_kwargs,
                                   seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)

@@ -7,6 +7,7 @@ import numpy as np
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import _predict_input
 from stable_baselines.common.math_util import unscale_action
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.squashed_actor import SquashedActorModel
 from stable_baselines.common.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
@@ -56,7 +57,6 @@ class TD3(SquashedActorModel):
     _saved_settings = ("learning_rate", "buffer_size", "learning_starts", "train_freq", "gradient_steps",
                        "batch_size", "tau", "policy_delay", "target_noise_clip", "target_policy_noise",
                        "gamma", "action_noise", "random_exploration")
-    _delayed_update_argument = "policy_delay"
 
     def __init__(self, policy, env, gamma=0.99, learning_rate=3e-4, buffer_size=50000,
                  learning_starts=100, train_freq=100, gradient_steps=100, batch_size=128,
@@ -65,6 +65,11 @@ class TD3(SquashedActorModel):
                  random_exploration=0.0, verbose=0, tensorboard_log=None,
                  _init_setup_model=True, policy_kwargs=None,
                  full_tensorboard_log=False, seed=None, n_cpu_tf_sess=None):
+        check_gamma(gamma)
+        check_learning_rate(learning_rate)
+        for name, value in (("buffer_size", buffer_size), ("train_freq", train_freq), ("batch_size", batch_size),
+                            ("gradient_steps", gradient_steps), ("policy_delay", policy_delay)):
+            check_positive_int(name, value)
         super(TD3, self).__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose,
                                   policy_base=TD3Policy, requires_vec_env=False, policy_kwargs=policy_kwargs,
                                   seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)

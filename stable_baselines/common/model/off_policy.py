@@ -247,8 +247,6 @@ class OffPolicyRLModel(BaseRLModel):
 
     # training after the episode bookkeeping of a step (DQN, DDPG); SAC and TD3 train before it
     _train_before_episode_end = False
-    # what log_interval counts (named in the error for a value below 1)
-    _log_interval_unit = "episodes"
 
     def _env_resets_itself(self) -> bool:
         """:return: (bool) whether the env starts a new episode by itself when one ends (a VecEnv does)"""

@@ -66,8 +66,6 @@ class SquashedActorModel(OffPolicyRLModel):
     _train_before_episode_end = True
     # the keyword arguments of ``policy_tf.step`` when the actor explores
     _exploration_step_kwargs: Dict[str, Any] = {}
-    # the constructor argument whose value ``_delayed_update_interval`` returns (named in errors)
-    _delayed_update_argument = ""
 
     def _delayed_update_interval(self) -> int:
         """:return: (int) every how many gradient steps the delayed update runs"""
@@ -255,15 +253,6 @@ class SquashedActorModel(OffPolicyRLModel):
         return unscale_action(self.action_space, np.tanh(out).reshape(self.action_space.shape))
 
     # ---------------------------------------------------------------------------------------------- loop hooks
-    def _run_loop(self, total_timesteps: int, callback: Any, log_interval: Optional[int], tb_log_name: str,
-                  reset_num_timesteps: bool, replay_wrapper: Any, progress_bar: bool) -> "SquashedActorModel":
-        interval = self._delayed_update_interval()
-        if isinstance(interval, bool) or not isinstance(interval, (int, np.integer)) or interval < 1:
-            raise ValueError("{} must be an int >= 1 (gradient steps between two delayed updates), got {!r}"
-                             .format(self._delayed_update_argument, interval))
-        return super()._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
-                                 replay_wrapper, progress_bar)
-
     def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> SquashedActorLoopState:
         return SquashedActorLoopState(args, callback, writer, self._env_resets_itself(),
                                       self._delayed_update_interval(), dict(self._exploration_step_kwargs))
