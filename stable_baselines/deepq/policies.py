@@ -11,7 +11,7 @@ layers are ``dense`` layers named ``fc0``, ``fc1``, ... (``kernel``/``bias``), D
 constructor does not take the shared observation placeholders (``obs_phs``) that DQN's network copies (target,
 double-Q, parameter noise) are built on, and it refuses ``layers=[]``, which DQN accepts.
 """
-from typing import Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -41,8 +41,9 @@ class DQNPolicy(BasePolicy):
         architecture, https://arxiv.org/abs/1511.06581)
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, scale=False,
-                 obs_phs=None, dueling=True):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False,
+                 obs_phs: Optional[Tuple[tf.Tensor, tf.Tensor]] = None, dueling: bool = True) -> None:
         super(DQNPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale,
                                         obs_ph=obs_phs)
         if not isinstance(self.ac_space, spaces.Discrete):
@@ -126,9 +127,11 @@ class FeedForwardPolicy(DQNPolicy):
     :param kwargs: (dict) extra keyword arguments for ``cnn_extractor``
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, layers=None,
-                 cnn_extractor=nature_cnn, feature_extraction="cnn",
-                 obs_phs=None, layer_norm=False, dueling=True, act_fun=tf.nn.relu, **kwargs):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False, layers: Optional[List[int]] = None,
+                 cnn_extractor: Callable = nature_cnn, feature_extraction: str = "cnn",
+                 obs_phs: Optional[Tuple[tf.Tensor, tf.Tensor]] = None, layer_norm: bool = False,
+                 dueling: bool = True, act_fun: Callable = tf.nn.relu, **kwargs: Any) -> None:
         if "obs_ph" in kwargs:  # the name the manual's headers use
             spelled_obs_ph = kwargs.pop("obs_ph")
             obs_phs = spelled_obs_ph if obs_phs is None else obs_phs
@@ -211,7 +214,8 @@ class FeedForwardPolicy(DQNPolicy):
             return nf.softmax(q_values)
         return self.sess.run(self.policy_proba, {self.obs_ph: obs})
 
-    def enable_numpy_forward(self, rng=None, variables=None) -> bool:
+    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None,
+                             variables: Optional[List[tf.Variable]] = None) -> bool:
         """
         Let ``step`` and ``proba_step`` compute the Q-values in NumPy from a copy of the weights instead of
         calling the session (see :mod:`stable_baselines.common.numpy_forward`): MLP feature extraction with a
