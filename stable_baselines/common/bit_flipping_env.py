@@ -36,7 +36,7 @@ class BitFlippingEnv(gymnasium.Env):
     metadata = {"render_modes": ["human", "rgb_array"]}
 
     def __init__(self, n_bits: int = 10, continuous: bool = False, max_steps: Optional[int] = None,
-                 discrete_obs_space: bool = False):
+                 discrete_obs_space: bool = False) -> None:
         super().__init__()
         if isinstance(n_bits, bool) or not isinstance(n_bits, (int, np.integer)) or n_bits < 1:
             raise ValueError("n_bits must be an int >= 1, got {!r}".format(n_bits))

@@ -131,7 +131,7 @@ class GoalObservationLayout(object):
     :param observation_space: (gymnasium.spaces.Dict) the goal-conditioned observation space
     """
 
-    def __init__(self, observation_space: spaces.Dict):
+    def __init__(self, observation_space: spaces.Dict) -> None:
         observation_space = check_goal_observation_space(observation_space)
         self.dict_space = observation_space
         parts = [observation_space.spaces[key] for key in KEY_ORDER]
@@ -269,7 +269,7 @@ class HERGoalEnvWrapper(gymnasium.Env):
         achieved_goal and desired_goal, and a method compute_reward(achieved_goal, desired_goal, info)
     """
 
-    def __init__(self, env: Any):
+    def __init__(self, env: Any) -> None:
         super().__init__()
         if not hasattr(env, "venv"):
             env = as_gymnasium_env(env)
@@ -348,7 +348,7 @@ class HERGoalEnvWrapper(gymnasium.Env):
         """
         return self._compute_reward(achieved_goal, desired_goal, info)
 
-    def render(self, *args, **kwargs) -> Any:
+    def render(self, *args: Any, **kwargs: Any) -> Any:
         return self.env.render(*args, **kwargs)
 
     def close(self) -> None:
