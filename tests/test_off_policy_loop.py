@@ -5,9 +5,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from stable_baselines.common.model.arguments import check_positive_int
 from stable_baselines.common.model.off_policy_loop import (UNSET, LearnArguments, OffPolicyLoopState,
-                                                           check_finite_losses, check_log_interval,
-                                                           run_off_policy_loop, visible)
+                                                           check_finite_losses, run_off_policy_loop, visible)
 
 
 class _CountingEnv(gym.Env):
@@ -60,7 +60,6 @@ class _FakeModel:
     """Just what the loop touches, each hook recording its call."""
 
     _train_before_episode_end = True
-    _log_interval_unit = "episodes"
 
     def __init__(self, train_first=True, losses=None):
         self._train_before_episode_end = train_first
@@ -73,7 +72,11 @@ class _FakeModel:
         self.callback = None
 
     @contextlib.contextmanager
-    def _learning(self, total_timesteps, callback, tb_log_name, reset_num_timesteps, replay_wrapper, progress_bar):
+    def _learning(self, total_timesteps, callback, tb_log_name, reset_num_timesteps, replay_wrapper, progress_bar,
+                  log_interval=None):
+        # the check of the real learn frame (BaseRLModel._learning)
+        if log_interval is not None:
+            check_positive_int("log_interval", log_interval)
         self.callback = callback
         yield callback, None
 
@@ -173,17 +176,17 @@ def test_non_finite_losses_stop_training_with_the_timestep():
 
 
 @pytest.mark.parametrize("value", [0, -1, 2.5, "4", True])
-def test_log_interval_refused(value):
-    with pytest.raises(ValueError, match=r"log_interval must be an int >= 1 \(episodes .*got {}".format(
-            repr(value).replace(".", r"\."))):
-        check_log_interval(value)
+def test_log_interval_goes_to_the_learn_frame(value):
+    # the loop hands log_interval to the learn frame, which refuses it before any hook runs
     model = _FakeModel()
-    with pytest.raises(ValueError, match="log_interval"):
+    with pytest.raises(ValueError, match=r"^log_interval must be a positive int, got {}$".format(
+            repr(value).replace(".", r"\."))):
         _run(model, log_interval=value)
     assert model.events == []
 
 
-def test_log_interval_accepted():
-    check_log_interval(None)
-    check_log_interval(1)
-    check_log_interval(np.int64(3))
+@pytest.mark.parametrize("value", [None, 1, np.int64(3)])
+def test_log_interval_accepted(value):
+    model = _FakeModel()
+    _run(model, total=2, log_interval=value)
+    assert model.num_timesteps == 2

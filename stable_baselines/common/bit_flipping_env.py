@@ -36,7 +36,7 @@ class BitFlippingEnv(gymnasium.Env):
     metadata = {"render_modes": ["human", "rgb_array"]}
 
     def __init__(self, n_bits: int = 10, continuous: bool = False, max_steps: Optional[int] = None,
-                 discrete_obs_space: bool = False):
+                 discrete_obs_space: bool = False) -> None:
         super().__init__()
         if isinstance(n_bits, bool) or not isinstance(n_bits, (int, np.integer)) or n_bits < 1:
             raise ValueError("n_bits must be an int >= 1, got {!r}".format(n_bits))
@@ -71,7 +71,7 @@ class BitFlippingEnv(gymnasium.Env):
         self.n_bits = n_bits
         self.continuous = bool(continuous)
         self.discrete_obs_space = bool(discrete_obs_space)
-        self.state = None  # type: Optional[np.ndarray]
+        self.state: Optional[np.ndarray] = None
         self.desired_goal = np.ones((n_bits,), dtype=self.obs_space.dtype)
         self.max_steps = int(max_steps)
         self.current_step = 0
@@ -91,13 +91,20 @@ class BitFlippingEnv(gymnasium.Env):
             return int(np.dot(np.asarray(state, dtype=np.int64), self._powers))
         return np.array(state, dtype=self.obs_space.dtype)
 
+    def _bits(self) -> np.ndarray:
+        """:return: (np.ndarray) the current bits (the array itself); a RuntimeError before the first reset"""
+        if self.state is None:
+            raise RuntimeError("BitFlippingEnv has no state yet: call reset() before step() or render()")
+        return self.state
+
     def _get_obs(self) -> "OrderedDict[str, Any]":
         """
         :return: (OrderedDict) the goal-conditioned observation (the achieved goal is the state itself)
         """
+        state = self._bits()
         return OrderedDict([
-            ("observation", self.convert_if_needed(self.state)),
-            ("achieved_goal", self.convert_if_needed(self.state)),
+            ("observation", self.convert_if_needed(state)),
+            ("achieved_goal", self.convert_if_needed(state)),
             ("desired_goal", self.convert_if_needed(self.desired_goal)),
         ])
 
@@ -126,23 +133,24 @@ class BitFlippingEnv(gymnasium.Env):
         :return: (OrderedDict, float, bool, bool, dict) observation, reward, terminated (the goal is reached),
             truncated (max_steps reached without reaching the goal), info with ``is_success``
         """
+        state = self._bits()
         if self.continuous:
             action = np.asarray(action, dtype=np.float64).reshape(-1)
             if action.shape != (self.n_bits,):
                 raise ValueError("BitFlippingEnv (continuous) expects an action of shape ({},), got shape {}"
                                  .format(self.n_bits, action.shape))
             flip = action > 0
-            self.state[flip] = 1 - self.state[flip]
+            state[flip] = 1 - state[flip]
         else:
-            index = np.asarray(action)
-            if index.size != 1 or not np.issubdtype(index.dtype, np.integer):
+            chosen = np.asarray(action)
+            if chosen.size != 1 or not np.issubdtype(chosen.dtype, np.integer):
                 raise ValueError("BitFlippingEnv (discrete) expects an integer action in [0, {}), got {!r}"
                                  .format(self.n_bits, action))
-            index = int(index.reshape(-1)[0])
+            index = int(chosen.reshape(-1)[0])
             if not 0 <= index < self.n_bits:
                 raise ValueError("BitFlippingEnv (discrete) expects an integer action in [0, {}), got {}"
                                  .format(self.n_bits, index))
-            self.state[index] = 1 - self.state[index]
+            state[index] = 1 - state[index]
         obs = self._get_obs()
         reward = float(self.compute_reward(obs["achieved_goal"], obs["desired_goal"], None))
         terminated = reward == 0.0
@@ -187,8 +195,8 @@ class BitFlippingEnv(gymnasium.Env):
         :return: (np.ndarray) the bits for 'rgb_array', else None
         """
         if mode == "rgb_array":
-            return self.state.copy()
-        print(self.state)
+            return self._bits().copy()
+        print(self._bits())
         return None
 
     def close(self) -> None:

@@ -7,12 +7,12 @@ feature extraction (:meth:`OffPolicyFeedForward._features`) and the hidden layer
 dense layers ``fc0``, ``fc1``, ... each optionally followed by a layer normalisation). The algorithm keeps
 its own heads. :func:`numpy_actor_variables` gathers what a NumPy copy of an MLP actor needs.
 """
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 
 from gymnasium import spaces
 
 from stable_baselines.common import numpy_forward as nf
-from stable_baselines.common.policies import nature_cnn
+from stable_baselines.common.policies import BasePolicy, nature_cnn
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import dense, flatten, layer_norm as layer_norm_layer
 
@@ -39,7 +39,14 @@ def hidden_stack(inputs: tf.Tensor, sizes: Sequence[int], act_fun: Callable, lay
     return out
 
 
-class OffPolicyFeedForward:
+if TYPE_CHECKING:
+    # to the type checker the mixin is the policy base it is put in front of
+    _MixinBase = BasePolicy
+else:
+    _MixinBase = object
+
+
+class OffPolicyFeedForward(_MixinBase):
     """
     Mixin of the feed-forward off-policy policies; put it before the algorithm's policy base class, whose
     constructor receives ``scale=True`` for CNN features.
@@ -59,9 +66,10 @@ class OffPolicyFeedForward:
     :param kwargs: (dict) arguments of the CNN extractor
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, layers=None,
-                 cnn_extractor=nature_cnn, feature_extraction="cnn", layer_norm=False, act_fun=tf.nn.relu,
-                 **kwargs):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False, layers: Optional[List[int]] = None,
+                 cnn_extractor: Callable = nature_cnn, feature_extraction: str = "cnn", layer_norm: bool = False,
+                 act_fun: Callable = tf.nn.relu, **kwargs: Any) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse,
                          scale=(feature_extraction == "cnn"))
         if feature_extraction not in ("cnn", "mlp"):

@@ -2,7 +2,7 @@
 :class:`SessionCall`: one fixed ``Session.run`` made cheap to repeat (a training step fetching its losses), with
 its results named.
 """
-from typing import Any, Dict, List, Mapping, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import feed_callable
@@ -22,8 +22,12 @@ class SessionCall:
 
     def __init__(self, sess: tf.Session, feeds: Sequence[tf.Tensor],
                  fetches: Union[Mapping[str, Any], Sequence[Any]], updates: Sequence[Any] = ()) -> None:
-        self.names = list(fetches) if isinstance(fetches, Mapping) else None
-        returned = [fetches[name] for name in self.names] if self.names is not None else list(fetches)
+        self.names: Optional[List[str]] = None
+        if isinstance(fetches, Mapping):
+            self.names = list(fetches)
+            returned = [fetches[name] for name in self.names]
+        else:
+            returned = list(fetches)
         self.n_returned = len(returned)
         self._run = feed_callable(sess, returned + list(updates), feeds)
 

@@ -10,7 +10,7 @@ the replay buffer can give a batch.
 """
 import time
 from collections import deque
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Deque, Dict, List, Optional, Tuple
 
 import numpy as np
 from mpi4py import MPI
@@ -18,6 +18,7 @@ from mpi4py import MPI
 from stable_baselines import logger
 from stable_baselines.common.gym_compat import reset_env, step_env
 from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
+from stable_baselines.common.model.off_policy import OffPolicyRLModel
 from stable_baselines.common.model.off_policy_loop import UNSET, LearnArguments, OffPolicyLoopState, visible
 from stable_baselines.common.vec_env import VecEnv
 from stable_baselines.ddpg.statistics import as_scalar, epoch_rollout_stats, mpi_average, write_table
@@ -35,13 +36,13 @@ class DDPGRun(OffPolicyLoopState):
     :param auto_reset: (bool) whether the env resets itself at the end of an episode
     """
 
-    def __init__(self, args: LearnArguments, callback: Any, writer: Any, auto_reset: bool):
+    def __init__(self, args: LearnArguments, callback: Any, writer: Any, auto_reset: bool) -> None:
         super().__init__(args, callback, writer, auto_reset)
         self.rank = MPI.COMM_WORLD.Get_rank()
-        self.eval_env = None
-        self.eval_obs = None
-        self.eval_episode_rewards_history = deque(maxlen=100)
-        self.episode_rewards_history = deque(maxlen=100)
+        self.eval_env: Any = None
+        self.eval_obs: Any = None
+        self.eval_episode_rewards_history: Deque[float] = deque(maxlen=100)
+        self.episode_rewards_history: Deque[float] = deque(maxlen=100)
         # steps of this call, steps of the running episode, and the step count of the table and of tensorboard
         # (set back to an estimate during each training phase, as the original did)
         self.total_steps = self.episode_step = self.log_step = 0
@@ -50,10 +51,16 @@ class DDPGRun(OffPolicyLoopState):
         self.new_obs_: Any = UNSET
         # since the last table
         self.epoch = self.epoch_episodes = 0
-        self.epoch_episode_rewards, self.epoch_episode_steps, self.epoch_actions, self.epoch_qs = [], [], [], []
+        self.epoch_episode_rewards: List[float] = []
+        self.epoch_episode_steps: List[int] = []
+        self.epoch_actions: List[np.ndarray] = []
+        self.epoch_qs: List[Any] = []
         # of the last cycle
-        self.epoch_actor_losses, self.epoch_critic_losses, self.epoch_adaptive_distances = [], [], []
-        self.eval_episode_rewards, self.eval_qs = [], []
+        self.epoch_actor_losses: List[float] = []
+        self.epoch_critic_losses: List[float] = []
+        self.epoch_adaptive_distances: List[float] = []
+        self.eval_episode_rewards: List[float] = []
+        self.eval_qs: List[Any] = []
         # False when the last cycle met the end of training in its evaluation (no table, no new cycle then)
         self.cycle_completed = True
         # the last training step
@@ -80,16 +87,29 @@ class DDPGRun(OffPolicyLoopState):
         self.epoch_episodes = 0
 
 
-class DDPGCycles:
-    """The hooks of the off-policy loop that make DDPG's training cycles."""
+class DDPGCycles(OffPolicyRLModel[DDPGRun]):
+    """
+    The hooks of the off-policy loop that make DDPG's training cycles (a mixin of DDPG, which sets the attributes
+    and defines the methods declared below).
+    """
 
-    # DDPG's log_interval counts rollout cycles; the loop trains after the episode bookkeeping
-    _log_interval_unit = "rollout cycles"
+    # hyper-parameters (DDPG's constructor arguments)
+    nb_rollout_steps: int
+    nb_train_steps: int
+    nb_eval_steps: int
+    batch_size: int
+    param_noise_adaption_interval: int
+    random_exploration: float
+    render: bool
+    render_eval: bool
+    param_noise: Any
+    # the steps whose run metadata went to tensorboard (None before the first learn)
+    tb_seen_steps: Optional[List[int]]
+
+    # the loop trains after the episode bookkeeping
     _train_before_episode_end = False
 
     def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> DDPGRun:
-        if args.log_interval is None:
-            raise ValueError("log_interval must be an int >= 1 (rollout cycles between two logger tables), got None")
         self.tb_seen_steps = []
         run = DDPGRun(args, callback, writer, self._env_resets_itself())
         if self.verbose >= 2:
@@ -98,6 +118,36 @@ class DDPGCycles:
         run.eval_env = self._eval_env()
         return run
 
+    # ---------------------------------------------------------------------------- defined by DDPG (ddpg/ddpg.py)
+    def _policy(self, obs: np.ndarray, apply_noise: bool = True, compute_q: bool = True) -> Tuple[np.ndarray, Any]:
+        """:return: (np.ndarray, Any) the actor's actions in [-1, 1], and the critic's values (or None)"""
+        raise NotImplementedError
+
+    def _reset(self) -> None:
+        """Reset the action noise and perturb the actor anew (a new episode)."""
+        raise NotImplementedError
+
+    def _eval_env(self) -> Any:
+        """:return: (gymnasium.Env) the evaluation env, or None"""
+        raise NotImplementedError
+
+    def _train_step(self, step: int, writer: Any, log: bool = False) -> Tuple[float, float]:
+        """:return: (float, float) the critic and actor losses of a gradient step"""
+        raise NotImplementedError
+
+    def _update_target_net(self) -> None:
+        """The soft update of the target networks."""
+        raise NotImplementedError
+
+    def _adapt_param_noise(self) -> float:
+        """:return: (float) the distance measured to adapt the parameter noise"""
+        raise NotImplementedError
+
+    def _get_stats(self) -> Dict[str, float]:
+        """:return: (dict) the reference statistics of the table"""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------------------------------- loop hooks
     def _loop_begin(self, run: DDPGRun) -> None:
         """Reset the action noise and perturb the actor anew before the first episode."""
         self._reset()
@@ -144,13 +194,14 @@ class DDPGCycles:
         """
         if run.step == 0 and run.eval_env is not None:
             run.eval_obs, _ = reset_env(run.eval_env)
+        action_space = self._built(self.action_space, "action_space")
         action, run.q_value = self._policy(run.obs, apply_noise=True, compute_q=True)
-        action = action.reshape(self.action_space.shape)
+        action = action.reshape(action_space.shape)
         self._render_rollout(run)
         if np.random.rand() < self.random_exploration:
-            env_action = self.action_space.sample()
-            return scale_action(self.action_space, env_action), env_action
-        return action, unscale_action(self.action_space, action)
+            env_action = action_space.sample()
+            return scale_action(action_space, env_action), env_action
+        return action, unscale_action(action_space, action)
 
     def _render_rollout(self, run: DDPGRun) -> None:
         """Render the env when asked (on rank 0 only)."""
@@ -201,6 +252,7 @@ class DDPGCycles:
         """After every ``log_interval`` rollouts the epoch table (when a batch can be drawn); then a new rollout."""
         if not self._cycle_ended(run) or not run.cycle_completed:
             return
+        assert run.log_interval is not None, "DDPG.learn refuses log_interval=None"
         if (run.total_steps // self.nb_rollout_steps) % run.log_interval == 0:
             run.table_values["mpi_size"] = MPI.COMM_WORLD.Get_size()
             if self.replay_buffer.can_sample(self.batch_size):
@@ -247,11 +299,12 @@ class DDPGCycles:
         if eval_env is None:
             return True
         run.eval_episode_reward = 0.
+        action_space = self._built(self.action_space, "action_space")
         for _ in range(self.nb_eval_steps):
             if run.total_steps >= run.total_timesteps:
                 return False
             run.eval_action, run.eval_q = self._policy(run.eval_obs, apply_noise=False, compute_q=True)
-            run.env_action = unscale_action(self.action_space, run.eval_action.reshape(self.action_space.shape))
+            run.env_action = unscale_action(action_space, run.eval_action.reshape(action_space.shape))
             run.eval_obs, run.eval_r, run.eval_terminated, run.eval_truncated, _ = step_env(eval_env,
                                                                                             run.env_action)
             run.eval_done = bool(run.eval_terminated or run.eval_truncated)

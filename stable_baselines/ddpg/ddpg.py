@@ -9,14 +9,14 @@ averages the gradients and :class:`~stable_baselines.common.mpi_running_mean_std
 statistics, so all workers hold the same networks.
 """
 import warnings
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from mpi4py import MPI
 
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import (OffPolicyRLModel, SetVerbosity, _predict_input,
-                                                _UnvecWrapper)
+from stable_baselines.common.base_class import SetVerbosity, _UnvecWrapper, _predict_input
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.buffers import ReplayBuffer
 from stable_baselines.common.gym_compat import as_gymnasium_env
 from stable_baselines.common.math_util import unscale_action
@@ -35,7 +35,7 @@ __all__ = ["DDPG", "normalize", "denormalize", "reduce_std", "reduce_var", "get_
            "get_perturbable_vars", "get_perturbed_actor_updates"]
 
 
-class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
+class DDPG(DDPGGraph, DDPGCycles):
     """
     Deep Deterministic Policy Gradient (DDPG), https://arxiv.org/pdf/1509.02971.pdf
 
@@ -97,14 +97,25 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
     _setting_kinds = {"memory_policy": SettingKind("the replay memory class of library versions before 2.6",
                                                    lambda value: value is None or value is LegacyReplayMemory)}
 
-    def __init__(self, policy, env, gamma=0.99, memory_policy=None, eval_env=None, nb_train_steps=50,
-                 nb_rollout_steps=100, nb_eval_steps=100, param_noise=None, action_noise=None,
-                 normalize_observations=False, tau=0.001, batch_size=128, param_noise_adaption_interval=50,
-                 normalize_returns=False, enable_popart=False, observation_range=(-5., 5.), critic_l2_reg=0.,
-                 return_range=(-np.inf, np.inf), actor_lr=1e-4, critic_lr=1e-3, clip_norm=None, reward_scale=1.,
-                 render=False, render_eval=False, memory_limit=None, buffer_size=50000, random_exploration=0.0,
-                 verbose=0, tensorboard_log=None, _init_setup_model=True, policy_kwargs=None,
-                 full_tensorboard_log=False, seed=None, n_cpu_tf_sess=1):
+    def __init__(self, policy: Any, env: Any, gamma: float = 0.99, memory_policy: Any = None, eval_env: Any = None,
+                 nb_train_steps: int = 50, nb_rollout_steps: int = 100, nb_eval_steps: int = 100,
+                 param_noise: Any = None, action_noise: Any = None, normalize_observations: bool = False,
+                 tau: float = 0.001, batch_size: int = 128, param_noise_adaption_interval: int = 50,
+                 normalize_returns: bool = False, enable_popart: bool = False,
+                 observation_range: Tuple[float, float] = (-5., 5.), critic_l2_reg: float = 0.,
+                 return_range: Tuple[float, float] = (-np.inf, np.inf), actor_lr: float = 1e-4,
+                 critic_lr: float = 1e-3, clip_norm: Optional[float] = None, reward_scale: float = 1.,
+                 render: bool = False, render_eval: bool = False, memory_limit: Optional[int] = None,
+                 buffer_size: int = 50000, random_exploration: float = 0.0, verbose: int = 0,
+                 tensorboard_log: Optional[str] = None, _init_setup_model: bool = True,
+                 policy_kwargs: Optional[Dict[str, Any]] = None, full_tensorboard_log: bool = False,
+                 seed: Optional[int] = None, n_cpu_tf_sess: Optional[int] = 1) -> None:
+        check_gamma(gamma)
+        check_learning_rate(actor_lr, name="actor_lr", schedule_allowed=False)
+        check_learning_rate(critic_lr, name="critic_lr", schedule_allowed=False)
+        for name, value in (("nb_rollout_steps", nb_rollout_steps), ("batch_size", batch_size),
+                            ("param_noise_adaption_interval", param_noise_adaption_interval)):
+            check_positive_int(name, value)
         super(DDPG, self).__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose,
                                    policy_base=DDPGPolicy, requires_vec_env=False, policy_kwargs=policy_kwargs,
                                    seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
@@ -149,7 +160,8 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         self.params = self.target_params = self.obs_rms_params = self.ret_rms_params = None
         # training
         self.replay_buffer = None
-        self.stats_sample = None  # the replay-buffer batch of the reference statistics (drawn once)
+        # the replay-buffer batch of the reference statistics (drawn once)
+        self.stats_sample: Optional[Dict[str, np.ndarray]] = None
         self.tb_seen_steps = None  # the steps whose run metadata went to tensorboard
 
         self._check_action_space()
@@ -167,12 +179,11 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
             if bounds is None or len(bounds) != 2 or not bounds[0] <= bounds[1]:
                 raise ValueError("Error: {} must be a (low, high) pair with low <= high, got {!r}".format(name,
                                                                                                         bounds))
-        # nb_train_steps=0 collects experience without training, as in the original
-        for name, least in (("batch_size", 1), ("nb_train_steps", 0), ("nb_rollout_steps", 1),
-                            ("param_noise_adaption_interval", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-                raise ValueError("Error: {} must be an int >= {}, got {!r}".format(name, least, value))
+        # nb_train_steps=0 collects experience without training, as in the original (the other counts are
+        # checked by the constructor)
+        value = self.nb_train_steps
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError("Error: nb_train_steps must be an int >= 0, got {!r}".format(value))
 
     def _get_pretrain_placeholders(self) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         """:return: (tf.Tensor, tf.Tensor, tf.Tensor) observations, expert actions, the actor's rescaled actions"""
@@ -204,7 +215,7 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         self.sess = sess
         sess.run(tf.global_variables_initializer())
         for optimizer in (self.actor_optimizer, self.critic_optimizer):
-            optimizer.sync()
+            self._built(optimizer, "optimizer").sync()
         sess.run(self.target_init_updates)
 
     # ------------------------------------------------------------------------------------------------- acting
@@ -215,16 +226,17 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         :param action: (np.ndarray) the actions, shape (n_batch,) + action shape
         """
         noise = np.asarray(self.action_noise())
-        n_values = int(np.prod(self.action_space.shape))
+        action_space = self._built(self.action_space, "action_space")
+        n_values = int(np.prod(action_space.shape))
         if noise.size == n_values:
-            action += noise.reshape(self.action_space.shape)
+            action += noise.reshape(action_space.shape)
         elif noise.size == 1:
             action += noise.reshape(())
         else:
             raise ValueError("The action noise {} gave a sample of shape {} ({} values); the action space {} needs "
                              "one value per action dimension, shape {} (or a single value for all)".format(
-                                 type(self.action_noise).__name__, noise.shape, noise.size, self.action_space,
-                                 tuple(self.action_space.shape)))
+                                 type(self.action_noise).__name__, noise.shape, noise.size, action_space,
+                                 tuple(action_space.shape)))
 
     def _policy(self, obs: np.ndarray, apply_noise: bool = True, compute_q: bool = True) -> Tuple[np.ndarray, Any]:
         """
@@ -236,7 +248,9 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         :return: (np.ndarray, np.ndarray) the actions in [-1, 1], shape (n_batch,) + action shape, and their
             values (None when ``compute_q`` is False)
         """
-        obs = np.array(obs).reshape((-1,) + tuple(self.observation_space.shape))
+        obs_shape: Tuple[int, ...] = tuple(self._built(self.observation_space, "observation_space").shape)
+        sess = self._built(self.sess, "sess")
+        obs = np.array(obs).reshape((-1,) + obs_shape)
         feeds = {self.obs_train: obs}
         actor = self.actor_tf
         if apply_noise and self.param_noise is not None:
@@ -244,9 +258,9 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
             feeds[self.obs_noise] = obs
         q_value = None
         if compute_q:
-            action, q_value = self.sess.run([actor, self.critic_with_actor_tf], feed_dict=feeds)
+            action, q_value = sess.run([actor, self.critic_with_actor_tf], feed_dict=feeds)
         else:
-            action = self.sess.run(actor, feed_dict=feeds)
+            action = sess.run(actor, feed_dict=feeds)
         if apply_noise and self.action_noise is not None:
             self._add_action_noise(action)
         return np.clip(action, -1, 1), q_value
@@ -257,7 +271,8 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         if noise is not None:
             noise.reset()
         if spec is not None:
-            self.sess.run(self.perturb_policy_ops, feed_dict={self.param_noise_stddev: spec.current_stddev})
+            self._built(self.sess, "sess").run(self.perturb_policy_ops,
+                                               feed_dict={self.param_noise_stddev: spec.current_stddev})
 
     def _eval_env(self) -> Any:
         """:return: (gymnasium.Env) the evaluation env seen as one env (a one-env VecEnv unwrapped), or None"""
@@ -270,7 +285,8 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         return self.eval_env
 
     # ------------------------------------------------------------------------------------------------- training
-    def _store_transition(self, obs_, action, reward, new_obs, done: bool, info: dict, writer=None):
+    def _store_transition(self, obs_: Any, action: Any, reward: float, new_obs: Any, done: bool, info: dict,
+                          writer: Any = None) -> Tuple[Any, float]:
         """
         Store a transition, its reward multiplied by ``reward_scale``, and count its observation in the
         observation statistics. As in the other off-policy models, a VecNormalize env's unnormalized observation
@@ -297,8 +313,10 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         if self.obs_rms is not None:
             self.obs_rms.update(np.array([obs_]))
         if info.get("episode") is not None:
+            assert self.ep_info_buf is not None, "the learn frame prepares the episode statistics"
             self.ep_info_buf.append(info["episode"])
         if writer is not None:
+            assert self.episode_reward is not None, "the learn frame prepares the episode returns"
             tf_util.total_episode_reward_logger(self.episode_reward, np.array([reward_]).reshape((1, -1)),
                                                 np.array([done]).reshape((1, -1)), writer, self.num_timesteps)
         return new_obs_, reward_
@@ -315,16 +333,17 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         :return: (np.ndarray) the targets, shape (n_batch, 1)
         """
         feeds = {self.obs_target: next_obs, self.rewards: rewards, self.terminals_ph: terminals}
+        sess = self._built(self.sess, "sess")
         if not (self.enable_popart and self.normalize_returns):
-            return self.sess.run(self.target_q, feed_dict=feeds)
-        stats = self.ret_rms
-        mean_before, std_before, target_q = self.sess.run([stats.mean, stats.std, self.target_q], feed_dict=feeds)
+            return sess.run(self.target_q, feed_dict=feeds)
+        stats = self._built(self.ret_rms, "ret_rms")
+        mean_before, std_before, target_q = sess.run([stats.mean, stats.std, self.target_q], feed_dict=feeds)
         stats.update(target_q.reshape(-1))
-        self.sess.run(self.renormalize_q_outputs_op,
+        sess.run(self.renormalize_q_outputs_op,
                       feed_dict={self.old_std: np.array([std_before]), self.old_mean: np.array([mean_before])})
         return target_q
 
-    def _train_step(self, step: int, writer, log: bool = False) -> Tuple[float, float]:
+    def _train_step(self, step: int, writer: Any, log: bool = False) -> Tuple[float, float]:
         """
         One gradient step of the actor and the critic on a minibatch (gradients averaged over the MPI workers).
 
@@ -343,35 +362,37 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
                  self.rewards: rewards, self.critic_target: target_q,
                  self.param_noise_stddev: 0 if self.param_noise is None else self.param_noise.current_stddev}
         # the step is an estimate: the run metadata of a step value is recorded once
-        trace = writer is not None and self.full_tensorboard_log and log and step not in self.tb_seen_steps
+        seen = self._built(self.tb_seen_steps, "tb_seen_steps")
+        trace = writer is not None and self.full_tensorboard_log and log and step not in seen
         actor_grads, actor_loss, critic_grads, critic_loss = self._run_with_summary(fetches, feeds, writer, step,
                                                                                     trace)
-        self.actor_optimizer.update(actor_grads, self.actor_lr)
-        self.critic_optimizer.update(critic_grads, self.critic_lr)
+        self._built(self.actor_optimizer, "actor_optimizer").update(actor_grads, self.actor_lr)
+        self._built(self.critic_optimizer, "critic_optimizer").update(critic_grads, self.critic_lr)
         return critic_loss, actor_loss
 
-    def _run_with_summary(self, fetches: list, feeds: dict, writer, step: int, trace: bool) -> list:
+    def _run_with_summary(self, fetches: list, feeds: dict, writer: Any, step: int, trace: bool) -> list:
         """
         Run ``fetches``; with a writer, also write the tensorboard summary (and, when ``trace``, the run metadata)
         of ``step``.
 
         :return: ([Any]) the values of ``fetches``
         """
+        sess = self._built(self.sess, "sess")
         if writer is None:
-            return self.sess.run(fetches, feeds)
+            return sess.run(fetches, feeds)
         options = metadata = None
         if trace:
             options, metadata = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), tf.RunMetadata()
-        summary, *values = self.sess.run([self.summary] + fetches, feeds, options=options, run_metadata=metadata)
+        summary, *values = sess.run([self.summary] + fetches, feeds, options=options, run_metadata=metadata)
         if trace:
             writer.add_run_metadata(metadata, 'step%d' % step)
-            self.tb_seen_steps.append(step)
+            self._built(self.tb_seen_steps, "tb_seen_steps").append(step)
         writer.add_summary(summary, step)
         return values
 
     def _update_target_net(self) -> None:
         """Move the target networks towards the networks (soft update with ``tau``)."""
-        self.sess.run(self.target_soft_updates)
+        self._built(self.sess, "sess").run(self.target_soft_updates)
 
     def _adapt_param_noise(self) -> float:
         """
@@ -383,9 +404,9 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         if self.param_noise is None:
             return 0.
         obs = self._sample()[0]
-        spec, comm = self.param_noise, MPI.COMM_WORLD
-        self.sess.run(self.perturb_adaptive_policy_ops, feed_dict={self.param_noise_stddev: spec.current_stddev})
-        local_distance = self.sess.run(self.adaptive_policy_distance, feed_dict={
+        spec, comm, sess = self.param_noise, MPI.COMM_WORLD, self._built(self.sess, "sess")
+        sess.run(self.perturb_adaptive_policy_ops, feed_dict={self.param_noise_stddev: spec.current_stddev})
+        local_distance = sess.run(self.adaptive_policy_distance, feed_dict={
             self.obs_adapt_noise: obs, self.obs_train: obs, self.param_noise_stddev: spec.current_stddev})
         mean_distance = comm.allreduce(local_distance, op=MPI.SUM) / comm.Get_size()
         spec.adapt(mean_distance)
@@ -404,13 +425,15 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
             "actions": [self.actions, self.action_train_ph, self.action_target, self.action_adapt_noise,
                         self.action_noise_ph],
             "obs": [self.obs_train, self.obs_target, self.obs_adapt_noise, self.obs_noise]}, self.stats_sample)
-        stats = dict(zip(self.stats_names, self.sess.run(self.stats_ops, feed_dict=feeds)))
+        stats = dict(zip(self._built(self.stats_names, "stats_names"),
+                         self._built(self.sess, "sess").run(self.stats_ops, feed_dict=feeds)))
         if self.param_noise is not None:
             stats.update(self.param_noise.get_stats())
         return stats
 
-    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="DDPG",
-              reset_num_timesteps=True, replay_wrapper=None, progress_bar=False):
+    def learn(self, total_timesteps: int, callback: Any = None,  # type: ignore[override]
+              log_interval: Optional[int] = 100, tb_log_name: str = "DDPG", reset_num_timesteps: bool = True,
+              replay_wrapper: Optional[Callable] = None, progress_bar: bool = False) -> "DDPG":
         """
         Train the model.
 
@@ -424,13 +447,17 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         :param progress_bar: (bool) draw a progress bar over the timesteps (needs tqdm)
         :return: (DDPG) the model, trained
         """
+        if log_interval is None:
+            # DDPG's log_interval counts rollout cycles and has no "never" (the learn frame checks other values)
+            check_positive_int("log_interval", log_interval)
         # the running statistics update through the default session
-        with self.graph.as_default(), self.sess.as_default():
+        with self._built(self.graph, "graph").as_default(), self._built(self.sess, "sess").as_default():
             return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                                   replay_wrapper, progress_bar)
 
     # ------------------------------------------------------------------------------------------------- predict
-    def predict(self, observation, state=None, mask=None, deterministic=True):
+    def predict(self, observation: np.ndarray, state: Any = None, mask: Any = None,
+                deterministic: bool = True) -> Tuple[np.ndarray, None]:
         """
         The actor's action for an observation (or a batch of them).
 
@@ -444,12 +471,16 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         if self.actor_tf is None:
             raise RuntimeError("The model has no network yet: call setup_model() (or construct it with "
                                "_init_setup_model=True) before predict()")
-        observation, vectorized_env = _predict_input(observation, self.observation_space)
+        action_space = self._built(self.action_space, "action_space")
+        action_shape: Tuple[int, ...] = tuple(action_space.shape)
+        observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
+                                                                              "observation_space"))
         actions, _ = self._policy(observation, apply_noise=not deterministic, compute_q=False)
-        actions = unscale_action(self.action_space, actions.reshape((-1,) + tuple(self.action_space.shape)))
+        actions = unscale_action(action_space, actions.reshape((-1,) + action_shape))
         return (actions if vectorized_env else actions[0]), None
 
-    def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
+    def action_probability(self, observation: np.ndarray, state: Any = None, mask: Any = None,
+                           actions: Any = None, logp: bool = False) -> None:
         """DDPG's actor is deterministic: there is no probability; warns and returns None."""
         _ = np.array(observation)
         if actions is not None:
@@ -460,7 +491,9 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
     # ------------------------------------------------------------------------------------------------- saving
     def get_parameter_list(self) -> List[tf.Variable]:
         """:return: ([tf.Variable]) networks (and perturbed actors), targets, then the running statistics"""
-        return self.params + self.target_params + self.obs_rms_params + self.ret_rms_params
+        return (self._built(self.params, "params") + self._built(self.target_params, "target_params")
+                + self._built(self.obs_rms_params, "obs_rms_params")
+                + self._built(self.ret_rms_params, "ret_rms_params"))
 
     def _select_legacy_arrays(self, params: List[np.ndarray], n_params: int) -> List[np.ndarray]:
         """
@@ -474,23 +507,27 @@ class DDPG(DDPGGraph, DDPGCycles, OffPolicyRLModel):
         """
         if len(params) == n_params:
             return params
-        n_nets = len(self.params) + len(self.target_params)
-        n_norm = len(self.obs_rms_params) + len(self.ret_rms_params)
+        networks = self._built(self.params, "params")
+        targets = self._built(self.target_params, "target_params")
+        n_nets = len(networks) + len(targets)
+        n_norm = len(self._built(self.obs_rms_params, "obs_rms_params")) + len(self._built(self.ret_rms_params,
+                                                                                         "ret_rms_params"))
         expected = 2 * n_nets + n_norm
         if len(params) != expected:
             raise ValueError("The file holds {} parameter arrays, the model has {} ({} network, {} target, {} "
                              "normalization); only files with exactly {} arrays (the duplicated lists of "
                              "library versions < 2.6) can be read".format(
-                                 len(params), n_params, len(self.params), len(self.target_params), n_norm,
+                                 len(params), n_params, len(networks), len(targets), n_norm,
                                  expected))
         return list(params[:n_nets]) + (list(params[-n_norm:]) if n_norm > 0 else [])
 
-    def save(self, save_path, cloudpickle=False):
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
                            cloudpickle=cloudpickle)
 
     @classmethod
-    def load(cls, load_path, env=None, custom_objects=None, **kwargs):
+    def load(cls, load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,
+             **kwargs: Any) -> "DDPG":
         """
         Load a model from a file.
 

@@ -6,16 +6,18 @@ perturbed actors of parameter noise, Pop-Art, the losses and the MPI optimizers.
 a fixed order (the op names and the variable names are those of the original library, so its model files load
 and seeded runs repeat). The tensor helpers at the top are re-exported by ``stable_baselines.ddpg.ddpg``.
 """
-from typing import List, Optional, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
+from stable_baselines.common.model.off_policy import OffPolicyRLModel
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.mpi_running_mean_std import RunningMeanStd
 from stable_baselines.common.target_updates import hard_updates, polyak_update
 from stable_baselines.common.tf_compat import tf
+from stable_baselines.ddpg.cycles import DDPGRun
 from stable_baselines.ddpg.statistics import reduce_std, reduce_var, stats_ops_and_names
 
 __all__ = ["normalize", "denormalize", "reduce_std", "reduce_var", "get_target_updates", "get_perturbable_vars",
@@ -52,7 +54,7 @@ def _clipped(tensor: tf.Tensor, bounds: Tuple[float, float]) -> tf.Tensor:
     return tf.clip_by_value(tensor, bounds[0], bounds[1])
 
 
-def _float_input(name: str, shape: tuple) -> tf.Tensor:
+def _float_input(name: str, shape: Sequence[Optional[int]]) -> tf.Tensor:
     """:return: (TensorFlow Tensor) a new float32 placeholder"""
     return tf.placeholder(tf.float32, shape=shape, name=name)
 
@@ -151,11 +153,35 @@ def _output_layer(scope: str) -> Tuple[tf.Variable, tf.Variable]:
     return found[0], found[1]
 
 
-class DDPGGraph:
+class DDPGGraph(OffPolicyRLModel[DDPGRun]):
     """
     The graph-building steps of DDPG, in the order :meth:`_build_graph` runs them. The attributes they set are
-    declared in ``DDPG.__init__``.
+    declared in ``DDPG.__init__`` (their types below).
     """
+
+    # hyper-parameters (DDPG's constructor arguments)
+    gamma: float
+    tau: float
+    normalize_observations: bool
+    normalize_returns: bool
+    enable_popart: bool
+    observation_range: Tuple[float, float]
+    return_range: Tuple[float, float]
+    critic_l2_reg: float
+    clip_norm: Optional[float]
+    param_noise: Any
+    full_tensorboard_log: bool
+    # graph parts whose type matters beyond "a TensorFlow object" (None until setup_model)
+    obs_rms: Optional[RunningMeanStd]
+    ret_rms: Optional[RunningMeanStd]
+    stats_ops: Optional[List[tf.Tensor]]
+    renormalize_q_outputs_op: Optional[List[tf.Tensor]]
+    stats_names: Optional[List[str]]
+    actor_optimizer: Optional[MpiAdam]
+    critic_optimizer: Optional[MpiAdam]
+    target_params: Optional[List[tf.Variable]]
+    obs_rms_params: Optional[List[tf.Variable]]
+    ret_rms_params: Optional[List[tf.Variable]]
 
     def _build_graph(self) -> None:
         """Create every operation of the model in the current graph (``self.sess`` exists)."""
@@ -187,9 +213,10 @@ class DDPGGraph:
                 tf.summary.scalar(name, loss)
         self._collect_parameters()
 
-    def _new_policy(self):
+    def _new_policy(self) -> Any:
         """:return: (DDPGPolicy) a new instance of the policy class (one env, one step, any batch size)"""
-        return self.policy(self.sess, self.observation_space, self.action_space, 1, 1, None, **self.policy_kwargs)
+        return self.policy(self.sess, self._built(self.observation_space, "observation_space"),
+                           self._built(self.action_space, "action_space"), 1, 1, None, **self.policy_kwargs)
 
     def _build_inputs(self) -> Tuple[tf.Tensor, tf.Tensor]:
         """
@@ -201,7 +228,8 @@ class DDPGGraph:
         self.obs_rms = self.ret_rms = None
         if self.normalize_observations:
             with tf.variable_scope('obs_rms'):
-                self.obs_rms = RunningMeanStd(shape=tuple(self.observation_space.shape))
+                self.obs_rms = RunningMeanStd(shape=tuple(self._built(self.observation_space,
+                                                                      "observation_space").shape))
         if self.normalize_returns:
             with tf.variable_scope('ret_rms'):
                 self.ret_rms = RunningMeanStd()
@@ -221,7 +249,7 @@ class DDPGGraph:
         column = (None, 1)
         self.terminals_ph = _float_input('terminals', column)
         self.rewards = _float_input('rewards', column)
-        self.actions = _float_input('actions', (None,) + tuple(self.action_space.shape))
+        self.actions = _float_input('actions', (None,) + tuple(self._built(self.action_space, "action_space").shape))
         self.critic_target = _float_input('critic_target', column)
         self.param_noise_stddev = _float_input('param_noise_stddev', ())
         return obs_in, next_obs_in
@@ -268,7 +296,8 @@ class DDPGGraph:
         """
         self.old_std = _float_input('old_std', [1])
         self.old_mean = _float_input('old_mean', [1])
-        mean, std = self.ret_rms.mean, self.ret_rms.std
+        ret_rms = self._built(self.ret_rms, "ret_rms")
+        mean, std = ret_rms.mean, ret_rms.std
         rescales = []
         for scope in ('model/qf/', 'target/qf/'):
             kernel, bias = _output_layer(scope)

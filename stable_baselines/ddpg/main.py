@@ -101,12 +101,12 @@ def _print_checksums(model: DDPG, rank: int) -> None:
     """Gather the parameter checksum of every worker on rank 0, which prints them in rank order."""
     checksums = MPI.COMM_WORLD.gather(params_checksum(model), root=0)
     if rank == 0:
-        for worker, checksum in enumerate(checksums):
+        for worker, checksum in enumerate(checksums or []):
             print("rank {} params sha256 {}".format(worker, checksum), flush=True)
 
 
-def run(env_id: str, seed: int, noise_type: str, layer_norm: bool, evaluation: bool, save_path=None,
-        params_checksum_flag: bool = False, **kwargs) -> DDPG:
+def run(env_id: str, seed: int, noise_type: str, layer_norm: bool, evaluation: bool, save_path: Optional[str] = None,
+        params_checksum_flag: bool = False, **kwargs: Any) -> DDPG:
     """
     Train DDPG on this MPI worker.
 
@@ -126,7 +126,10 @@ def run(env_id: str, seed: int, noise_type: str, layer_norm: bool, evaluation: b
     log_dir = logger.get_dir()
     env = _monitored_env(env_id, log_dir, str(rank))
     eval_env = _monitored_env(env_id, log_dir, 'gym_eval') if evaluation and rank == 0 else None
-    action_noise, param_noise = parse_noise_types(noise_type, env.action_space.shape[-1])
+    action_shape = env.action_space.shape
+    if not action_shape:
+        raise ValueError("DDPG needs a Box action space, {} has {}".format(env_id, env.action_space))
+    action_noise, param_noise = parse_noise_types(noise_type, action_shape[-1])
 
     seed += 1000000 * rank
     logger.info('rank {}: seed={}, logdir={}'.format(rank, seed, logger.get_dir()))
@@ -162,8 +165,8 @@ def parse_args(args: Optional[List[str]] = None) -> Dict[str, Any]:
     parser = argparse.ArgumentParser(formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     for name, default in _SWITCHES:
         boolean_flag(parser, name, default=default)
-    for name, kind, default in _OPTIONS:
-        parser.add_argument('--' + name, type=kind, default=default)
+    for name, kind, value in _OPTIONS:
+        parser.add_argument('--' + name, type=kind, default=value)
     parser.add_argument('--save-path', type=str, default=None,
                         help='save the model of rank 0 there at the end (addition of ours)')
     parser.add_argument('--params-checksum', action='store_true', dest='params_checksum_flag',

@@ -7,7 +7,7 @@ layer's output, ``fc1``, ..., then the linear output ``qf_output``). With ``laye
 layer is normalised (``LayerNorm``, ``LayerNorm_1``, ...). These are the variable names of the original
 library, so its model files load into them.
 """
-from typing import Any, Optional
+from typing import Any, Callable, List, Optional
 
 import numpy as np
 from gymnasium import spaces
@@ -37,13 +37,14 @@ class DDPGPolicy(BasePolicy):
     :param scale: (bool) divide image observations by 255
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, scale=False):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False) -> None:
         if not isinstance(ac_space, spaces.Box) and type(ac_space).__name__ != "Box":
             raise ValueError("Error: DDPG only supports continuous action spaces (gym.spaces.Box), got {} ({})"
                              .format(type(ac_space).__name__, ac_space))
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale,
                          add_action_ph=True)
-        self.qvalue_fn = None
+        self.qvalue_fn: Any = None
         self.policy = None
 
     def make_actor(self, obs: Optional[tf.Tensor] = None, reuse: bool = False, scope: str = "pi") -> tf.Tensor:
@@ -126,21 +127,25 @@ class FeedForwardPolicy(OffPolicyFeedForward, DDPGPolicy):
     :param kwargs: (dict) arguments of the CNN extractor
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, layers=None,
-                 cnn_extractor=nature_cnn, feature_extraction="cnn",
-                 layer_norm=False, act_fun=tf.nn.relu, **kwargs):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False,
+                 layers: Optional[List[int]] = None, cnn_extractor: Callable = nature_cnn,
+                 feature_extraction: str = "cnn", layer_norm: bool = False, act_fun: Callable = tf.nn.relu,
+                 **kwargs: Any) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, layers=layers,
                          cnn_extractor=cnn_extractor, feature_extraction=feature_extraction,
                          layer_norm=layer_norm, act_fun=act_fun, **kwargs)
         self.activ = act_fun
-        self._qvalue = None
+        self._qvalue: Any = None
 
     def make_actor(self, obs: Optional[tf.Tensor] = None, reuse: bool = False, scope: str = "pi") -> tf.Tensor:
         if obs is None:
             obs = self.processed_obs
         with tf.variable_scope(scope, reuse=reuse):
             latent = self._hidden(self._features(obs))
-            out = dense(latent, int(self.ac_space.shape[0]), name=scope, kernel_initializer=_small_uniform())
+            action_shape = self.ac_space.shape
+            assert action_shape is not None, "the constructor accepts Box action spaces only"
+            out = dense(latent, int(action_shape[0]), name=scope, kernel_initializer=_small_uniform())
             self.policy = tf.nn.tanh(out)
         return self.policy
 

@@ -206,8 +206,7 @@ class _ParamNoiseAct:
     def __call__(self, obs: Any, reset: Optional[bool] = None, update_param_noise_threshold: Optional[float] = None,
                  update_param_noise_scale: Optional[bool] = None, stochastic: bool = True,
                  update_eps: float = -1) -> Any:
-        noise_args = (reset, update_param_noise_threshold, update_param_noise_scale)
-        if any(arg is None for arg in noise_args):
+        if reset is None or update_param_noise_threshold is None or update_param_noise_scale is None:
             return self._plain(obs, stochastic, update_eps, sess=self.sess)
         self.sess.run(self._store_threshold, {self._threshold_ph: float(update_param_noise_threshold)})
         if reset:

@@ -3,7 +3,6 @@ DQN: Q-learning with a neural network, a replay buffer and a target network, wit
 (double Q-learning, dueling networks, prioritized replay, parameter-space noise).
 """
 from functools import partial
-from numbers import Real
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -12,6 +11,7 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.off_policy_loop import (UNSET, LearnArguments, OffPolicyLoopState,
                                                             check_finite_losses, visible)
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
@@ -29,12 +29,6 @@ def _check_discrete_action_space(action_space: Optional[spaces.Space]) -> None:
     if action_space is not None and not isinstance(action_space, spaces.Discrete):
         raise ValueError("Error: DQN only supports a Discrete action space, got {} ({}). Use SAC, TD3 or DDPG "
                          "for Box actions.".format(action_space, type(action_space).__name__))
-
-
-def _check_positive_period(name: str, value: Any) -> None:
-    """A number of steps between two events (training, target copy) must be > 0: ``step % value`` follows."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not value > 0:
-        raise ValueError("{} must be a positive number of steps, got {!r}".format(name, value))
 
 
 class _DQNLoopState(OffPolicyLoopState):
@@ -142,13 +136,22 @@ class DQN(OffPolicyRLModel):
     # settings in DQN files of library versions before 2.4, no longer used
     _legacy_settings = ("checkpoint_freq", "checkpoint_path", "print_freq")
 
-    def __init__(self, policy, env, gamma=0.99, learning_rate=5e-4, buffer_size=50000, exploration_fraction=0.1,
-                 exploration_final_eps=0.02, exploration_initial_eps=1.0, train_freq=1, batch_size=32,
-                 double_q=True, learning_starts=1000, target_network_update_freq=500, prioritized_replay=False,
-                 prioritized_replay_alpha=0.6, prioritized_replay_beta0=0.4,
-                 prioritized_replay_beta_iters=None, prioritized_replay_eps=1e-6, param_noise=False,
-                 n_cpu_tf_sess=None, verbose=0, tensorboard_log=None, _init_setup_model=True,
-                 policy_kwargs=None, full_tensorboard_log=False, seed=None):
+    def __init__(self, policy: Any, env: Any, gamma: float = 0.99, learning_rate: float = 5e-4,
+                 buffer_size: int = 50000, exploration_fraction: float = 0.1, exploration_final_eps: float = 0.02,
+                 exploration_initial_eps: float = 1.0, train_freq: int = 1, batch_size: int = 32,
+                 double_q: bool = True, learning_starts: int = 1000, target_network_update_freq: int = 500,
+                 prioritized_replay: bool = False, prioritized_replay_alpha: float = 0.6,
+                 prioritized_replay_beta0: float = 0.4, prioritized_replay_beta_iters: Optional[int] = None,
+                 prioritized_replay_eps: float = 1e-6, param_noise: bool = False, n_cpu_tf_sess: Optional[int] = None,
+                 verbose: int = 0, tensorboard_log: Optional[str] = None, _init_setup_model: bool = True,
+                 policy_kwargs: Optional[Dict[str, Any]] = None, full_tensorboard_log: bool = False,
+                 seed: Optional[int] = None) -> None:
+        check_gamma(gamma)
+        # DQN hands the rate to Adam as it is: no schedule
+        check_learning_rate(learning_rate, schedule_allowed=False)
+        for name, value in (("buffer_size", buffer_size), ("train_freq", train_freq), ("batch_size", batch_size),
+                            ("target_network_update_freq", target_network_update_freq)):
+            check_positive_int(name, value)
         super().__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose, policy_base=DQNPolicy,
                          requires_vec_env=False, policy_kwargs=policy_kwargs, seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
         _check_discrete_action_space(self.action_space)
@@ -196,9 +199,10 @@ class DQN(OffPolicyRLModel):
             self.setup_model()
 
     def _get_pretrain_placeholders(self) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
-        with self.graph.as_default():
+        step_model = self._built(self.step_model, "step_model")
+        with self._built(self.graph, "graph").as_default():
             expert_actions = tf.placeholder(tf.int32, [None], name="pretrain_action_ph")
-        return self.step_model.obs_ph, expert_actions, self.step_model.q_values
+        return step_model.obs_ph, expert_actions, step_model.q_values
 
     def _policy_class(self) -> Any:
         """The policy class (unwrapping a functools.partial, e.g. used to disable dueling)."""
@@ -219,23 +223,24 @@ class DQN(OffPolicyRLModel):
             self.graph = tf.Graph()
             with self.graph.as_default():
                 self.set_random_seed(self.seed)
-                self.sess = tf_util.make_session(num_cpu=self.n_cpu_tf_sess, graph=self.graph)
-                parts = build_dqn_graph(partial(self.policy, **self.policy_kwargs), self.observation_space,
-                                        self.action_space, tf.train.AdamOptimizer(learning_rate=self.learning_rate),
-                                        self.sess, grad_norm_clipping=10, gamma=self.gamma, double_q=self.double_q,
+                self.sess = sess = tf_util.make_session(num_cpu=self.n_cpu_tf_sess, graph=self.graph)
+                parts = build_dqn_graph(partial(self.policy, **self.policy_kwargs),
+                                        self._built(self.observation_space, "observation_space"),
+                                        self._built(self.action_space, "action_space"),
+                                        tf.train.AdamOptimizer(learning_rate=self.learning_rate),
+                                        sess, grad_norm_clipping=10, gamma=self.gamma, double_q=self.double_q,
                                         param_noise=self.param_noise, full_tensorboard_log=self.full_tensorboard_log)
                 self.act, self.update_target, self.step_model = parts.act, parts.update_target, parts.step_model
                 self._summarised_train = parts.train
-                self.proba_step = self.step_model.proba_step
+                self.proba_step = parts.step_model.proba_step
                 self.params = tf_util.get_trainable_vars("deepq")
                 # all of the graph exists before the session first runs it
                 fused_fetches = self._fused_fetches(parts)
                 self._eps_store = self._exploration_rate_store()
                 self.summary = tf.summary.merge_all()
-                self.sess.run(tf.global_variables_initializer())
-                self.update_target(sess=self.sess)
-                self._fused_train = self._fast_callable(self.sess, parts.train_inputs, fused_fetches,
-                                                        [parts.train_op])
+                sess.run(tf.global_variables_initializer())
+                parts.update_target(sess=sess)
+                self._fused_train = self._fast_callable(sess, parts.train_inputs, fused_fetches, [parts.train_op])
 
     def _fused_fetches(self, parts: DQNGraph) -> List[tf.Tensor]:
         """
@@ -247,9 +252,9 @@ class DQN(OffPolicyRLModel):
         """
         trainable = set(var.name for var in tf.trainable_variables())
         q_weights = [var for var in parts.q_func_vars if var.name in trainable]
-        if not self.step_model.enable_numpy_forward(variables=q_weights):
+        if not parts.step_model.enable_numpy_forward(variables=q_weights):
             return [parts.td_error]
-        numpy_copy = self.step_model._numpy_forward
+        numpy_copy = parts.step_model._numpy_forward
         return [parts.td_error, self._flat_after([parts.optimize_expr], numpy_copy.variables)]
 
     @staticmethod
@@ -319,8 +324,6 @@ class DQN(OffPolicyRLModel):
         :param progress_bar: (bool) draw a progress bar over the timesteps (needs tqdm)
         :return: (DQN) the trained model
         """
-        _check_positive_period("train_freq", self.train_freq)
-        _check_positive_period("target_network_update_freq", self.target_network_update_freq)
         if replay_wrapper is not None and self.prioritized_replay:
             raise ValueError("Prioritized replay buffer is not supported by HER (replay_wrapper given with "
                              "prioritized_replay=True)")
@@ -337,9 +340,9 @@ class DQN(OffPolicyRLModel):
         self.beta_schedule, state.prioritized_replay_beta_iters = self._beta_schedule(state.total_timesteps)
         self.exploration = self._exploration_schedule(state.total_timesteps)
         # the NumPy Q-network acts epsilon-greedily without a session call (MLP policies, no parameter noise)
-        state.numpy_q = None if self.param_noise else self.step_model._numpy_forward
+        state.numpy_q = None if self.param_noise else self._built(self.step_model, "step_model")._numpy_forward
         state.rng = self._numpy_forward_rng()
-        state.n_actions = int(self.action_space.n)
+        state.n_actions = int(self._built(self.action_space, "action_space").n)
         state.last_eps = None
         state.reset = True
 
@@ -368,7 +371,7 @@ class DQN(OffPolicyRLModel):
         :param obs: (Any) an observation of the environment
         :param source: (str) where it comes from, for the message
         """
-        expected = self.observation_space.shape
+        expected = self._built(self.observation_space, "observation_space").shape
         if expected is not None and np.shape(obs) != tuple(expected):
             raise ValueError("The environment returned an observation of shape {} from {}, but the observation "
                              "space {} expects shape {}".format(np.shape(obs), source, self.observation_space,
@@ -384,11 +387,11 @@ class DQN(OffPolicyRLModel):
         """
         if state.reset:
             self._checked_observation(state.obs, "reset()")
-        epsilon = self.exploration.value(self.num_timesteps)
+        epsilon = self._built(self.exploration, "exploration").value(self.num_timesteps)
         state.kwargs = {}
         if self.param_noise:
             state.update_eps = 0.
-            state.update_param_noise_threshold = -np.log(1. - epsilon + epsilon / float(self.action_space.n))
+            state.update_param_noise_threshold = -np.log(1. - epsilon + epsilon / float(state.n_actions))
             state.kwargs.update(reset=state.reset, update_param_noise_threshold=state.update_param_noise_threshold,
                                 update_param_noise_scale=True)
         else:
@@ -396,8 +399,9 @@ class DQN(OffPolicyRLModel):
             state.update_param_noise_threshold = 0.
         action = None if state.numpy_q is None else self._numpy_epsilon_greedy(state)
         if action is None:
-            with self.sess.as_default():
-                action = self.act(np.array(state.obs)[None], update_eps=state.update_eps, **state.kwargs)[0]
+            act = self._built(self.act, "act")
+            with self._built(self.sess, "sess").as_default():
+                action = act(np.array(state.obs)[None], update_eps=state.update_eps, **state.kwargs)[0]
         state.reset = False
         return action, action
 
@@ -451,7 +455,8 @@ class DQN(OffPolicyRLModel):
     def _sample(self, state: _DQNLoopState) -> None:
         """Draw a minibatch (with importance weights and indices under prioritized replay; else weights of 1)."""
         if self.prioritized_replay:
-            state.experience = self.replay_buffer.sample(self.batch_size, beta=self.beta_schedule.value(
+            beta_schedule = self._built(self.beta_schedule, "beta_schedule")
+            state.experience = self.replay_buffer.sample(self.batch_size, beta=beta_schedule.value(
                 self.num_timesteps), env=self._vec_normalize_env)
             state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones, state.weights, \
                 state.batch_idxes = state.experience
@@ -466,9 +471,9 @@ class DQN(OffPolicyRLModel):
 
         :return: (np.ndarray) the TD errors
         """
-        state.out = self._fused_train(*batch)
+        state.out = self._built(self._fused_train, "_fused_train")(*batch)
         if len(state.out) > 1:
-            state.forward = self.step_model._numpy_forward
+            state.forward = self._built(self.step_model, "step_model")._numpy_forward
             state.forward.set_weights(self._unflatten(state.out[1], state.forward))
         return state.out[0]
 
@@ -484,16 +489,17 @@ class DQN(OffPolicyRLModel):
             state.run_options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
             state.run_metadata = tf.RunMetadata()
             trace = dict(options=state.run_options, run_metadata=state.run_metadata)
-        state.summary, td_errors = self._summarised_train(*batch, sess=self.sess, **trace)
+        summarised_train = self._built(self._summarised_train, "_summarised_train")
+        state.summary, td_errors = summarised_train(*batch, sess=self.sess, **trace)
         if trace:
             state.writer.add_run_metadata(state.run_metadata, "step%d" % self.num_timesteps)
         state.writer.add_summary(state.summary, self.num_timesteps)
-        self.step_model.invalidate_numpy_forward()
+        self._built(self.step_model, "step_model").invalidate_numpy_forward()
         return td_errors
 
     def _update_targets_when_due(self, state: _DQNLoopState) -> None:
         if self._learning_due(state, self.target_network_update_freq):
-            self.update_target(sess=self.sess)
+            self._built(self.update_target, "update_target")(sess=self.sess)
 
     def _log_when_due(self, state: _DQNLoopState) -> None:
         """Update the mean return of the last 100 episodes; print the table every ``log_interval`` episodes."""
@@ -509,20 +515,21 @@ class DQN(OffPolicyRLModel):
         if state.episode_successes:
             logger.logkv("success rate", np.mean(state.episode_successes[-100:]))
         logger.record_tabular("mean 100 episode reward", state.mean_100ep_reward)
-        logger.record_tabular("% time spent exploring", int(100 * self.exploration.value(self.num_timesteps)))
+        exploration = self._built(self.exploration, "exploration")
+        logger.record_tabular("% time spent exploring", int(100 * exploration.value(self.num_timesteps)))
         logger.dump_tabular()
 
     def _loop_end(self, state: _DQNLoopState) -> None:
         """Put the last epsilon of the NumPy path into ``deepq/eps``, as the act graph does when it acts."""
         if state.last_eps is not None and self._eps_store is not None:
             value_ph, assign = self._eps_store
-            self.sess.run(assign, {value_ph: state.last_eps})
+            self._built(self.sess, "sess").run(assign, {value_ph: state.last_eps})
 
     # ------------------------------------------------------------------------------------------------------
     # acting
     # ------------------------------------------------------------------------------------------------------
     def predict(self, observation: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
-                deterministic: bool = True) -> Tuple[np.ndarray, None]:
+                deterministic: bool = True) -> Tuple[Any, None]:
         """
         The greedy action (``deterministic``), or one drawn from the softmax of the Q-values.
 
@@ -532,13 +539,15 @@ class DQN(OffPolicyRLModel):
         :param deterministic: (bool) the greedy action (True) or a sampled one
         :return: (np.ndarray, None) the action(s), and no state
         """
+        step_model = self._built(self.step_model, "step_model")
         if deterministic:
-            scores = self._single_row_output(self.step_model, observation)  # one observation: NumPy, single row
+            scores = self._single_row_output(step_model, observation)  # one observation: NumPy, single row
             if scores is not None:
                 return scores.argmax(), None
-        observation, vectorized_env = _predict_input(observation, self.observation_space)
-        with self.sess.as_default():
-            actions, _, _ = self.step_model.step(observation, deterministic=deterministic)
+        observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
+                                                                              "observation_space"))
+        with self._built(self.sess, "sess").as_default():
+            actions, _, _ = step_model.step(observation, deterministic=deterministic)
         return (actions if vectorized_env else actions[0]), None
 
     def action_probability(self, observation: np.ndarray, state: Optional[np.ndarray] = None,
@@ -555,8 +564,9 @@ class DQN(OffPolicyRLModel):
         :return: (np.ndarray) the probabilities, shape (n_actions,) or (batch, n_actions); with ``actions``
             shape (1,) or (batch, 1)
         """
-        observation, vectorized_env = _predict_input(observation, self.observation_space)
-        probabilities = self.proba_step(observation, state, mask)
+        observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
+                                                                              "observation_space"))
+        probabilities = self._built(self.proba_step, "proba_step")(observation, state, mask)
         if actions is not None:
             probabilities = self._probability_of(probabilities, actions, observation.shape[0], logp)
         if vectorized_env:
@@ -569,13 +579,14 @@ class DQN(OffPolicyRLModel):
         """
         :return: (np.ndarray) column of the (log-)probabilities of ``actions``, one per observation
         """
+        n_actions = self._built(self.action_space, "action_space").n
         actions = np.array([actions]).reshape((-1,))
         if actions.shape[0] != n_obs:
             raise ValueError("Error: batch sizes differ for actions ({}) and observations ({})."
                              .format(actions.shape[0], n_obs))
         if not np.issubdtype(actions.dtype, np.integer) or np.any(actions < 0) \
-                or np.any(actions >= self.action_space.n):
-            raise ValueError("Error: actions must be ints in [0, {}), got {}".format(self.action_space.n, actions))
+                or np.any(actions >= n_actions):
+            raise ValueError("Error: actions must be ints in [0, {}), got {}".format(n_actions, actions))
         chosen = probabilities[np.arange(n_obs), actions].reshape((-1, 1))
         return np.log(chosen) if logp else chosen
 
@@ -586,7 +597,7 @@ class DQN(OffPolicyRLModel):
 
         :return: ([tf.Variable]) the variables
         """
-        return self.params
+        return self._built(self.params, "params")
 
     def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),

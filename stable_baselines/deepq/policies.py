@@ -11,7 +11,7 @@ layers are ``dense`` layers named ``fc0``, ``fc1``, ... (``kernel``/``bias``), D
 constructor does not take the shared observation placeholders (``obs_phs``) that DQN's network copies (target,
 double-Q, parameter noise) are built on, and it refuses ``layers=[]``, which DQN accepts.
 """
-from typing import Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -41,8 +41,9 @@ class DQNPolicy(BasePolicy):
         architecture, https://arxiv.org/abs/1511.06581)
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, scale=False,
-                 obs_phs=None, dueling=True):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False,
+                 obs_phs: Optional[Tuple[tf.Tensor, tf.Tensor]] = None, dueling: bool = True) -> None:
         super(DQNPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale,
                                         obs_ph=obs_phs)
         if not isinstance(self.ac_space, spaces.Discrete):
@@ -126,9 +127,11 @@ class FeedForwardPolicy(DQNPolicy):
     :param kwargs: (dict) extra keyword arguments for ``cnn_extractor``
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, layers=None,
-                 cnn_extractor=nature_cnn, feature_extraction="cnn",
-                 obs_phs=None, layer_norm=False, dueling=True, act_fun=tf.nn.relu, **kwargs):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False, layers: Optional[List[int]] = None,
+                 cnn_extractor: Callable = nature_cnn, feature_extraction: str = "cnn",
+                 obs_phs: Optional[Tuple[tf.Tensor, tf.Tensor]] = None, layer_norm: bool = False,
+                 dueling: bool = True, act_fun: Callable = tf.nn.relu, **kwargs: Any) -> None:
         if "obs_ph" in kwargs:  # the name the manual's headers use
             spelled_obs_ph = kwargs.pop("obs_ph")
             obs_phs = spelled_obs_ph if obs_phs is None else obs_phs
@@ -211,7 +214,8 @@ class FeedForwardPolicy(DQNPolicy):
             return nf.softmax(q_values)
         return self.sess.run(self.policy_proba, {self.obs_ph: obs})
 
-    def enable_numpy_forward(self, rng=None, variables=None) -> bool:
+    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None,
+                             variables: Optional[List[tf.Variable]] = None) -> bool:
         """
         Let ``step`` and ``proba_step`` compute the Q-values in NumPy from a copy of the weights instead of
         calling the session (see :mod:`stable_baselines.common.numpy_forward`): MLP feature extraction with a
@@ -279,10 +283,18 @@ class _NumpyQNetwork(nf.NumpyNetworkCopy):
     :param activation: (callable) the NumPy activation
     """
 
-    def __init__(self, policy, variables, activation):
+    def __init__(self, policy: "FeedForwardPolicy", variables: List[tf.Variable],
+                 activation: Callable[[np.ndarray], np.ndarray]) -> None:
         super().__init__(policy, variables, activation)
         self.dueling = bool(policy.dueling)
-        self._streams = None
+        # per stream (action scores, then the state value when dueling): the dense layers and their layer norms
+        self._streams: Optional[List[Tuple[list, Optional[list]]]] = None
+
+    def _stream(self, index: int) -> Tuple[list, Optional[list]]:
+        """:return: (list, list or None) the layers and layer norms of a stream (0: scores, 1: state value)"""
+        if self._streams is None:
+            raise RuntimeError("The NumPy Q-network has no weights yet: set_weights() must run first")
+        return self._streams[index]
 
     def set_weights(self, values: List[np.ndarray]) -> None:
         values = list(values)
@@ -291,19 +303,19 @@ class _NumpyQNetwork(nf.NumpyNetworkCopy):
             layers, norms, pos = nf.dense_stack_weights(values, self.n_hidden, self.layer_norm, pos)
             layers.append((values[pos], values[pos + 1]))  # the output layer (no layer norm)
             pos += 2
-            streams.append((layers, (norms + [None]) if self.layer_norm else None))
+            streams.append((layers, (list(norms or []) + [None]) if self.layer_norm else None))
         self._streams = streams
         self._row = None
         self.stale = False
 
-    def row_layers(self):
+    def row_layers(self) -> list:
         """
         :return: ([(np.ndarray, np.ndarray)]) the layers of the action scores: their argmax is the greedy action
             (the dueling combination adds the same amount, state value minus mean score, to every score of a row)
         """
-        return self._streams[0][0]
+        return self._stream(0)[0]
 
-    def q_values(self, obs: np.ndarray):
+    def q_values(self, obs: np.ndarray) -> Optional[np.ndarray]:
         """
         :param obs: (np.ndarray) a batch of observations
         :return: (np.ndarray or None) float32 Q-values, shape (batch, n_actions)
@@ -311,11 +323,11 @@ class _NumpyQNetwork(nf.NumpyNetworkCopy):
         features = self.features(obs)
         if features is None:
             return None
-        layers, norms = self._streams[0]
+        layers, norms = self._stream(0)
         scores = nf.mlp_forward(features, layers, self.activation, activate_last=False, layer_norms=norms)
         if not self.dueling:
             return scores
-        layers, norms = self._streams[1]
+        layers, norms = self._stream(1)
         state_score = nf.mlp_forward(features, layers, self.activation, activate_last=False, layer_norms=norms)
         return state_score + (scores - scores.mean(axis=1, keepdims=True))
 

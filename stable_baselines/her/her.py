@@ -6,8 +6,9 @@ The wrapped model sees the environment through :class:`HERGoalEnvWrapper` (flat 
 at each ``learn``, a ``replay_wrapper`` that puts a :class:`HindsightExperienceReplayWrapper` in front of its
 replay buffer. Everything else (graph, session, parameters, hyper-parameters) belongs to the wrapped model.
 """
+from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
 
@@ -119,8 +120,9 @@ class HER(BaseRLModel):
     :param kwargs: keyword arguments of the wrapped model's constructor (verbose, buffer_size, ...)
     """
 
-    def __init__(self, policy, env, model_class, n_sampled_goal=4,
-                 goal_selection_strategy='future', *args, **kwargs):
+    def __init__(self, policy: Any, env: Any, model_class: type, n_sampled_goal: int = 4,
+                 goal_selection_strategy: Union[str, GoalSelectionStrategy] = 'future', *args: Any,
+                 **kwargs: Any) -> None:
         _check_model_class(model_class)
         n_sampled_goal = check_n_sampled_goal(n_sampled_goal)
         strategy = to_goal_selection_strategy(goal_selection_strategy)
@@ -165,7 +167,7 @@ class HER(BaseRLModel):
         """
         return self.env
 
-    def set_env(self, env) -> None:
+    def set_env(self, env: Any) -> None:
         """
         Replace the environment, after checking that its spaces are those the model was built for.
 
@@ -222,7 +224,8 @@ class HER(BaseRLModel):
     def _get_pretrain_placeholders(self):
         return self.model._get_pretrain_placeholders()  # pylint: disable=protected-access
 
-    def pretrain(self, dataset, n_epochs=10, learning_rate=1e-4, adam_epsilon=1e-8, val_interval=None) -> "HER":
+    def pretrain(self, dataset: Any, n_epochs: int = 10, learning_rate: float = 1e-4, adam_epsilon: float = 1e-8,
+                 val_interval: Optional[int] = None) -> "HER":
         """
         Behaviour cloning of the wrapped model; the dataset holds flat observations, as produced by
         ``HERGoalEnvWrapper.convert_dict_to_obs``.
@@ -244,13 +247,13 @@ class HER(BaseRLModel):
         """
         return self.model.get_parameter_list()
 
-    def get_parameters(self) -> Dict[str, np.ndarray]:
+    def get_parameters(self) -> "OrderedDict[str, np.ndarray]":
         """
         :return: (OrderedDict) the wrapped model's parameter values, by variable name
         """
         return self.model.get_parameters()
 
-    def load_parameters(self, load_path_or_dict, exact_match=True) -> None:
+    def load_parameters(self, load_path_or_dict: Any, exact_match: bool = True) -> None:
         """
         Set the wrapped model's parameters.
 
@@ -259,8 +262,8 @@ class HER(BaseRLModel):
         """
         self.model.load_parameters(load_path_or_dict, exact_match=exact_match)
 
-    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="HER",
-              reset_num_timesteps=True, progress_bar=False) -> "HER":
+    def learn(self, total_timesteps: int, callback: Any = None, log_interval: Optional[int] = 100,
+              tb_log_name: str = "HER", reset_num_timesteps: bool = True, progress_bar: bool = False) -> "HER":
         """
         Train the wrapped model, its replay buffer behind HER's relabelling.
 
@@ -307,7 +310,8 @@ class HER(BaseRLModel):
             _check_flat_observation(observation, layout)
         return observation
 
-    def predict(self, observation, state=None, mask=None, deterministic=True):
+    def predict(self, observation: Any, state: Any = None, mask: Any = None,
+                deterministic: bool = True) -> Tuple[Any, Optional[np.ndarray]]:
         """
         The wrapped model's action for a goal observation.
 
@@ -320,7 +324,8 @@ class HER(BaseRLModel):
         """
         return self.model.predict(self._check_obs(observation), state, mask, deterministic)
 
-    def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
+    def action_probability(self, observation: Any, state: Any = None, mask: Any = None, actions: Any = None,
+                           logp: bool = False) -> Optional[np.ndarray]:
         """
         The wrapped model's action distribution (or likelihood of ``actions``) for a goal observation.
 
@@ -347,7 +352,7 @@ class HER(BaseRLModel):
             "her_action_space": self.action_space,
         }
 
-    def save(self, save_path, cloudpickle=False) -> None:
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         """
         Write the wrapped model's file, with HER's settings added to its ``data`` (n_sampled_goal,
         goal_selection_strategy, model_class, her_obs_space, her_action_space).
@@ -392,7 +397,8 @@ class HER(BaseRLModel):
         return data
 
     @classmethod
-    def load(cls, load_path, env=None, custom_objects=None, **kwargs) -> "HER":
+    def load(cls, load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,
+             **kwargs: Any) -> "HER":
         """
         Rebuild a HER model from a file written by :meth:`save`.
 

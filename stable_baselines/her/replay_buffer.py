@@ -8,7 +8,7 @@ come ``n_sampled_goal`` imagined ones, identical except that their desired goal 
 """
 import numbers
 from enum import Enum
-from typing import Any, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -83,7 +83,8 @@ class HindsightExperienceReplayWrapper(object):
     :param wrapped_env: (HERGoalEnvWrapper) converts flat observations to dicts and back, computes rewards
     """
 
-    def __init__(self, replay_buffer, n_sampled_goal, goal_selection_strategy, wrapped_env):
+    def __init__(self, replay_buffer: Any, n_sampled_goal: int,
+                 goal_selection_strategy: Union[str, GoalSelectionStrategy], wrapped_env: Any) -> None:
         if replay_buffer is None:
             raise ValueError("HindsightExperienceReplayWrapper needs a replay buffer to wrap, got None")
         for needed in ("convert_obs_to_dict", "convert_dict_to_obs", "compute_reward"):
@@ -98,7 +99,7 @@ class HindsightExperienceReplayWrapper(object):
         self.episode_transitions: List[Transition] = []
 
     # the replay buffer interface ------------------------------------------------------------------
-    def add(self, obs_t, action, reward, obs_tp1, done, info) -> None:
+    def add(self, obs_t: Any, action: Any, reward: float, obs_tp1: Any, done: Any, info: Dict[str, Any]) -> None:
         """
         Remember one step; at the end of an episode, store all its steps and their imagined copies.
 
@@ -114,7 +115,7 @@ class HindsightExperienceReplayWrapper(object):
         if done:
             self.flush()
 
-    def sample(self, *args, **kwargs) -> Any:
+    def sample(self, *args: Any, **kwargs: Any) -> Any:
         """
         :return: (tuple) a batch drawn by the wrapped buffer's ``sample`` (same arguments)
         """
@@ -254,7 +255,8 @@ class HERReplayWrapperFactory(object):
     :param wrapped_env: (HERGoalEnvWrapper) the goal env in its flattening wrapper
     """
 
-    def __init__(self, n_sampled_goal: int, goal_selection_strategy: GoalSelectionStrategy, wrapped_env: Any):
+    def __init__(self, n_sampled_goal: int, goal_selection_strategy: GoalSelectionStrategy,
+                 wrapped_env: Any) -> None:
         self.n_sampled_goal = check_n_sampled_goal(n_sampled_goal)
         self.goal_selection_strategy = to_goal_selection_strategy(goal_selection_strategy)
         self.wrapped_env = wrapped_env

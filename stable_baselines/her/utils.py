@@ -98,7 +98,8 @@ def _part_size(key: str, part: spaces.Space) -> int:
     :param part: (spaces.Box or spaces.MultiBinary) its space
     :return: (int) the number of values it holds (NotImplementedError unless one-dimensional)
     """
-    shape = tuple(np.atleast_1d(part.shape if isinstance(part, spaces.Box) else part.n).tolist())
+    size: Any = part.n if isinstance(part, spaces.MultiBinary) else part.shape
+    shape = tuple(np.atleast_1d(size).tolist())
     if len(shape) == 2 and shape[1] == 1:
         shape = shape[:1]
     if len(shape) != 1:
@@ -130,7 +131,7 @@ class GoalObservationLayout(object):
     :param observation_space: (gymnasium.spaces.Dict) the goal-conditioned observation space
     """
 
-    def __init__(self, observation_space: spaces.Dict):
+    def __init__(self, observation_space: spaces.Dict) -> None:
         observation_space = check_goal_observation_space(observation_space)
         self.dict_space = observation_space
         parts = [observation_space.spaces[key] for key in KEY_ORDER]
@@ -144,9 +145,12 @@ class GoalObservationLayout(object):
             raise NotImplementedError("HERGoalEnvWrapper supports Box, MultiBinary and Discrete goal spaces, got {}"
                                       .format(first))
         self.discrete = isinstance(first, spaces.Discrete)
+        self.flat_space: spaces.Space
+        self.dtype: np.dtype
         if self.discrete:
             self.obs_dim, self.goal_dim = 1, 1
-            self.flat_space = spaces.MultiDiscrete(np.array([int(part.n) for part in parts], dtype=np.int64))
+            sizes = [int(part.n) for part in parts if isinstance(part, spaces.Discrete)]
+            self.flat_space = spaces.MultiDiscrete(np.array(sizes, dtype=np.int64))
             self.dtype = np.dtype(np.int64)
             return
         sizes = [_part_size(key, part) for key, part in zip(KEY_ORDER, parts)]
@@ -184,7 +188,7 @@ class GoalObservationLayout(object):
         n_batch = (values[0].shape[0] if values[0].ndim > 0 else 1) if batched else None
         for key, value in zip(KEY_ORDER, values):
             self._check_part(key, value, n_batch)
-        if batched:
+        if n_batch is not None:
             flat = np.concatenate([value.reshape(n_batch, -1) for value in values], axis=-1)
         else:
             flat = np.concatenate([value.reshape(-1) for value in values])
@@ -265,7 +269,7 @@ class HERGoalEnvWrapper(gymnasium.Env):
         achieved_goal and desired_goal, and a method compute_reward(achieved_goal, desired_goal, info)
     """
 
-    def __init__(self, env: Any):
+    def __init__(self, env: Any) -> None:
         super().__init__()
         if not hasattr(env, "venv"):
             env = as_gymnasium_env(env)
@@ -344,7 +348,7 @@ class HERGoalEnvWrapper(gymnasium.Env):
         """
         return self._compute_reward(achieved_goal, desired_goal, info)
 
-    def render(self, *args, **kwargs) -> Any:
+    def render(self, *args: Any, **kwargs: Any) -> Any:
         return self.env.render(*args, **kwargs)
 
     def close(self) -> None:

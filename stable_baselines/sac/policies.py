@@ -6,7 +6,7 @@ Variable names follow the original library (``model/pi/fc0/kernel``, ``model/pi/
 the mean, ``model/pi/dense_1/kernel`` for the log standard deviation, ``model/values_fn/vf/vf/kernel``,
 ``model/values_fn/qf1/qf1/kernel``, ...), so that model files saved by the original load into them.
 """
-from typing import List, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -93,7 +93,8 @@ class SACPolicy(BasePolicy):
     :param scale: (bool) divide image observations by 255
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env=1, n_steps=1, n_batch=None, reuse=False, scale=False):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
+                 n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False, scale: bool = False) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale)
         if not isinstance(self.ac_space, spaces.Box):
             raise ValueError("Error: SAC policies need a continuous action space of type gymnasium.spaces.Box, "
@@ -106,7 +107,8 @@ class SACPolicy(BasePolicy):
         self.act_mu = None
         self.std = None
 
-    def make_actor(self, obs=None, reuse=False, scope="pi"):
+    def make_actor(self, obs: Optional[tf.Tensor] = None, reuse: bool = False,
+                   scope: str = "pi") -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         """
         Build the actor.
 
@@ -117,8 +119,9 @@ class SACPolicy(BasePolicy):
         """
         raise NotImplementedError
 
-    def make_critics(self, obs=None, action=None, reuse=False,
-                     scope="values_fn", create_vf=True, create_qf=True):
+    def make_critics(self, obs: Optional[tf.Tensor] = None, action: Optional[tf.Tensor] = None, reuse: bool = False,
+                     scope: str = "values_fn", create_vf: bool = True,
+                     create_qf: bool = True) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         """
         Build the critics: the value function and/or the two Q-functions.
 
@@ -132,7 +135,9 @@ class SACPolicy(BasePolicy):
         """
         raise NotImplementedError
 
-    def step(self, obs, state=None, mask=None, deterministic=False):
+    # returns the actions alone, and takes `deterministic` (the original's interface of SAC policies)
+    def step(self, obs: np.ndarray, state: Any = None, mask: Any = None,  # type: ignore[override]
+             deterministic: bool = False) -> np.ndarray:
         """
         Actions for a batch of observations.
 
@@ -144,7 +149,7 @@ class SACPolicy(BasePolicy):
         """
         raise NotImplementedError
 
-    def proba_step(self, obs, state=None, mask=None):
+    def proba_step(self, obs: np.ndarray, state: Any = None, mask: Any = None) -> List[np.ndarray]:
         """
         Parameters of the Gaussian before squashing, for a batch of observations.
 
@@ -177,9 +182,11 @@ class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
     :param kwargs: (dict) arguments of the CNN extractor
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env=1, n_steps=1, n_batch=None, reuse=False, layers=None,
-                 cnn_extractor=nature_cnn, feature_extraction="cnn", reg_weight=0.0,
-                 layer_norm=False, act_fun=tf.nn.relu, **kwargs):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
+                 n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False,
+                 layers: Optional[List[int]] = None, cnn_extractor: Callable = nature_cnn,
+                 feature_extraction: str = "cnn", reg_weight: float = 0.0, layer_norm: bool = False,
+                 act_fun: Callable = tf.nn.relu, **kwargs: Any) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, layers=layers,
                          cnn_extractor=cnn_extractor, feature_extraction=feature_extraction,
                          layer_norm=layer_norm, act_fun=act_fun, **kwargs)
@@ -187,10 +194,13 @@ class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
         self.reg_weight = reg_weight
         self.entropy = None
 
-    def make_actor(self, obs=None, reuse=False, scope="pi"):
+    def make_actor(self, obs: Optional[tf.Tensor] = None, reuse: bool = False,
+                   scope: str = "pi") -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         if obs is None:
             obs = self.processed_obs
-        n_act = int(self.ac_space.shape[0])
+        action_shape = self.ac_space.shape
+        assert action_shape is not None, "the constructor accepts Box action spaces only"
+        n_act = int(action_shape[0])
         with tf.variable_scope(scope, reuse=reuse):
             self._note_actor_scope(obs)
             latent = self._hidden(self._features(obs))
@@ -206,8 +216,9 @@ class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
         self.deterministic_policy, self.policy, logp_pi = apply_squashing_func(mean, sample, logp_sample)
         return self.deterministic_policy, self.policy, logp_pi
 
-    def make_critics(self, obs=None, action=None, reuse=False, scope="values_fn",
-                     create_vf=True, create_qf=True):
+    def make_critics(self, obs: Optional[tf.Tensor] = None, action: Optional[tf.Tensor] = None, reuse: bool = False,
+                     scope: str = "values_fn", create_vf: bool = True,
+                     create_qf: bool = True) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         if obs is None:
             obs = self.processed_obs
         if create_qf and action is None:
@@ -223,7 +234,8 @@ class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
                 self.qf2 = self._scalar_head(state_action, "qf2", reuse)
         return self.qf1, self.qf2, self.value_fn
 
-    def step(self, obs: np.ndarray, state=None, mask=None, deterministic: bool = False) -> np.ndarray:
+    def step(self, obs: np.ndarray, state: Any = None, mask: Any = None,  # type: ignore[override]
+             deterministic: bool = False) -> np.ndarray:
         if self._numpy_forward is not None:
             actions = self._numpy_forward.step(obs, deterministic)
             if actions is not None:
@@ -231,14 +243,14 @@ class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
         output = self.deterministic_policy if deterministic else self.policy
         return self.sess.run(output, {self.obs_ph: obs})
 
-    def proba_step(self, obs: np.ndarray, state=None, mask=None) -> List[np.ndarray]:
+    def proba_step(self, obs: np.ndarray, state: Any = None, mask: Any = None) -> List[np.ndarray]:
         if self._numpy_forward is not None:
             params = self._numpy_forward.proba(obs)
             if params is not None:
                 return params
         return self.sess.run([self.act_mu, self.std], {self.obs_ph: obs})
 
-    def enable_numpy_forward(self, rng=None) -> bool:
+    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None) -> bool:
         """
         Compute ``step`` and ``proba_step`` in NumPy from a copy of the actor's weights instead of running the
         session (see :mod:`stable_baselines.common.numpy_forward`). Only an MLP actor built by ``make_actor``
@@ -274,10 +286,21 @@ class _NumpySACActor(nf.NumpyNetworkCopy):
     :param rng: (np.random.Generator) noise source of stochastic actions
     """
 
-    def __init__(self, policy, variables, activation, rng=None):
+    def __init__(self, policy: "FeedForwardPolicy", variables: List[tf.Variable],
+                 activation: Callable[[np.ndarray], np.ndarray], rng: Optional[np.random.Generator] = None) -> None:
         super().__init__(policy, variables, activation)
         self.rng = rng if rng is not None else nf.make_rng(None)
-        self._hidden, self._norms, self._mean, self._log_std = None, None, None, None
+        # the weights (set_weights): hidden layers, their layer norms, the mean head, the log std head
+        self._hidden: Optional[list] = None
+        self._norms: Optional[list] = None
+        self._mean: Optional[Tuple[np.ndarray, np.ndarray]] = None
+        self._log_std: Optional[Tuple[np.ndarray, np.ndarray]] = None
+
+    def _weights(self) -> Tuple[list, Optional[list], Tuple[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]:
+        """:return: (list, list or None, tuple, tuple) the hidden layers, their layer norms and the two heads"""
+        if self._hidden is None or self._mean is None or self._log_std is None:
+            raise RuntimeError("The NumPy actor has no weights yet: set_weights() must run first")
+        return self._hidden, self._norms, self._mean, self._log_std
 
     def set_weights(self, values: List[np.ndarray]) -> None:
         values = list(values)
@@ -286,25 +309,28 @@ class _NumpySACActor(nf.NumpyNetworkCopy):
         self._row = None
         self.stale = False
 
-    def row_layers(self):
+    def row_layers(self) -> list:
         """:return: ([(np.ndarray, np.ndarray)]) hidden layers then the mean head (deterministic actions)"""
-        return self._hidden + [self._mean]
+        hidden, _, mean_head, _ = self._weights()
+        return hidden + [mean_head]
 
-    def _latent(self, obs: np.ndarray):
+    def _latent(self, obs: np.ndarray) -> Optional[np.ndarray]:
         features = self.features(obs)
         if features is None:
             return None
-        return nf.mlp_forward(features, self._hidden, self.activation, layer_norms=self._norms)
+        hidden, norms, _, _ = self._weights()
+        return nf.mlp_forward(features, hidden, self.activation, layer_norms=norms)
 
-    def _heads(self, obs: np.ndarray):
+    def _heads(self, obs: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
         latent = self._latent(obs)
         if latent is None:
             return None
-        mean = nf.dense(latent, *self._mean)
-        log_std = np.clip(nf.dense(latent, *self._log_std), LOG_STD_MIN, LOG_STD_MAX)
+        _, _, mean_head, log_std_head = self._weights()
+        mean = nf.dense(latent, *mean_head)
+        log_std = np.clip(nf.dense(latent, *log_std_head), LOG_STD_MIN, LOG_STD_MAX)
         return mean, log_std
 
-    def step(self, obs: np.ndarray, deterministic: bool = False):
+    def step(self, obs: np.ndarray, deterministic: bool = False) -> Optional[np.ndarray]:
         """
         :param obs: (np.ndarray) observations
         :param deterministic: (bool) tanh of the mean instead of tanh of a Gaussian sample
@@ -314,7 +340,7 @@ class _NumpySACActor(nf.NumpyNetworkCopy):
             latent = self._latent(obs)
             if latent is None:
                 return None
-            mean = nf.dense(latent, *self._mean)
+            mean = nf.dense(latent, *self._weights()[2])
             return np.tanh(mean, out=mean)
         heads = self._heads(obs)
         if heads is None:
@@ -323,7 +349,7 @@ class _NumpySACActor(nf.NumpyNetworkCopy):
         noise = self.rng.standard_normal(mean.shape, dtype=np.float32)
         return np.tanh(mean + np.exp(log_std) * noise)
 
-    def proba(self, obs: np.ndarray):
+    def proba(self, obs: np.ndarray) -> Optional[List[np.ndarray]]:
         """
         :param obs: (np.ndarray) observations
         :return: ([np.ndarray] or None) mean and standard deviation of the Gaussian before squashing
@@ -340,7 +366,8 @@ class _Preset(FeedForwardPolicy):
 
     _fixed: dict = {}
 
-    def __init__(self, sess, ob_space, ac_space, n_env=1, n_steps=1, n_batch=None, reuse=False, **_kwargs):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
+                 n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False, **_kwargs: Any) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse, **self._fixed, **_kwargs)
 
 

@@ -1,12 +1,13 @@
 """Soft Actor-Critic (SAC): off-policy maximum-entropy actor-critic with a squashed Gaussian actor."""
 import warnings
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import _predict_input
 from stable_baselines.common.math_util import unscale_action
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.squashed_actor import SquashedActorModel
 from stable_baselines.common.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
@@ -89,15 +90,20 @@ class SAC(SquashedActorModel):
                        "ent_coef", "target_entropy", "gamma", "action_noise", "random_exploration",
                        "target_update_interval", "gradient_steps")
     _exploration_step_kwargs = {"deterministic": False}
-    _delayed_update_argument = "target_update_interval"
 
-    def __init__(self, policy, env, gamma=0.99, learning_rate=3e-4, buffer_size=50000,
-                 learning_starts=100, train_freq=1, batch_size=64,
-                 tau=0.005, ent_coef='auto', target_update_interval=1,
-                 gradient_steps=1, target_entropy='auto', action_noise=None,
-                 random_exploration=0.0, verbose=0, tensorboard_log=None,
-                 _init_setup_model=True, policy_kwargs=None, full_tensorboard_log=False,
-                 seed=None, n_cpu_tf_sess=None):
+    def __init__(self, policy: Any, env: Any, gamma: float = 0.99, learning_rate: Union[float, Callable] = 3e-4,
+                 buffer_size: int = 50000, learning_starts: int = 100, train_freq: int = 1, batch_size: int = 64,
+                 tau: float = 0.005, ent_coef: Union[str, float] = 'auto', target_update_interval: int = 1,
+                 gradient_steps: int = 1, target_entropy: Union[str, float] = 'auto', action_noise: Any = None,
+                 random_exploration: float = 0.0, verbose: int = 0, tensorboard_log: Optional[str] = None,
+                 _init_setup_model: bool = True, policy_kwargs: Optional[Dict[str, Any]] = None,
+                 full_tensorboard_log: bool = False, seed: Optional[int] = None,
+                 n_cpu_tf_sess: Optional[int] = None) -> None:
+        check_gamma(gamma)
+        check_learning_rate(learning_rate)
+        for name, value in (("buffer_size", buffer_size), ("train_freq", train_freq), ("batch_size", batch_size),
+                            ("gradient_steps", gradient_steps), ("target_update_interval", target_update_interval)):
+            check_positive_int(name, value)
         super(SAC, self).__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose,
                                   policy_base=SACPolicy, requires_vec_env=False, policy_kwargs=policy_kwargs,
                                   seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
@@ -112,15 +118,20 @@ class SAC(SquashedActorModel):
 
         # the graph (built by setup_model)
         self.graph = self.sess = self.replay_buffer = self.summary = None
-        self.params = self.target_params = None
-        self.policy_tf = self.target_policy = None
+        self.params = None
+        self.target_params: Optional[List[tf.Variable]] = None
+        self.policy_tf = None
+        self.target_policy: Optional[SACPolicy] = None
         self.observations_ph = self.processed_obs_ph = self.next_observations_ph = None
         self.processed_next_obs_ph = self.obs_target = None
         self.actions_ph = self.action_target = self.rewards_ph = self.terminals_ph = None
         self.learning_rate_ph = None
-        self.deterministic_action = self.entropy = self.value_fn = self.value_target = None
+        self.deterministic_action: Any = None
+        self.entropy = self.value_fn = self.value_target = None
         self.log_ent_coef = None
-        self.step_ops = self.target_update_op = self.infos_names = None
+        self.step_ops: Optional[List[Any]] = None
+        self.target_update_op: Any = None
+        self.infos_names = None
         # the training step through sess.run: what it returns, by name, and the updates it runs
         self._losses: Dict[str, tf.Tensor] = {}
         self._updates: List[Any] = []
@@ -135,7 +146,8 @@ class SAC(SquashedActorModel):
 
     def _get_pretrain_placeholders(self) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         # pretraining compares expert actions with the deterministic action, rescaled to the action bounds
-        return self.policy_tf.obs_ph, self.actions_ph, unscale_action(self.action_space, self.deterministic_action)
+        return self.policy_tf.obs_ph, self.actions_ph, unscale_action(self._built(self.action_space, "action_space"),
+                                                                      self.deterministic_action)
 
     # ---------------------------------------------------------------------------------------------- graph
     def setup_model(self) -> None:
@@ -179,7 +191,7 @@ class SAC(SquashedActorModel):
     def _resolve_target_entropy(self) -> float:
         """:return: (float) the target entropy ('auto': minus the dimension of the action space)"""
         if isinstance(self.target_entropy, str) and self.target_entropy == 'auto':
-            return -float(np.prod(self.action_space.shape))
+            return -float(np.prod(self._built(self.action_space, "action_space").shape))
         try:
             return float(self.target_entropy)
         except (TypeError, ValueError):
@@ -241,7 +253,7 @@ class SAC(SquashedActorModel):
             self._updates = [actor_update, critics_update]
             self.step_ops = [policy_loss, qf1_loss, qf2_loss, value_loss, nets["qf1"], nets["qf2"],
                              nets["value_fn"], logp_pi, self.entropy] + self._updates
-            if ent_coef_loss is not None:
+            if ent_coef_loss is not None and ent_coef_optimizer is not None:
                 with tf.control_dependencies([critics_update]):
                     ent_coef_update = ent_coef_optimizer.minimize(ent_coef_loss, var_list=self.log_ent_coef)
                     losses.update(ent_coef_loss=ent_coef_loss, ent_coef=ent_coef)
@@ -274,13 +286,13 @@ class SAC(SquashedActorModel):
         self.policy_tf.invalidate_numpy_forward()
         values = self._run_train_ops(self._losses, self._updates, batch, learning_rate, writer, step)
         if delayed_update:
-            self.sess.run(self.target_update_op)
+            self._built(self.sess, "sess").run(self.target_update_op)
         return values
 
     # ---------------------------------------------------------------------------------------------- use
-    def learn(self, total_timesteps: int, callback=None,
-              log_interval: int = 4, tb_log_name: str = "SAC", reset_num_timesteps: bool = True, replay_wrapper=None,
-              progress_bar: bool = False) -> "SAC":
+    def learn(self, total_timesteps: int, callback: Any = None,  # type: ignore[override]
+              log_interval: Optional[int] = 4, tb_log_name: str = "SAC", reset_num_timesteps: bool = True,
+              replay_wrapper: Optional[Callable] = None, progress_bar: bool = False) -> "SAC":
         """
         Train the model.
 
@@ -298,8 +310,8 @@ class SAC(SquashedActorModel):
         return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                               replay_wrapper, progress_bar)
 
-    def action_probability(self, observation: np.ndarray, state=None, mask=None, actions=None,
-                           logp: bool = False) -> None:
+    def action_probability(self, observation: np.ndarray, state: Any = None, mask: Any = None,
+                           actions: Any = None, logp: bool = False) -> None:
         """
         Not available: the squashed and rescaled Gaussian has no closed-form distribution. Warns and returns
         None (a ValueError when ``actions`` is given), as the original did.
@@ -317,7 +329,7 @@ class SAC(SquashedActorModel):
                       "is squashed by a tanh before being scaled and outputed.")
         return None
 
-    def predict(self, observation: np.ndarray, state=None, mask=None,
+    def predict(self, observation: np.ndarray, state: Any = None, mask: Any = None,
                 deterministic: bool = True) -> Tuple[np.ndarray, None]:
         """
         The model's action for an observation (or a batch of them).
@@ -336,15 +348,17 @@ class SAC(SquashedActorModel):
             action = self._predict_one_squashed(observation)
             if action is not None:
                 return action, None
-        observation, vectorized_env = _predict_input(observation, self.observation_space)
+        action_space = self._built(self.action_space, "action_space")
+        observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
+                                                                              "observation_space"))
         squashed = self.policy_tf.step(observation, deterministic=deterministic)
-        actions = unscale_action(self.action_space, squashed.reshape((-1,) + self.action_space.shape))
+        actions = unscale_action(action_space, squashed.reshape((-1,) + action_space.shape))
         return (actions if vectorized_env else actions[0]), None
 
     def get_parameter_list(self) -> List[Any]:
-        return self.params + self.target_params
+        return self._built(self.params, "params") + self._built(self.target_params, "target_params")
 
-    def save(self, save_path, cloudpickle: bool = False) -> None:
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         # the replay buffer is not saved (see save_replay_buffer)
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
                            cloudpickle=cloudpickle)

@@ -6,7 +6,7 @@ output layer ``dense``) and ``make_critics`` (scope ``values_fn``: ``qf1`` and `
 next to the action, ``qf1/fc0``, ..., ``qf1/qf1``). These are the variable names of the original library,
 so its model files load into them.
 """
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -32,7 +32,8 @@ class TD3Policy(BasePolicy):
     :param scale: (bool) divide image observations by 255
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env=1, n_steps=1, n_batch=None, reuse=False, scale=False):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
+                 n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False, scale: bool = False) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=scale)
         if not isinstance(self.ac_space, spaces.Box):
             raise ValueError("Error: TD3 only supports continuous (Box) action spaces, got {} ({})"
@@ -108,9 +109,11 @@ class FeedForwardPolicy(OffPolicyFeedForward, TD3Policy):
     :param kwargs: (dict) arguments of the CNN extractor
     """
 
-    def __init__(self, sess, ob_space, ac_space, n_env=1, n_steps=1, n_batch=None, reuse=False, layers=None,
-                 cnn_extractor=nature_cnn, feature_extraction="cnn",
-                 layer_norm=False, act_fun=tf.nn.relu, **kwargs):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
+                 n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False,
+                 layers: Optional[List[int]] = None, cnn_extractor: Callable = nature_cnn,
+                 feature_extraction: str = "cnn", layer_norm: bool = False, act_fun: Callable = tf.nn.relu,
+                 **kwargs: Any) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, layers=layers,
                          cnn_extractor=cnn_extractor, feature_extraction=feature_extraction,
                          layer_norm=layer_norm, act_fun=act_fun, **kwargs)
@@ -121,7 +124,9 @@ class FeedForwardPolicy(OffPolicyFeedForward, TD3Policy):
         with tf.variable_scope(scope, reuse=reuse):
             self._note_actor_scope(obs)
             latent = self._hidden(self._features(obs))
-            self.policy = dense(latent, int(self.ac_space.shape[0]), activation=tf.tanh)
+            action_shape = self.ac_space.shape
+            assert action_shape is not None, "the constructor accepts Box action spaces only"
+            self.policy = dense(latent, int(action_shape[0]), activation=tf.tanh)
         return self.policy
 
     def make_critics(self, obs: Optional[tf.Tensor] = None, action: Optional[tf.Tensor] = None,
@@ -147,7 +152,7 @@ class FeedForwardPolicy(OffPolicyFeedForward, TD3Policy):
                 return actions
         return self.sess.run(self.policy, {self.obs_ph: obs})
 
-    def enable_numpy_forward(self, rng=None) -> bool:
+    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None) -> bool:
         """
         Compute ``step`` in NumPy from a copy of the actor's weights instead of running the session (see
         :mod:`stable_baselines.common.numpy_forward`). Only an MLP actor built by ``make_actor`` on the policy's
@@ -181,23 +186,28 @@ class _NumpyTD3Actor(nf.NumpyNetworkCopy):
     :param activation: (callable) the NumPy activation
     """
 
-    def __init__(self, policy, variables, activation):
+    def __init__(self, policy: "FeedForwardPolicy", variables: List[tf.Variable],
+                 activation: Callable[[np.ndarray], np.ndarray]) -> None:
         super().__init__(policy, variables, activation)
-        self._layers, self._norms = None, None
+        # the weights (set_weights): the dense layers (the output one last) and their layer norms
+        self._layers: Optional[list] = None
+        self._norms: Optional[list] = None
 
-    def set_weights(self, values) -> None:
+    def set_weights(self, values: List[np.ndarray]) -> None:
         values = list(values)
         layers, norms, _ = nf.dense_stack_weights(values, self.n_hidden, self.layer_norm)
         self._layers = layers + [(values[-2], values[-1])]
-        self._norms = (norms + [None]) if self.layer_norm else None
+        self._norms = (list(norms or []) + [None]) if self.layer_norm else None
         self._row = None
         self.stale = False
 
-    def row_layers(self):
+    def row_layers(self) -> list:
         """:return: ([(np.ndarray, np.ndarray)]) hidden layers then the output layer (before the tanh)"""
+        if self._layers is None:
+            raise RuntimeError("The NumPy actor has no weights yet: set_weights() must run first")
         return self._layers
 
-    def step(self, obs: np.ndarray):
+    def step(self, obs: np.ndarray) -> Optional[np.ndarray]:
         """
         :param obs: (np.ndarray) observations
         :return: (np.ndarray or None) float32 actions in [-1, 1]
@@ -205,7 +215,8 @@ class _NumpyTD3Actor(nf.NumpyNetworkCopy):
         features = self.features(obs)
         if features is None:
             return None
-        out = nf.mlp_forward(features, self._layers, self.activation, activate_last=False, layer_norms=self._norms)
+        out = nf.mlp_forward(features, self.row_layers(), self.activation, activate_last=False,
+                             layer_norms=self._norms)
         return np.tanh(out, out=out)
 
 
@@ -214,7 +225,8 @@ class _Preset(FeedForwardPolicy):
 
     _fixed: dict = {}
 
-    def __init__(self, sess, ob_space, ac_space, n_env=1, n_steps=1, n_batch=None, reuse=False, **_kwargs):
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
+                 n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False, **_kwargs: Any) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse, **self._fixed, **_kwargs)
 
 

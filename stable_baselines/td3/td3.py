@@ -1,12 +1,13 @@
 """Twin Delayed DDPG (TD3): clipped double Q-learning, delayed policy updates and target policy smoothing."""
 import warnings
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import _predict_input
 from stable_baselines.common.math_util import unscale_action
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.squashed_actor import SquashedActorModel
 from stable_baselines.common.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
@@ -56,15 +57,20 @@ class TD3(SquashedActorModel):
     _saved_settings = ("learning_rate", "buffer_size", "learning_starts", "train_freq", "gradient_steps",
                        "batch_size", "tau", "policy_delay", "target_noise_clip", "target_policy_noise",
                        "gamma", "action_noise", "random_exploration")
-    _delayed_update_argument = "policy_delay"
 
-    def __init__(self, policy, env, gamma=0.99, learning_rate=3e-4, buffer_size=50000,
-                 learning_starts=100, train_freq=100, gradient_steps=100, batch_size=128,
-                 tau=0.005, policy_delay=2, action_noise=None,
-                 target_policy_noise=0.2, target_noise_clip=0.5,
-                 random_exploration=0.0, verbose=0, tensorboard_log=None,
-                 _init_setup_model=True, policy_kwargs=None,
-                 full_tensorboard_log=False, seed=None, n_cpu_tf_sess=None):
+    def __init__(self, policy: Any, env: Any, gamma: float = 0.99, learning_rate: Union[float, Callable] = 3e-4,
+                 buffer_size: int = 50000, learning_starts: int = 100, train_freq: int = 100,
+                 gradient_steps: int = 100, batch_size: int = 128, tau: float = 0.005, policy_delay: int = 2,
+                 action_noise: Any = None, target_policy_noise: float = 0.2, target_noise_clip: float = 0.5,
+                 random_exploration: float = 0.0, verbose: int = 0, tensorboard_log: Optional[str] = None,
+                 _init_setup_model: bool = True, policy_kwargs: Optional[Dict[str, Any]] = None,
+                 full_tensorboard_log: bool = False, seed: Optional[int] = None,
+                 n_cpu_tf_sess: Optional[int] = None) -> None:
+        check_gamma(gamma)
+        check_learning_rate(learning_rate)
+        for name, value in (("buffer_size", buffer_size), ("train_freq", train_freq), ("batch_size", batch_size),
+                            ("gradient_steps", gradient_steps), ("policy_delay", policy_delay)):
+            check_positive_int(name, value)
         super(TD3, self).__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose,
                                   policy_base=TD3Policy, requires_vec_env=False, policy_kwargs=policy_kwargs,
                                   seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
@@ -79,16 +85,22 @@ class TD3(SquashedActorModel):
 
         # the graph (built by setup_model)
         self.graph = self.sess = self.replay_buffer = self.summary = None
-        self.params = self.target_params = None
-        self.policy_tf = self.target_policy_tf = None
+        self.params = None
+        self.target_params: Optional[List[tf.Variable]] = None
+        self.policy_tf = None
+        self.target_policy_tf: Optional[TD3Policy] = None
         self.observations_ph = self.processed_obs_ph = self.next_observations_ph = None
         self.processed_next_obs_ph = self.obs_target = None
         self.actions_ph = self.action_target = self.rewards_ph = self.terminals_ph = None
         self.learning_rate_ph = None
-        self.policy_out = self.policy_loss = self.policy_train_op = None
-        self.step_ops = self.target_ops = self.infos_names = None
+        self.policy_out: Any = None
+        self.policy_loss: Any = None
+        self.policy_train_op: Any = None
+        self.step_ops: Optional[List[Any]] = None
+        self.target_ops: Optional[List[Any]] = None
+        self.infos_names = None
         # the critics' update, run at every gradient step, and the losses a step returns, by name
-        self._critics_update = None
+        self._critics_update: Any = None
         self._losses: Dict[str, tf.Tensor] = {}
 
         self._check_action_space()
@@ -100,7 +112,8 @@ class TD3(SquashedActorModel):
 
     def _get_pretrain_placeholders(self) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         # the actor acts in [-1, 1]: pretraining compares its actions rescaled to the bounds of the expert's
-        return self.policy_tf.obs_ph, self.actions_ph, unscale_action(self.action_space, self.policy_out)
+        return self.policy_tf.obs_ph, self.actions_ph, unscale_action(self._built(self.action_space, "action_space"),
+                                                                      self.policy_out)
 
     # ---------------------------------------------------------------------------------------------- graph
     def _build_graph(self, target_policy: TD3Policy) -> Tuple[List[tf.Tensor], Dict[bool, Tuple[dict, list]]]:
@@ -125,7 +138,7 @@ class TD3(SquashedActorModel):
         # acting in NumPy (MLP actors), its weights fetched after each actor update; the single-call training
         # steps are built before the session first runs
         self.policy_tf.enable_numpy_forward()
-        delayed_updates = [self._critics_update, self.policy_train_op] + self.target_ops
+        delayed_updates = [self._critics_update, self.policy_train_op] + self._built(self.target_ops, "target_ops")
         return target_init_op, {
             False: self._single_call_spec(self._losses, [self._critics_update], actor_changes=False),
             True: self._single_call_spec(self._losses, delayed_updates, actor_changes=True)}
@@ -137,13 +150,15 @@ class TD3(SquashedActorModel):
 
         :return: (tf.Tensor, tf.Tensor) the target Q-values
         """
-        target_action = self.target_policy_tf.make_actor(self.processed_next_obs_ph)
+        target_policy = self._built(self.target_policy_tf, "target_policy_tf")
+        target_action = target_policy.make_actor(self.processed_next_obs_ph)
         noise = tf.random_normal(tf.shape(target_action), stddev=self.target_policy_noise)
         noise = tf.clip_by_value(noise, -self.target_noise_clip, self.target_noise_clip)
         smoothed_action = tf.clip_by_value(target_action + noise, -1, 1)
-        return self.target_policy_tf.make_critics(self.processed_next_obs_ph, smoothed_action)
+        return target_policy.make_critics(self.processed_next_obs_ph, smoothed_action)
 
-    def _build_critics_training(self, qf1: tf.Tensor, qf2: tf.Tensor, qf_targets: Tuple[tf.Tensor, tf.Tensor]):
+    def _build_critics_training(self, qf1: tf.Tensor, qf2: tf.Tensor,
+                                qf_targets: Tuple[tf.Tensor, tf.Tensor]) -> None:
         """In the scope ``loss``: the clipped double-Q target, the critics' losses and their update."""
         min_qf_target = tf.minimum(*qf_targets)
         q_backup = tf.stop_gradient(self.rewards_ph + (1 - self.terminals_ph) * self.gamma * min_qf_target)
@@ -187,8 +202,9 @@ class TD3(SquashedActorModel):
         return self._run_train_ops(self._losses, updates, batch, learning_rate, writer, step)
 
     # ---------------------------------------------------------------------------------------------- use
-    def learn(self, total_timesteps, callback=None, log_interval=4, tb_log_name="TD3",
-              reset_num_timesteps=True, replay_wrapper=None, progress_bar=False):
+    def learn(self, total_timesteps: int, callback: Any = None,  # type: ignore[override]
+              log_interval: Optional[int] = 4, tb_log_name: str = "TD3", reset_num_timesteps: bool = True,
+              replay_wrapper: Optional[Callable] = None, progress_bar: bool = False) -> "TD3":
         """
         Train the model.
 
@@ -206,7 +222,8 @@ class TD3(SquashedActorModel):
         return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                               replay_wrapper, progress_bar)
 
-    def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
+    def action_probability(self, observation: np.ndarray, state: Any = None, mask: Any = None,
+                           actions: Any = None, logp: bool = False) -> None:
         """
         Not available: TD3's actor is deterministic. Warns and returns None (a ValueError when ``actions`` is
         given), as the original did.
@@ -223,7 +240,8 @@ class TD3(SquashedActorModel):
         warnings.warn("Warning: action probability is meaningless for TD3. Returning None")
         return None
 
-    def predict(self, observation, state=None, mask=None, deterministic=True):
+    def predict(self, observation: np.ndarray, state: Any = None, mask: Any = None,
+                deterministic: bool = True) -> Tuple[np.ndarray, None]:
         """
         The model's action for an observation (or a batch of them).
 
@@ -242,16 +260,18 @@ class TD3(SquashedActorModel):
             action = self._predict_one_squashed(observation)
             if action is not None:
                 return action, None
-        observation, vectorized_env = _predict_input(observation, self.observation_space)
+        action_space = self._built(self.action_space, "action_space")
+        observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
+                                                                              "observation_space"))
         squashed = self.policy_tf.step(observation)
         if noisy:
             squashed = np.clip(squashed + self.action_noise(), -1, 1)
-        actions = unscale_action(self.action_space, squashed.reshape((-1,) + tuple(self.action_space.shape)))
+        actions = unscale_action(action_space, squashed.reshape((-1,) + tuple(action_space.shape)))
         return (actions if vectorized_env else actions[0]), None
 
-    def get_parameter_list(self):
-        return self.params + self.target_params
+    def get_parameter_list(self) -> List[Any]:
+        return self._built(self.params, "params") + self._built(self.target_params, "target_params")
 
-    def save(self, save_path, cloudpickle=False):
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
                            cloudpickle=cloudpickle)

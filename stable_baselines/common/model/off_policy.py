@@ -2,7 +2,7 @@
 :class:`OffPolicyRLModel`, the base of the off-policy algorithms (DQN, DDPG, SAC, TD3).
 """
 from abc import abstractmethod
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Generic, List, Optional, Tuple, TypeVar, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -17,7 +17,14 @@ from stable_baselines.common.tf_util import total_episode_reward_logger
 from stable_baselines.common.vec_env import VecEnv
 
 
-class OffPolicyRLModel(BaseRLModel):
+# the loop state of an algorithm (a subclass of OffPolicyLoopState with its own fields, made by _new_loop_state)
+LoopStateT = TypeVar("LoopStateT", bound=OffPolicyLoopState)
+# the model itself (what learn returns)
+_ModelT = TypeVar("_ModelT", bound="OffPolicyRLModel")
+_PartT = TypeVar("_PartT")
+
+
+class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
     """
     The base of the off-policy algorithms (DQN, DDPG, SAC, TD3): a replay buffer, the transitions stored in it,
     the fused single-call training steps, and the env-step loop of SAC and TD3.
@@ -35,19 +42,33 @@ class OffPolicyRLModel(BaseRLModel):
     :param n_cpu_tf_sess: (int) TensorFlow's number of threads (None: as many as the machine has)
     """
 
-    def __init__(self, policy, env, replay_buffer=None, _init_setup_model=False, verbose=0, *,
-                 requires_vec_env=False, policy_base=None,
-                 policy_kwargs=None, seed=None, n_cpu_tf_sess=None):
+    def __init__(self, policy: Any, env: Any, replay_buffer: Any = None, _init_setup_model: bool = False,
+                 verbose: int = 0, *, requires_vec_env: bool = False, policy_base: Optional[type] = None,
+                 policy_kwargs: Optional[Dict[str, Any]] = None, seed: Optional[int] = None,
+                 n_cpu_tf_sess: Optional[int] = None) -> None:
         super().__init__(policy, env, verbose=verbose, requires_vec_env=requires_vec_env, policy_base=policy_base,
                          policy_kwargs=policy_kwargs, seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
         self.replay_buffer = replay_buffer
         self._policy_base = policy_base
         # the single-call training steps of DQN, SAC and TD3 (built in setup_model when available), and the layouts
         # of the flat weight vectors they fetch for the NumPy networks (by id of the NumPy forward)
-        self._fused_train = None
+        # (a SessionCall for DQN; {delayed_update: SessionCall} for SAC and TD3)
+        self._fused_train: Any = None
         self._flat_layouts: Dict[int, List[Tuple[int, int, Tuple[int, ...]]]] = {}
         # set by load_replay_buffer: the next learn() keeps the loaded buffer (DQN otherwise makes a new one)
         self._replay_buffer_loaded = False
+
+    def _built(self, part: Optional[_PartT], name: str) -> _PartT:
+        """
+        :param part: (Any) an attribute that ``setup_model`` (or the environment) gives a value
+        :param name: (str) its name, for the message
+        :return: (Any) the attribute, when it has a value (a RuntimeError saying what is missing otherwise)
+        """
+        if part is None:
+            raise RuntimeError("{} has no {} yet: it is made by setup_model() (called by the constructor unless "
+                               "_init_setup_model=False) and needs an environment or a loaded model"
+                               .format(type(self).__name__, name))
+        return part
 
     def _inner_replay_buffer(self) -> Any:
         """:return: (ReplayBuffer) the replay buffer itself (inside HER's wrapper when there is one), or None"""
@@ -128,7 +149,7 @@ class OffPolicyRLModel(BaseRLModel):
             general path must answer (a batch, another type or shape, no NumPy copy)
         """
         forward = getattr(policy, "_numpy_forward", None)
-        if forward is None or type(observation) is not np.ndarray \
+        if forward is None or type(observation) is not np.ndarray or self.observation_space is None \
                 or observation.shape != self.observation_space.shape:  # pylint: disable=unidiomatic-typecheck
             return None
         return forward.row_forward(observation)
@@ -183,7 +204,8 @@ class OffPolicyRLModel(BaseRLModel):
         """
         return type(self.replay_buffer).__name__ == "HindsightExperienceReplayWrapper"
 
-    def replay_buffer_add(self, obs_t, action, reward, obs_tp1, done, info):
+    def replay_buffer_add(self, obs_t: Any, action: Any, reward: float, obs_tp1: Any, done: Any,
+                          info: Dict[str, Any]) -> None:
         """
         Store one transition in the replay buffer.
 
@@ -197,7 +219,8 @@ class OffPolicyRLModel(BaseRLModel):
         kwargs = dict(info=info) if self.is_using_her() else {}
         self.replay_buffer.add(obs_t, action, reward, obs_tp1, float(done), **kwargs)
 
-    def _store_transition(self, obs_, action, reward, new_obs, done: bool, info: dict, writer=None):
+    def _store_transition(self, obs_: Any, action: Any, reward: float, new_obs: Any, done: bool, info: dict,
+                          writer: Any = None) -> Tuple[Any, float]:
         """
         Store one transition in the replay buffer, record Monitor's episode statistics and the
         tensorboard episode reward. With a VecNormalize env the unnormalized observation and reward
@@ -226,15 +249,17 @@ class OffPolicyRLModel(BaseRLModel):
 
         maybe_ep_info = info.get("episode")
         if maybe_ep_info is not None:
+            assert self.ep_info_buf is not None, "the learn frame prepares the episode statistics"
             self.ep_info_buf.extend([maybe_ep_info])
         if writer is not None:
+            assert self.episode_reward is not None, "the learn frame prepares the episode returns"
             total_episode_reward_logger(self.episode_reward, np.array([reward_]).reshape((1, -1)),
                                         np.array([done]).reshape((1, -1)), writer, self.num_timesteps)
         return new_obs_, reward_
 
     # ---------------------------------------------------------------------------------------------- the loop
-    def _run_loop(self, total_timesteps: int, callback: Any, log_interval: Optional[int], tb_log_name: str,
-                  reset_num_timesteps: bool, replay_wrapper: Any, progress_bar: bool) -> "OffPolicyRLModel":
+    def _run_loop(self: _ModelT, total_timesteps: int, callback: Any, log_interval: Optional[int], tb_log_name: str,
+                  reset_num_timesteps: bool, replay_wrapper: Any, progress_bar: bool) -> _ModelT:
         """
         Train with the off-policy env-step loop (:func:`off_policy_loop.run_off_policy_loop`) and this model's
         hooks; the arguments are those of ``learn``.
@@ -243,40 +268,40 @@ class OffPolicyRLModel(BaseRLModel):
         """
         args = LearnArguments(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                               replay_wrapper, progress_bar)
-        return run_off_policy_loop(self, args)
+        run_off_policy_loop(self, args)
+        return self
 
     # training after the episode bookkeeping of a step (DQN, DDPG); SAC and TD3 train before it
     _train_before_episode_end = False
-    # what log_interval counts (named in the error for a value below 1)
-    _log_interval_unit = "episodes"
 
     def _env_resets_itself(self) -> bool:
         """:return: (bool) whether the env starts a new episode by itself when one ends (a VecEnv does)"""
         return isinstance(self.env, VecEnv)
 
-    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> OffPolicyLoopState:
+    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> LoopStateT:
         """
         :param args: (LearnArguments) the arguments of ``learn``
         :param callback: (BaseCallback) the callback made by the learn frame
         :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
-        :return: (OffPolicyLoopState) the state of a new run of the loop
+        :return: (OffPolicyLoopState) the state of a new run of the loop (the plain state, for a model whose hooks
+            keep nothing of their own; the others override this method)
         """
-        return OffPolicyLoopState(args, callback, writer, self._env_resets_itself())
+        return cast(LoopStateT, OffPolicyLoopState(args, callback, writer, self._env_resets_itself()))
 
-    def _loop_begin(self, state: OffPolicyLoopState) -> None:
+    def _loop_begin(self, state: LoopStateT) -> None:
         """Prepare a run, before the first env reset (nothing by default)."""
 
-    def _choose_action(self, state: OffPolicyLoopState) -> Tuple[Any, Any]:
+    def _choose_action(self, state: LoopStateT) -> Tuple[Any, Any]:
         """
         :param state: (OffPolicyLoopState) the loop state (``state.obs`` is the current observation)
         :return: (Any, Any) the action as the replay buffer keeps it, and the action given to the env
         """
         raise NotImplementedError("{} does not choose actions for the off-policy loop".format(type(self).__name__))
 
-    def _on_env_step(self, state: OffPolicyLoopState) -> None:
+    def _on_env_step(self, state: LoopStateT) -> None:
         """After the callback accepted a step, before its transition is stored (nothing by default)."""
 
-    def _train_when_due(self, state: OffPolicyLoopState) -> Optional[Any]:
+    def _train_when_due(self, state: LoopStateT) -> Optional[Any]:
         """
         Train when it is time (calling ``on_rollout_end``/``on_rollout_start`` of ``state.callback`` around it).
 
@@ -285,19 +310,19 @@ class OffPolicyRLModel(BaseRLModel):
         """
         return None
 
-    def _update_targets_when_due(self, state: OffPolicyLoopState) -> None:
+    def _update_targets_when_due(self, state: LoopStateT) -> None:
         """Update the target networks when it is time (nothing by default)."""
 
-    def _on_episode_end(self, state: OffPolicyLoopState) -> None:
+    def _on_episode_end(self, state: LoopStateT) -> None:
         """An episode ended; called before the env reset (nothing by default)."""
 
-    def _log_when_due(self, state: OffPolicyLoopState) -> None:
+    def _log_when_due(self, state: LoopStateT) -> None:
         """The last hook of a step: write the logger table when it is time (nothing by default)."""
 
-    def _loop_end(self, state: OffPolicyLoopState) -> None:
+    def _loop_end(self, state: LoopStateT) -> None:
         """After the last step, before ``on_training_end`` (nothing by default)."""
 
-    def _callback_locals(self, state: OffPolicyLoopState) -> Dict[str, Any]:
+    def _callback_locals(self, state: LoopStateT) -> Dict[str, Any]:
         """
         :param state: (OffPolicyLoopState) the loop state
         :return: (dict) the variables the callback sees, by name (values still UNSET are left out)
@@ -315,12 +340,15 @@ class OffPolicyRLModel(BaseRLModel):
         })
 
     @abstractmethod
-    def setup_model(self):
+    def setup_model(self) -> None:
         pass
 
+    # replay_wrapper stands before progress_bar (the original's order), where BaseRLModel.learn has progress_bar
     @abstractmethod
-    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="run",
-              reset_num_timesteps=True, replay_wrapper=None, progress_bar=False):
+    def learn(self, total_timesteps: int, callback: Any = None,  # type: ignore[override]
+              log_interval: Optional[int] = 100, tb_log_name: str = "run", reset_num_timesteps: bool = True,
+              replay_wrapper: Optional[Callable[[Any], Any]] = None,
+              progress_bar: bool = False) -> "OffPolicyRLModel":
         """
         Train the model.
 
@@ -337,13 +365,15 @@ class OffPolicyRLModel(BaseRLModel):
         pass
 
     @abstractmethod
-    def predict(self, observation, state=None, mask=None, deterministic=False):
+    def predict(self, observation: Any, state: Any = None, mask: Any = None,
+                deterministic: bool = False) -> Tuple[Any, Optional[np.ndarray]]:
         pass
 
     @abstractmethod
-    def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
+    def action_probability(self, observation: Any, state: Any = None, mask: Any = None, actions: Any = None,
+                           logp: bool = False) -> Optional[np.ndarray]:
         pass
 
     @abstractmethod
-    def save(self, save_path, cloudpickle=False):
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         pass

@@ -37,10 +37,10 @@ What differs between the algorithms comes from hooks, methods of the model (defa
     ``on_step``. Values still equal to :data:`UNSET` are left out (a name appears once it has a value).
 
 The model's ``_store_transition(obs_, action, reward, new_obs, done, info, writer) -> (new_obs_, reward_)`` is
-called by the loop too (DDPG overrides it). Class attributes: ``_train_before_episode_end`` (bool, see above) and
-``_log_interval_unit`` (str, what ``log_interval`` counts, named when it is refused: ``learn`` accepts None or an
-int >= 1). An algorithm's ``learn`` is ``return self._run_loop(total_timesteps, callback, log_interval,
-tb_log_name, reset_num_timesteps, replay_wrapper, progress_bar)``.
+called by the loop too (DDPG overrides it). Class attribute: ``_train_before_episode_end`` (bool, see above); the
+learn frame checks ``log_interval`` (None or an int >= 1). An algorithm's ``learn`` is ``return
+self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps, replay_wrapper,
+progress_bar)``.
 
 Order of one step: ``_choose_action``, env step, ``num_timesteps += 1``, callback ``on_step`` (stop on False),
 ``_on_env_step``, ``_store_transition``, then [``_train_when_due``, finiteness check of its losses,
@@ -49,7 +49,7 @@ reward_``; at an episode end: ``_on_episode_end``, env reset unless ``state.auto
 ``episode_rewards`` entry, ``is_success`` into ``episode_successes``), and ``_log_when_due`` last.
 """
 import time
-from typing import Any, Dict, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, Optional
 
 import numpy as np
 
@@ -114,7 +114,7 @@ class OffPolicyLoopState:
         self.info: Any = UNSET
         # the returns of the episodes (the last one running), and the successes of the finished ones
         self.episode_rewards = [0.0]
-        self.episode_successes = []
+        self.episode_successes: List[float] = []
         self.maybe_is_success: Any = UNSET
 
     @property
@@ -146,20 +146,6 @@ def check_finite_losses(losses: Any, num_timesteps: int) -> None:
             "usable. NaN or inf in the observations or rewards is the usual cause: wrap the env in "
             "stable_baselines.common.vec_env.VecCheckNan(env, raise_exception=True) to find where they come from"
             .format(num_timesteps, values.ravel().tolist()))
-
-
-def check_log_interval(log_interval: Any, unit: str = "episodes") -> None:
-    """
-    Raise a ValueError unless ``log_interval`` is None or an int >= 1.
-
-    :param log_interval: (Any) what ``learn`` was given
-    :param unit: (str) what it counts, for the message (e.g. "episodes")
-    """
-    if log_interval is None:
-        return
-    if isinstance(log_interval, bool) or not isinstance(log_interval, (int, np.integer)) or log_interval < 1:
-        raise ValueError("log_interval must be an int >= 1 ({} between two logger tables) or None, got {!r}"
-                         .format(unit, log_interval))
 
 
 def _reset_observation(model: Any, state: OffPolicyLoopState) -> None:
@@ -231,9 +217,9 @@ def run_off_policy_loop(model: Any, args: LearnArguments) -> Any:
     :param args: (LearnArguments) the arguments of its ``learn``
     :return: (OffPolicyRLModel) the model
     """
-    check_log_interval(args.log_interval, model._log_interval_unit)
     with model._learning(args.total_timesteps, args.callback, args.tb_log_name, args.reset_num_timesteps,
-                         args.replay_wrapper, args.progress_bar) as (callback, writer):
+                         args.replay_wrapper, args.progress_bar,
+                         log_interval=args.log_interval) as (callback, writer):
         state = model._new_loop_state(args, callback, writer)
         model._loop_begin(state)
         _reset_observation(model, state)

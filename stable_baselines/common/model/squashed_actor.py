@@ -55,19 +55,31 @@ class SquashedActorLoopState(OffPolicyLoopState):
         self.last_logged: Any = UNSET
 
 
-class SquashedActorModel(OffPolicyRLModel):
+class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
     """
     The base of SAC and TD3 (their constructor arguments are documented there). Subclasses define
     :meth:`_build_graph` (their networks, losses and updates, and the single-call training steps of
     :meth:`_single_call_spec`), :meth:`_delayed_update_interval` and :meth:`_train_step_with_run`.
     """
 
+    # the hyper-parameters the constructors of SAC and TD3 set (learning_rate: a number, or a function of the
+    # remaining progress, replaced by a function when learn starts; action_noise: an ActionNoise or None)
+    learning_rate: Any
+    buffer_size: int
+    batch_size: int
+    learning_starts: int
+    train_freq: int
+    gradient_steps: int
+    action_noise: Any
+    random_exploration: float
+    # made by setup_model: the acting policy, and the names of the values a training step returns
+    policy_tf: Any
+    infos_names: Optional[List[str]]
+
     # SAC and TD3 train before the episode bookkeeping of a step
     _train_before_episode_end = True
     # the keyword arguments of ``policy_tf.step`` when the actor explores
     _exploration_step_kwargs: Dict[str, Any] = {}
-    # the constructor argument whose value ``_delayed_update_interval`` returns (named in errors)
-    _delayed_update_argument = ""
 
     def _delayed_update_interval(self) -> int:
         """:return: (int) every how many gradient steps the delayed update runs"""
@@ -81,22 +93,22 @@ class SquashedActorModel(OffPolicyRLModel):
             self.graph = tf.Graph()
             with self.graph.as_default():
                 self.set_random_seed(self.seed)
-                self.sess = tf_util.make_session(num_cpu=self.n_cpu_tf_sess, graph=self.graph)
+                self.sess = sess = tf_util.make_session(num_cpu=self.n_cpu_tf_sess, graph=self.graph)
                 self.replay_buffer = ReplayBuffer(self.buffer_size)
                 _, target_policy = self._setup_policy_and_target_inputs()
                 target_init_op, specs = self._build_graph(target_policy)
-                with self.sess.as_default():
-                    self.sess.run(tf.global_variables_initializer())
-                    self.sess.run(target_init_op)
+                with sess.as_default():
+                    sess.run(tf.global_variables_initializer())
+                    sess.run(target_init_op)
                 self.summary = tf.summary.merge_all()
                 self._make_single_calls(specs)
 
-    def _build_graph(self, target_policy: BasePolicy) -> Tuple[List[tf.Tensor], Dict[bool, Tuple[dict, list]]]:
+    def _build_graph(self, target_policy: Any) -> Tuple[List[tf.Tensor], Dict[bool, Tuple[dict, list]]]:
         """
         Build the algorithm's networks, losses, updates and summaries (``self.params``, ``self.target_params``),
         after the policies and the placeholders, in the model's graph.
 
-        :param target_policy: (BasePolicy) the target copy of ``self.policy_tf``
+        :param target_policy: (BasePolicy) the target copy of ``self.policy_tf`` (of the algorithm's policy class)
         :return: ([tf.Tensor], dict) the assignments initialising the target networks, and the single-call training
             steps by ``delayed_update`` (see :meth:`_single_call_spec`)
         """
@@ -110,7 +122,8 @@ class SquashedActorModel(OffPolicyRLModel):
 
         :return: (BasePolicy, BasePolicy) the policy and the target policy
         """
-        obs_space, act_space = self.observation_space, self.action_space
+        obs_space = self._built(self.observation_space, "observation_space")
+        act_space = self._built(self.action_space, "action_space")
         with tf.variable_scope("input", reuse=False):
             self.policy_tf = self.policy(self.sess, obs_space, act_space, **self.policy_kwargs)
             target_policy = self.policy(self.sess, obs_space, act_space, **self.policy_kwargs)
@@ -154,9 +167,10 @@ class SquashedActorModel(OffPolicyRLModel):
         :return: ({str: Any}) the values of ``fetches``
         """
         feed_dict = dict(zip(self._minibatch_feeds(), self._minibatch_values(batch, learning_rate)))
+        sess = self._built(self.sess, "sess")
         if writer is None:
-            return self.sess.run([fetches, updates], feed_dict)[0]
-        values, _, summary = self.sess.run([fetches, updates, self.summary], feed_dict)
+            return sess.run([fetches, updates], feed_dict)[0]
+        values, _, summary = sess.run([fetches, updates, self.summary], feed_dict)
         writer.add_summary(summary, step)
         return values
 
@@ -204,7 +218,7 @@ class SquashedActorModel(OffPolicyRLModel):
                 forward.set_weights(self._unflatten(weights, forward))
         else:
             named = self._train_step_with_run(step, writer, learning_rate, batch, delayed_update)
-        return tuple(named[name] for name in self.infos_names)
+        return tuple(named[name] for name in self._built(self.infos_names, "infos_names"))
 
     def _train_step_with_run(self, step: int, writer: Any, learning_rate: float, batch: tuple,
                              delayed_update: bool) -> Dict[str, Any]:
@@ -237,7 +251,7 @@ class SquashedActorModel(OffPolicyRLModel):
             if dtype.kind not in "US":
                 return
             given = "an array of dtype {}".format(dtype)
-        space = self.observation_space
+        space = self._built(self.observation_space, "observation_space")
         raise ValueError("{}.predict expects numeric observations of the observation space {} (shape {} or "
                          "(n_env,) + {}), got {}: {!r}".format(type(self).__name__, space, space.shape, space.shape,
                                                              given, observation))
@@ -252,18 +266,10 @@ class SquashedActorModel(OffPolicyRLModel):
         out = self._single_row_output(self.policy_tf, observation)
         if out is None:
             return None
-        return unscale_action(self.action_space, np.tanh(out).reshape(self.action_space.shape))
+        action_space = self._built(self.action_space, "action_space")
+        return unscale_action(action_space, np.tanh(out).reshape(action_space.shape))
 
     # ---------------------------------------------------------------------------------------------- loop hooks
-    def _run_loop(self, total_timesteps: int, callback: Any, log_interval: Optional[int], tb_log_name: str,
-                  reset_num_timesteps: bool, replay_wrapper: Any, progress_bar: bool) -> "SquashedActorModel":
-        interval = self._delayed_update_interval()
-        if isinstance(interval, bool) or not isinstance(interval, (int, np.integer)) or interval < 1:
-            raise ValueError("{} must be an int >= 1 (gradient steps between two delayed updates), got {!r}"
-                             .format(self._delayed_update_argument, interval))
-        return super()._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
-                                 replay_wrapper, progress_bar)
-
     def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> SquashedActorLoopState:
         return SquashedActorLoopState(args, callback, writer, self._env_resets_itself(),
                                       self._delayed_update_interval(), dict(self._exploration_step_kwargs))
@@ -276,16 +282,17 @@ class SquashedActorModel(OffPolicyRLModel):
 
     def _choose_action(self, state: SquashedActorLoopState) -> Tuple[np.ndarray, np.ndarray]:
         # uniform random actions while warming up or when exploring at random, else the actor's (plus noise)
+        action_space = self._built(self.action_space, "action_space")
         warming_up = self.num_timesteps < self.learning_starts
         if warming_up or np.random.rand() < self.random_exploration:
             env_action = self.env.action_space.sample()
-            action = scale_action(self.action_space, env_action)
+            action = scale_action(action_space, env_action)
         else:
-            action = self.policy_tf.step(np.asarray(state.obs)[None], **state.step_kwargs).flatten()
+            action = np.asarray(self.policy_tf.step(np.asarray(state.obs)[None], **state.step_kwargs)).flatten()
             if self.action_noise is not None:
                 action = np.clip(action + self.action_noise(), -1, 1)
-            env_action = unscale_action(self.action_space, action)
-        return np.asarray(action, dtype=np.float32).reshape(self.action_space.shape), env_action
+            env_action = unscale_action(action_space, action)
+        return np.asarray(action, dtype=np.float32).reshape(action_space.shape), env_action
 
     def _train_when_due(self, state: SquashedActorLoopState) -> Optional[List[tuple]]:
         if self.num_timesteps % self.train_freq != 0:
@@ -326,7 +333,7 @@ class SquashedActorModel(OffPolicyRLModel):
         state.fps = int(state.step / max(time.time() - state.start_time, 1e-8))
         logger.logkv("episodes", state.episodes_done)
         logger.logkv("mean 100 episode reward", state.mean_reward)
-        if len(self.ep_info_buf) > 0 and len(self.ep_info_buf[0]) > 0:
+        if self.ep_info_buf and len(self.ep_info_buf[0]) > 0:
             logger.logkv('ep_rewmean', safe_mean([ep_info['r'] for ep_info in self.ep_info_buf]))
             logger.logkv('eplenmean', safe_mean([ep_info['l'] for ep_info in self.ep_info_buf]))
         logger.logkv("n_updates", state.n_updates)
@@ -335,7 +342,7 @@ class SquashedActorModel(OffPolicyRLModel):
         logger.logkv('time_elapsed', int(time.time() - state.start_time))
         if state.episode_successes:
             logger.logkv("success rate", np.mean(state.episode_successes[-100:]))
-        for pair in zip(self.infos_names, state.infos_values):
+        for pair in zip(self._built(self.infos_names, "infos_names"), state.infos_values):
             state.last_logged = pair
             logger.logkv(*pair)
         logger.logkv("total timesteps", self.num_timesteps)

@@ -19,7 +19,7 @@ def replay(env_id: str, args: argparse.Namespace) -> List[float]:
     """
     env = make_env(env_id, render_mode=None if args.no_render else "human")
     model = DQN.load(args.load_path, env)
-    rewards = []
+    rewards: List[float] = []
     while args.n_episodes is None or len(rewards) < args.n_episodes:
         obs, _ = env.reset()
         done = False

@@ -5,7 +5,7 @@ Train DQN with parameter-space noise on MountainCar-v0, then save the agent.
         --save-path mountaincar_model.zip
 """
 import argparse
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.deepq import DQN
@@ -16,8 +16,9 @@ from stable_baselines.deepq.policies import FeedForwardPolicy
 class CustomPolicy(FeedForwardPolicy):
     """One hidden layer of 64 units with layer normalisation (important for parameter space noise)."""
 
-    def __init__(self, *args, **kwargs):
-        super(CustomPolicy, self).__init__(*args, **kwargs, layers=[64], layer_norm=True, feature_extraction="mlp")
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.update(layers=[64], layer_norm=True, feature_extraction="mlp")
+        super(CustomPolicy, self).__init__(*args, **kwargs)
 
 
 def main(args: argparse.Namespace) -> DQN:
