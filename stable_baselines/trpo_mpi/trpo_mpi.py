@@ -107,7 +107,7 @@ class TRPO(ActorCriticRLModel):
     """
 
     # action spaces the model accepts (GAIL restricts this)
-    _supported_action_spaces = SUPPORTED_SPACES
+    _supported_action_spaces: Tuple[type, ...] = SUPPORTED_SPACES
 
     _saved_settings = ("gamma", "timesteps_per_batch", "max_kl", "cg_iters", "lam", "entcoeff", "cg_damping",
                        "vf_stepsize", "vf_iters", "hidden_size_adversary", "adversary_entcoeff", "expert_dataset",

@@ -6,7 +6,7 @@ session, its parameters, the front door of ``predict``, the frame of ``learn``, 
 from abc import ABC, abstractmethod
 from collections import OrderedDict, deque
 from contextlib import contextmanager
-from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Tuple, Type, TypeVar, Union
 
 import numpy as np
 from gymnasium import spaces
@@ -28,6 +28,8 @@ from stable_baselines.common.numpy_forward import make_rng
 from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind
 from stable_baselines.common.policies import BasePolicy, get_policy_from_name
 from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecNormalize, unwrap_vec_normalize
+
+_Model = TypeVar("_Model", bound="BaseRLModel")
 
 # the default of _init_callback's total_timesteps (None is a value that learn() may be given, and refuses)
 _NOT_GIVEN = object()
@@ -62,7 +64,7 @@ class BaseRLModel(ABC):
 
     def __init__(self, policy: Union[type, str], env: Any, verbose: int = 0, *, requires_vec_env: bool,
                  policy_base: Optional[type], policy_kwargs: Optional[Dict[str, Any]] = None,
-                 seed: Optional[int] = None, n_cpu_tf_sess: Optional[int] = None):
+                 seed: Optional[int] = None, n_cpu_tf_sess: Optional[int] = None) -> None:
         # the policy class (Any: algorithms read class attributes of their own policy families from it)
         self.policy: Any = get_policy_from_name(policy_base, policy) \
             if isinstance(policy, str) and policy_base is not None else policy
@@ -516,8 +518,8 @@ class BaseRLModel(ABC):
         """
 
     @classmethod
-    def load(cls, load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,
-             **kwargs: Any) -> "BaseRLModel":
+    def load(cls: Type[_Model], load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,
+             **kwargs: Any) -> _Model:
         """
         Rebuild a model from a file written by ``save``.
 
@@ -536,8 +538,8 @@ class BaseRLModel(ABC):
         return cls._load_checked(load_path, env, custom_objects, kwargs)
 
     @classmethod
-    def _load_checked(cls, load_path: Any, env: Any, custom_objects: Optional[dict], kwargs: Dict[str, Any],
-                      extra_settings: Optional[Dict[str, SettingKind]] = None) -> "BaseRLModel":
+    def _load_checked(cls: Type[_Model], load_path: Any, env: Any, custom_objects: Optional[dict],
+                      kwargs: Dict[str, Any], extra_settings: Optional[Dict[str, SettingKind]] = None) -> _Model:
         """
         :meth:`load`, also accepting ``extra_settings`` (names and kinds) beside the algorithm's own; those are
         checked and not set (HER's entries in a HER file read by the wrapped model).
