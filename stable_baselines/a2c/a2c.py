@@ -1,4 +1,6 @@
 """A2C: synchronous advantage actor-critic (the batched, single-learner form of A3C)."""
+from typing import Any, Dict, List, Optional, Tuple, Type, Union
+
 import numpy as np
 from gymnasium import spaces
 
@@ -7,8 +9,8 @@ from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.model.on_policy import OnPolicyRLModel
-from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
+from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.returns import discount_with_dones, discounted_returns  # noqa: F401 (public here)
 from stable_baselines.common.rollouts import collect_rollout
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
@@ -57,10 +59,13 @@ class A2C(OnPolicyRLModel):
     _saved_settings = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "alpha",
                        "momentum", "epsilon", "lr_schedule")
 
-    def __init__(self, policy, env, gamma=0.99, n_steps=5, vf_coef=0.25, ent_coef=0.01, max_grad_norm=0.5,
-                 learning_rate=7e-4, alpha=0.99, momentum=0.0, epsilon=1e-5, lr_schedule='constant',
-                 verbose=0, tensorboard_log=None, _init_setup_model=True, policy_kwargs=None,
-                 full_tensorboard_log=False, seed=None, n_cpu_tf_sess=None):
+    def __init__(self, policy: Union[Type[ActorCriticPolicy], str], env: Any, gamma: float = 0.99, n_steps: int = 5,
+                 vf_coef: float = 0.25, ent_coef: float = 0.01, max_grad_norm: Optional[float] = 0.5,
+                 learning_rate: float = 7e-4, alpha: float = 0.99, momentum: float = 0.0, epsilon: float = 1e-5,
+                 lr_schedule: str = 'constant', verbose: int = 0, tensorboard_log: Optional[str] = None,
+                 _init_setup_model: bool = True, policy_kwargs: Optional[Dict[str, Any]] = None,
+                 full_tensorboard_log: bool = False, seed: Optional[int] = None,
+                 n_cpu_tf_sess: Optional[int] = None) -> None:
         check_positive_int("n_steps", n_steps)
         check_gamma(gamma)
         check_learning_rate(learning_rate, schedule_allowed=False)
@@ -88,7 +93,7 @@ class A2C(OnPolicyRLModel):
     def _make_runner(self) -> AbstractEnvRunner:
         return A2CRunner(self.env, self, n_steps=self.n_steps, gamma=self.gamma)
 
-    def _get_pretrain_placeholders(self):
+    def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
         net = self.train_model
         # discrete actions are pretrained through the action probabilities, others through the mean action
         target = net.policy if isinstance(self.action_space, spaces.Discrete) else net.deterministic_action
@@ -96,27 +101,28 @@ class A2C(OnPolicyRLModel):
 
     # ------------------------------------------------------------------ graph construction
 
-    def _build_policies(self):
+    def _build_policies(self) -> Tuple[ActorCriticPolicy, ActorCriticPolicy]:
         """
         Create the acting network (one step for every environment) and, sharing its weights, the training
         network (the whole rollout at once).
 
         :return: (ActorCriticPolicy, ActorCriticPolicy) the acting and the training network
         """
+        observation_space, action_space, n_envs = self._graph_inputs()
         recurrent = issubclass(self.policy, RecurrentActorCriticPolicy)
         # recurrent networks need fixed batch sizes to split the sequences; the others accept any size
-        acting_batch = self.n_envs if recurrent else None
-        training_batch = self.n_envs * self.n_steps if recurrent else None
-        spaces_args = (self.sess, self.observation_space, self.action_space)
+        acting_batch = n_envs if recurrent else None
+        training_batch = n_envs * self.n_steps if recurrent else None
+        spaces_args = (self.sess, observation_space, action_space)
 
-        acting = self.policy(*spaces_args, self.n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
+        acting = self.policy(*spaces_args, n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
         share_weights = tf_util.outer_scope_getter("train_model")
         with tf.variable_scope("train_model", reuse=True, custom_getter=share_weights):
-            training = self.policy(*spaces_args, self.n_envs, self.n_steps, training_batch, reuse=True,
+            training = self.policy(*spaces_args, n_envs, self.n_steps, training_batch, reuse=True,
                                    **self.policy_kwargs)
         return acting, training
 
-    def _build_loss(self, train_model):
+    def _build_loss(self, train_model: ActorCriticPolicy) -> List[Tuple[Any, Any]]:
         """
         Create the inputs of an update, the three loss terms and their summaries, and the (clipped) gradients
         of the combined loss. Called inside the "loss" variable scope.
@@ -149,10 +155,11 @@ class A2C(OnPolicyRLModel):
             gradients, _ = tf.clip_by_global_norm(gradients, self.max_grad_norm)
         return list(zip(gradients, self.params))
 
-    def setup_model(self):
+    def setup_model(self) -> None:
         with SetVerbosity(self.verbose):
             self._check_policy_class()
-            self.n_batch = self.n_envs * self.n_steps
+            observation_space, _, n_envs = self._graph_inputs()
+            self.n_batch = n_envs * self.n_steps
             self._new_graph_and_session()
 
             with self.graph.as_default():
@@ -163,7 +170,7 @@ class A2C(OnPolicyRLModel):
                 summarised_inputs = [('discounted_rewards', self.rewards_ph),
                                      ('learning_rate', self.learning_rate_ph),
                                      ('advantage', self.advs_ph)]
-                input_info_summaries(summarised_inputs, train_model.obs_ph, self.observation_space,
+                input_info_summaries(summarised_inputs, train_model.obs_ph, observation_space,
                                      self.full_tensorboard_log)
 
                 optimizer = tf.train.RMSPropOptimizer(learning_rate=self.learning_rate_ph, decay=self.alpha,
@@ -182,7 +189,9 @@ class A2C(OnPolicyRLModel):
 
     # ------------------------------------------------------------------ training
 
-    def _train_step(self, obs, states, rewards, masks, actions, values, update, writer=None):
+    def _train_step(self, obs: np.ndarray, states: Optional[np.ndarray], rewards: np.ndarray, masks: np.ndarray,
+                    actions: np.ndarray, values: np.ndarray, update: int,
+                    writer: Any = None) -> Tuple[float, float, float]:
         """
         Make one gradient update from a rollout.
 
@@ -202,7 +211,9 @@ class A2C(OnPolicyRLModel):
         feeds = [self.train_model.obs_ph, self.actions_ph, self.advs_ph, self.rewards_ph, self.learning_rate_ph]
         feed_values = [obs, actions, advantages, rewards, current_lr]
         if states is not None:
-            feeds.extend([self.train_model.states_ph, self.train_model.dones_ph])
+            recurrent = self.train_model
+            assert isinstance(recurrent, RecurrentActorCriticPolicy), "a policy with a state is recurrent"
+            feeds.extend([recurrent.states_ph, recurrent.dones_ph])
             feed_values.extend([states, masks])
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.apply_backprop]
@@ -216,7 +227,8 @@ class A2C(OnPolicyRLModel):
         self.step_model.invalidate_numpy_forward()
         return policy_loss, value_loss, policy_entropy
 
-    def _train_step_logged(self, feed_dict, fetches, update, writer):
+    def _train_step_logged(self, feed_dict: Dict[Any, Any], fetches: List[Any], update: int,
+                           writer: Any) -> Tuple[float, float, float]:
         """
         The update of `_train_step` when tensorboard is on: the summaries are evaluated with it, and with
         ``full_tensorboard_log`` every tenth update also records a full trace (memory, compute time).
@@ -236,23 +248,24 @@ class A2C(OnPolicyRLModel):
         writer.add_summary(summary, global_step)
         return policy_loss, value_loss, policy_entropy
 
-    def _start_training(self, total_timesteps, started):
+    def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
         # the rate moves one tick per transition; a schedule over zero timesteps is never read
         self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate, n_values=max(total_timesteps, 1),
                                                 schedule=self.lr_schedule)
         return {"t_start": started}
 
-    def _rollout_episodes(self, rollout):
+    def _rollout_episodes(self, rollout: Tuple[Any, ...]) -> Tuple[list, np.ndarray, np.ndarray]:
         masks, ep_infos, true_reward = rollout[3], rollout[6], rollout[7]
         return ep_infos, true_reward, masks
 
-    def _train_on_rollout(self, rollout, update, writer, loop):
+    def _train_on_rollout(self, rollout: Tuple[Any, ...], update: int, writer: Any,
+                          loop: Dict[str, Any]) -> Tuple[np.ndarray, np.ndarray, float, float]:
         obs, states, returns, masks, actions, values = rollout[:6]
         _, value_loss, policy_entropy = self._train_step(obs, states, returns, masks, actions, values,
                                                          self.num_timesteps // self.n_batch, writer)
         return values, returns, value_loss, policy_entropy
 
-    def _record_update(self, update, stats, loop, clock):
+    def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         values, returns, value_loss, policy_entropy = stats
         rows = [("nupdates", update), ("total_timesteps", self.num_timesteps),
                 ("fps", clock.fps(update * self.n_batch)), ("policy_entropy", float(policy_entropy)),
@@ -261,18 +274,18 @@ class A2C(OnPolicyRLModel):
             logger.record_tabular(key, value)
         self._log_episode_stats()
 
-    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="A2C",
-              reset_num_timesteps=True, progress_bar=False):
+    def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 100, tb_log_name: str = "A2C",
+              reset_num_timesteps: bool = True, progress_bar: bool = False) -> "A2C":
         return self._learn_on_policy(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                                      progress_bar)
 
-    def save(self, save_path, cloudpickle=False):
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
                            cloudpickle=cloudpickle)
 
 
 class A2CRunner(AbstractEnvRunner):
-    def __init__(self, env, model, n_steps=5, gamma=0.99):
+    def __init__(self, env: Any, model: "A2C", n_steps: int = 5, gamma: float = 0.99) -> None:
         """
         Collects the rollouts of an A2C model and turns the rewards into n-step returns.
 
@@ -284,7 +297,7 @@ class A2CRunner(AbstractEnvRunner):
         super().__init__(env=env, model=model, n_steps=n_steps)
         self.gamma = gamma
 
-    def _run(self):
+    def _run(self) -> Union[Tuple[Any, ...], List[None]]:
         """
         Step all environment copies ``n_steps`` times with the acting network.
 

@@ -1,6 +1,8 @@
 """Actor-Critic with Experience Replay (ACER), https://arxiv.org/abs/1611.01224"""
 import warnings
 from collections import deque
+from typing import Any, Deque, Dict, List, Optional, Tuple, Type, Union
+
 import numpy as np
 from gymnasium import spaces
 
@@ -9,8 +11,9 @@ from stable_baselines.acer.buffer import Buffer
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.model.on_policy import OnPolicyRLModel
-from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.callbacks import BaseCallback
+from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
+from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.rollouts import collect_rollout
 from stable_baselines.common.runners import AbstractEnvRunner
 from stable_baselines.common.schedules import Scheduler
@@ -88,10 +91,10 @@ class EpisodeStats:
     :param n_envs: (int) the number of environments
     """
 
-    def __init__(self, n_steps: int, n_envs: int):
-        self.episode_rewards = [[] for _ in range(n_envs)]
-        self.len_buffer = deque(maxlen=40)  # rolling buffer for episode lengths
-        self.rewbuffer = deque(maxlen=40)  # rolling buffer for episode rewards
+    def __init__(self, n_steps: int, n_envs: int) -> None:
+        self.episode_rewards: List[List[float]] = [[] for _ in range(n_envs)]
+        self.len_buffer: Deque[int] = deque(maxlen=40)  # rolling buffer for episode lengths
+        self.rewbuffer: Deque[float] = deque(maxlen=40)  # rolling buffer for episode rewards
         self.n_steps = n_steps
         self.n_envs = n_envs
 
@@ -178,11 +181,15 @@ class ACER(OnPolicyRLModel):
                        "lr_schedule", "rprop_alpha", "rprop_epsilon", "buffer_size", "replay_ratio",
                        "replay_start", "correction_term", "trust_region", "alpha", "delta")
 
-    def __init__(self, policy, env, gamma=0.99, n_steps=20, num_procs=None, q_coef=0.5, ent_coef=0.01,
-                 max_grad_norm=10, learning_rate=7e-4, lr_schedule='linear', rprop_alpha=0.99, rprop_epsilon=1e-5,
-                 buffer_size=5000, replay_ratio=4, replay_start=1000, correction_term=10.0, trust_region=True,
-                 alpha=0.99, delta=1, verbose=0, tensorboard_log=None, _init_setup_model=True, policy_kwargs=None,
-                 full_tensorboard_log=False, seed=None, n_cpu_tf_sess=1):
+    def __init__(self, policy: Union[Type[ActorCriticPolicy], str], env: Any, gamma: float = 0.99, n_steps: int = 20,
+                 num_procs: Optional[int] = None, q_coef: float = 0.5, ent_coef: float = 0.01,
+                 max_grad_norm: Optional[float] = 10, learning_rate: float = 7e-4, lr_schedule: str = 'linear',
+                 rprop_alpha: float = 0.99, rprop_epsilon: float = 1e-5, buffer_size: int = 5000,
+                 replay_ratio: float = 4, replay_start: int = 1000, correction_term: float = 10.0,
+                 trust_region: bool = True, alpha: float = 0.99, delta: float = 1, verbose: int = 0,
+                 tensorboard_log: Optional[str] = None, _init_setup_model: bool = True,
+                 policy_kwargs: Optional[Dict[str, Any]] = None, full_tensorboard_log: bool = False,
+                 seed: Optional[int] = None, n_cpu_tf_sess: Optional[int] = 1) -> None:
         check_positive_int("n_steps", n_steps)
         check_gamma(gamma)
         check_learning_rate(learning_rate, schedule_allowed=False)
@@ -214,12 +221,18 @@ class ACER(OnPolicyRLModel):
             self.setup_model()
 
     @staticmethod
-    def _check_action_space(action_space) -> None:
-        """Raise a clear error for anything but a Discrete action space."""
+    def _check_action_space(action_space: Any) -> spaces.Discrete:
+        """
+        Raise a clear error for anything but a Discrete action space.
+
+        :param action_space: (Any) the action space of the model
+        :return: (gymnasium.spaces.Discrete) the same space
+        """
         if not isinstance(action_space, spaces.Discrete):
             raise ValueError("Error: ACER only supports a Discrete action space, got {} ({}). Use A2C, PPO2 or "
                              "ACKTR for {} actions.".format(type(action_space).__name__, action_space,
                                                             type(action_space).__name__))
+        return action_space
 
     def _graph_fixes_n_envs(self) -> bool:
         """
@@ -234,7 +247,7 @@ class ACER(OnPolicyRLModel):
     def _make_runner(self) -> AbstractEnvRunner:
         return _Runner(env=self.env, model=self, n_steps=self.n_steps)
 
-    def _get_pretrain_placeholders(self):
+    def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
         policy = self.step_model
         self._check_action_space(self.action_space)
         with self.graph.as_default():
@@ -243,7 +256,7 @@ class ACER(OnPolicyRLModel):
 
     # ------------------------------------------------------------------ graph construction
 
-    def _build_networks(self):
+    def _build_networks(self) -> Tuple[ActorCriticPolicy, ActorCriticPolicy, ActorCriticPolicy]:
         """
         Create the acting network (one step per environment), the training network (``n_steps + 1``
         observations per environment, the last one for bootstrapping) and the average policy network, which
@@ -252,11 +265,12 @@ class ACER(OnPolicyRLModel):
 
         :return: (ActorCriticPolicy, ActorCriticPolicy, ActorCriticPolicy) acting, training and average networks
         """
+        observation_space, action_space, n_envs = self._graph_inputs()
         recurrent = issubclass(self.policy, RecurrentActorCriticPolicy)
-        spaces_args = (self.sess, self.observation_space, self.action_space, self.n_envs)
-        segment_rows = self.n_envs * (self.n_steps + 1)
+        spaces_args = (self.sess, observation_space, action_space, n_envs)
+        segment_rows = n_envs * (self.n_steps + 1)
 
-        acting = self.policy(*spaces_args, 1, self.n_envs if recurrent else None, reuse=False, **self.policy_kwargs)
+        acting = self.policy(*spaces_args, 1, n_envs if recurrent else None, reuse=False, **self.policy_kwargs)
         self.params = tf_util.get_trainable_vars("model")
         with tf.variable_scope("train_model", reuse=True, custom_getter=tf_util.outer_scope_getter("train_model")):
             training = self.policy(*spaces_args, self.n_steps + 1, segment_rows, reuse=True, **self.policy_kwargs)
@@ -269,7 +283,7 @@ class ACER(OnPolicyRLModel):
         self._sync_average_op = tf.group(*[average.assign(param)
                                            for param, average in zip(self.params, self.average_params)])
 
-        def read_average(getter, name, *args, **kwargs):  # pylint: disable=unused-argument
+        def read_average(getter: Any, name: str, *args: Any, **kwargs: Any) -> Any:  # pylint: disable=unused-argument
             name = name.replace("polyak_model/", "", 1)
             if name not in averages:
                 raise ValueError("The policy asked for the variable {!r}, which is not a trainable variable "
@@ -280,7 +294,7 @@ class ACER(OnPolicyRLModel):
             average = self.policy(*spaces_args, self.n_steps + 1, segment_rows, reuse=True, **self.policy_kwargs)
         return acting, training, average
 
-    def _build_loss(self, net, average_net):
+    def _build_loss(self, net: ActorCriticPolicy, average_net: ActorCriticPolicy) -> Dict[str, Any]:
         """
         Create the inputs of an update and the ACER loss (truncated importance-weighted policy gradient with
         bias correction, Retrace regression of Q, entropy bonus). Called inside the "loss" variable scope.
@@ -289,7 +303,7 @@ class ACER(OnPolicyRLModel):
         :param average_net: (ActorCriticPolicy) the average policy network
         :return: (dict) the tensors the gradients and the logged values are made of
         """
-        n_envs, n_steps, n_batch = self.n_envs, self.n_steps, self.n_batch
+        n_envs, n_steps, n_batch = self._known_n_envs(), self.n_steps, self.n_batch
         self.done_ph = tf.placeholder(tf.float32, [n_batch], name="done_ph")
         self.reward_ph = tf.placeholder(tf.float32, [n_batch], name="reward_ph")
         self.mu_ph = tf.placeholder(tf.float32, [n_batch, self.n_act], name="mu_ph")
@@ -344,12 +358,14 @@ class ACER(OnPolicyRLModel):
                     truncated_loss=truncated_loss, correction_loss=correction_loss, policy_loss=policy_loss,
                     q_loss=q_loss, explained=explained)
 
-    def _trust_region_gradients(self, terms):
+    def _trust_region_gradients(self, terms: Dict[str, Any],
+                                params: List[Any]) -> Tuple[List[Any], List[Any], List[str]]:
         """
         The gradients of the loss with the policy part projected (ACER paper, eq. 13): the gradient with respect to
         the probabilities pi loses its component along the gradient of KL(average policy || pi) beyond ``delta``.
 
         :param terms: (dict) the tensors of :meth:`_build_loss`
+        :param params: ([TensorFlow Variable]) the trainable parameters
         :return: ([TensorFlow Tensor], [TensorFlow Tensor], [str]) gradients per parameter, and the logged
             statistics with their names
         """
@@ -364,10 +380,10 @@ class ACER(OnPolicyRLModel):
                  tf.reduce_mean(tf.abs(excess))]
         projected = objective_grad - tf.reshape(excess, [n_batch, 1]) * kl_grad
         pi_grads = -projected / n_batch
-        policy_grads = tf.gradients(pi, self.params, pi_grads)
-        q_grads = tf.gradients(terms["q_loss"] * self.q_coef, self.params)
+        policy_grads = tf.gradients(pi, params, pi_grads)
+        q_grads = tf.gradients(terms["q_loss"] * self.q_coef, params)
         grads = [gradient_add(policy_grad, q_grad, param, verbose=self.verbose)
-                 for (policy_grad, q_grad, param) in zip(policy_grads, q_grads, self.params)]
+                 for (policy_grad, q_grad, param) in zip(policy_grads, q_grads, params)]
 
         pi_grads_norm = avg_norm(pi_grads) * n_batch
         stats = [tf.global_norm([grad for grad in q_grads if grad is not None]),
@@ -375,22 +391,24 @@ class ACER(OnPolicyRLModel):
         return grads, stats, ['norm_grads_q', 'norm_grads_policy', 'avg_norm_grads_f', 'avg_norm_k', 'avg_norm_g',
                               'avg_norm_k_dot_g', 'avg_norm_adj']
 
-    def setup_model(self):
+    def setup_model(self) -> None:
         with SetVerbosity(self.verbose):
             self._check_policy_class()
-            self._check_action_space(self.action_space)
-            self.n_act = self.action_space.n
-            self.n_batch = self.n_envs * self.n_steps
+            self.n_act = self._check_action_space(self.action_space).n
+            observation_space, _, n_envs = self._graph_inputs()
+            self.n_batch = n_envs * self.n_steps
             self._new_graph_and_session()
 
             with self.graph.as_default():
                 step_model, train_model, self.polyak_model = self._build_networks()
+                params = self.params
+                assert params is not None, "collected by _build_networks"
                 with tf.variable_scope("loss", reuse=False):
                     terms = self._build_loss(train_model, self.polyak_model)
                     if self.trust_region:
-                        grads, extra_ops, extra_names = self._trust_region_gradients(terms)
+                        grads, extra_ops, extra_names = self._trust_region_gradients(terms, params)
                     else:
-                        grads, extra_ops, extra_names = tf.gradients(terms["loss"], self.params), [], []
+                        grads, extra_ops, extra_names = tf.gradients(terms["loss"], params), [], []
                     if self.max_grad_norm is not None:
                         grads, norm_grads = tf.clip_by_global_norm(grads, self.max_grad_norm)
                     else:
@@ -398,16 +416,16 @@ class ACER(OnPolicyRLModel):
 
                 input_info_summaries([('rewards', self.reward_ph), ('learning_rate', self.learning_rate_ph),
                                       ('advantage', terms["advantages"]), ('action_probability', self.mu_ph)],
-                                     train_model.obs_ph, self.observation_space, self.full_tensorboard_log)
+                                     train_model.obs_ph, observation_space, self.full_tensorboard_log)
 
                 optimizer = tf.train.RMSPropOptimizer(learning_rate=self.learning_rate_ph, decay=self.rprop_alpha,
                                                       epsilon=self.rprop_epsilon)
                 with quiet_deprecations():  # TF's RMSProp builds its slots with a deprecated initializer
-                    gradient_step = optimizer.apply_gradients(list(zip(grads, self.params)))
+                    gradient_step = optimizer.apply_gradients(list(zip(grads, params)))
                 # the moving average follows the parameters after the gradient step
                 with tf.control_dependencies([gradient_step]):
                     train_op = tf.group(*[average.assign(self.alpha * average + (1.0 - self.alpha) * param.read_value())
-                                          for param, average in zip(self.params, self.average_params)])
+                                          for param, average in zip(params, self.average_params)])
 
                 self.run_ops = [train_op] + [terms[key] for key in ("loss", "q_loss", "entropy", "policy_loss",
                                                                      "truncated_loss", "correction_loss",
@@ -425,13 +443,15 @@ class ACER(OnPolicyRLModel):
 
                 self.summary = tf.summary.merge_all()
 
-    def load_parameters(self, load_path_or_dict, exact_match=True):
+    def load_parameters(self, load_path_or_dict: Any, exact_match: bool = True) -> None:
         super(ACER, self).load_parameters(load_path_or_dict, exact_match=exact_match)
         # the average policy network starts from the loaded parameters
         if self._sync_average_op is not None:
             self.sess.run(self._sync_average_op)
 
-    def _train_step(self, obs, actions, rewards, dones, mus, states, masks, steps, writer=None):
+    def _train_step(self, obs: np.ndarray, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray,
+                    mus: np.ndarray, states: Optional[np.ndarray], masks: np.ndarray, steps: int,
+                    writer: Any = None) -> Tuple[List[str], List[Any]]:
         """
         Make one gradient update from a batch of segments (just collected, or replayed).
 
@@ -451,13 +471,14 @@ class ACER(OnPolicyRLModel):
         for net in (self.train_model, self.polyak_model):
             feed_dict[net.obs_ph] = obs
             if states is not None:
+                assert isinstance(net, RecurrentActorCriticPolicy), "a policy with a state is recurrent"
                 feed_dict[net.states_ph] = states
                 feed_dict[net.dones_ph] = masks
 
         if writer is None:
             results = self.sess.run(self.run_ops, feed_dict)
         else:
-            run_kwargs = {}
+            run_kwargs: Dict[str, Any] = {}
             trace = self.full_tensorboard_log and (1 + (steps // self.n_batch)) % 10 == 0
             if trace:
                 run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
@@ -470,16 +491,18 @@ class ACER(OnPolicyRLModel):
         # the first result is the train op's
         return self.names_ops, results[1:]
 
-    def _reshape_segment(self, obs, actions, rewards, mus, dones, masks):
+    def _reshape_segment(self, obs: np.ndarray, actions: np.ndarray, rewards: np.ndarray, mus: np.ndarray,
+                         dones: np.ndarray, masks: np.ndarray) -> Tuple[np.ndarray, ...]:
         """Flatten [n_envs, n_steps(+1), ...] arrays to the batches the graph expects."""
-        return (obs.reshape((self.n_envs * (self.n_steps + 1),) + obs.shape[2:]),
+        n_envs = self._known_n_envs()
+        return (obs.reshape((n_envs * (self.n_steps + 1),) + obs.shape[2:]),
                 actions.reshape([self.n_batch]),
                 rewards.reshape([self.n_batch]),
                 mus.reshape([self.n_batch, self.n_act]),
                 dones.reshape([self.n_batch]).astype(np.float32),
-                masks.reshape([self.n_envs * (self.n_steps + 1)]).astype(np.float32))
+                masks.reshape([n_envs * (self.n_steps + 1)]).astype(np.float32))
 
-    def _start_training(self, total_timesteps, started):
+    def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
         self._check_action_space(self.action_space)
         if self.replay_ratio > 0 and self.buffer_size // self.n_steps < 1:
             raise ValueError("ACER needs buffer_size >= n_steps to replay experience, got buffer_size={} and "
@@ -487,28 +510,30 @@ class ACER(OnPolicyRLModel):
         self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate,
                                                 n_values=max(int(total_timesteps), 1), schedule=self.lr_schedule)
         return {"recurrent": issubclass(self.policy, RecurrentActorCriticPolicy),
-                "start_timesteps": self.num_timesteps, "episode_stats": EpisodeStats(self.n_steps, self.n_envs),
+                "start_timesteps": self.num_timesteps, "episode_stats": EpisodeStats(self.n_steps, self._known_n_envs()),
                 "buffer": Buffer(env=self.env, n_steps=self.n_steps, size=self.buffer_size)
                 if self.replay_ratio > 0 else None,
                 "t_start": started}
 
-    def _n_updates(self, total_timesteps):
+    def _n_updates(self, total_timesteps: int) -> int:
         # a last, partial batch of timesteps still gets a rollout
         return -(-total_timesteps // self.n_batch)
 
-    def _logs_update(self, update, log_interval):
+    def _logs_update(self, update: int, log_interval: int) -> bool:
         return (update - 1) % log_interval == 0
 
-    def _rollout_collected(self, rollout, update, loop, callback):
+    def _rollout_collected(self, rollout: Tuple[Any, ...], update: int, loop: Dict[str, Any],
+                           callback: BaseCallback) -> None:
         # the callback sees the segment under the names the original's learn gave it
         names = ("enc_obs", "obs", "actions", "rewards", "mus", "dones", "masks", "states", "ep_infos")
         loop.update(zip(names, rollout), steps=(update - 1) * self.n_batch)
         callback.update_locals(loop)
 
-    def _rollout_episodes(self, rollout):
+    def _rollout_episodes(self, rollout: Tuple[Any, ...]) -> Tuple[list, np.ndarray, np.ndarray]:
         return rollout[8], rollout[3], rollout[5]
 
-    def _train_on_rollout(self, rollout, update, writer, loop):
+    def _train_on_rollout(self, rollout: Tuple[Any, ...], update: int, writer: Any,
+                          loop: Dict[str, Any]) -> Tuple[List[str], List[Any]]:
         enc_obs, obs, actions, rewards, mus, dones, masks, states, _ = rollout
         loop["episode_stats"].feed(rewards, dones)
         if loop["buffer"] is not None:
@@ -522,7 +547,7 @@ class ACER(OnPolicyRLModel):
         self._replay(loop)
         return names_ops, values_ops
 
-    def _replay(self, loop):
+    def _replay(self, loop: Dict[str, Any]) -> None:
         """
         Train on a Poisson(``replay_ratio``) number of segments drawn from the buffer, once it holds
         ``replay_start`` transitions.
@@ -543,7 +568,7 @@ class ACER(OnPolicyRLModel):
             self._train_step(obs, actions, rewards, dones, mus, states, masks,
                              self.num_timesteps - loop["start_timesteps"])
 
-    def _record_update(self, update, stats, loop, clock):
+    def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         episode_stats = loop["episode_stats"]
         logger.record_tabular("total_timesteps", self.num_timesteps)
         logger.record_tabular("fps", clock.fps(update * self.n_batch))
@@ -556,12 +581,12 @@ class ACER(OnPolicyRLModel):
             logger.record_tabular(name, float(val))
             loop.update(name=name, val=val)
 
-    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="ACER",
-              reset_num_timesteps=True, progress_bar=False):
+    def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 100, tb_log_name: str = "ACER",
+              reset_num_timesteps: bool = True, progress_bar: bool = False) -> "ACER":
         return self._learn_on_policy(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                                      progress_bar)
 
-    def save(self, save_path, cloudpickle=False):
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
                            cloudpickle=cloudpickle)
 
@@ -571,7 +596,7 @@ class _Runner(AbstractEnvRunner):
     recorded_outputs = ("mus",)
     start_states_name = "start_states"
 
-    def __init__(self, env, model, n_steps):
+    def __init__(self, env: Any, model: ACER, n_steps: int) -> None:
         """
         Collects the segments of an ACER model: per environment ``n_steps`` transitions and ``n_steps + 1``
         observations, with the behaviour policy's action probabilities.
@@ -586,7 +611,7 @@ class _Runner(AbstractEnvRunner):
         self.n_batch = self.n_env * n_steps
         self.batch_ob_shape = (self.n_env * (n_steps + 1),) + env.observation_space.shape
 
-    def policy_step(self):
+    def policy_step(self) -> Tuple[np.ndarray, Any, Dict[str, np.ndarray]]:
         """
         :return: (np.ndarray, Any, dict) actions, next recurrent states and the probabilities of all actions
             (``mus``), in one session call where the policy allows it
@@ -604,15 +629,15 @@ class _Runner(AbstractEnvRunner):
             states = new_states
         return actions, states, {"mus": mus}
 
-    def extra_columns(self):
+    def extra_columns(self) -> Dict[str, List[np.ndarray]]:
         # the observations of the segment as the replay buffer stores them: the first one and the one after
         # every step
         return {"enc_obs": [np.copy(self.obs)]}
 
-    def after_step(self, columns, obs):
+    def after_step(self, columns: Dict[str, List[np.ndarray]], obs: np.ndarray) -> None:
         columns["enc_obs"].append(np.copy(obs))
 
-    def _run(self):
+    def _run(self) -> Union[Tuple[Any, ...], List[None]]:
         """
         Collect one segment of ``n_steps`` steps in every env.
 
@@ -627,7 +652,7 @@ class _Runner(AbstractEnvRunner):
         rollout["mb_obs"].append(np.copy(self.obs))
         rollout["mb_dones"].append(self.dones)
 
-        def env_major(name, dtype):
+        def env_major(name: str, dtype: Any) -> np.ndarray:
             return np.asarray(rollout[name], dtype=dtype).swapaxes(1, 0)
 
         masks = env_major("mb_dones", bool)

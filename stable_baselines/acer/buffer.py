@@ -28,7 +28,7 @@ class Buffer(object):
     :param size: (int) the buffer size in number of steps per environment (``size // n_steps`` segments)
     """
 
-    def __init__(self, env: VecEnv, n_steps: int, size: int = 50000):
+    def __init__(self, env: VecEnv, n_steps: int, size: int = 50000) -> None:
         if not isinstance(n_steps, (int, np.integer)) or n_steps < 1:
             raise ValueError("Buffer expected n_steps to be a positive int, got {!r}".format(n_steps))
         if size // n_steps < 1:
@@ -49,14 +49,16 @@ class Buffer(object):
         self.frame_size = self.obs_shape[-1] // self.n_stack if self.obs_shape else 1
 
         # Memory (allocated on the first put, when the shapes are known)
-        self.enc_obs = None  # full observations, or the first stacked observation of the segment
-        self.frames = None  # newest frames of the following observations (frame stacking only)
-        self.actions = None
-        self.rewards = None
-        self.mus = None
-        self.dones = None
-        self.masks = None
-        self.states = None
+        # full observations, or the first stacked observation of the segment
+        self.enc_obs: Optional[np.ndarray] = None
+        # newest frames of the following observations (frame stacking only)
+        self.frames: Optional[np.ndarray] = None
+        self.actions: Optional[np.ndarray] = None
+        self.rewards: Optional[np.ndarray] = None
+        self.mus: Optional[np.ndarray] = None
+        self.dones: Optional[np.ndarray] = None
+        self.masks: Optional[np.ndarray] = None
+        self.states: Optional[np.ndarray] = None
 
         # Size indexes
         self.next_idx = 0
@@ -104,6 +106,7 @@ class Buffer(object):
         """
         if self.n_stack == 1:
             return enc_obs
+        assert frames is not None, "segments stored with frame stacking have their frames"
         n_env = enc_obs.shape[0]
         obs = np.zeros((n_env, self.n_steps + 1) + self.obs_shape, dtype=self.obs_dtype)
         obs[:, 0] = enc_obs
@@ -144,19 +147,30 @@ class Buffer(object):
             if states is not None:
                 self.states = np.empty((self.size,) + np.shape(states), dtype=np.float32)
 
-        self.enc_obs[self.next_idx] = first_obs
-        if frames is not None:
+        stored_obs, stored_actions, stored_rewards, stored_mus, stored_dones, stored_masks = self._storage()
+        stored_obs[self.next_idx] = first_obs
+        if frames is not None and self.frames is not None:  # both exactly when frames are stacked
             self.frames[self.next_idx] = frames
-        self.actions[self.next_idx] = actions
-        self.rewards[self.next_idx] = rewards
-        self.mus[self.next_idx] = mus
-        self.dones[self.next_idx] = dones
-        self.masks[self.next_idx] = masks
+        stored_actions[self.next_idx] = actions
+        stored_rewards[self.next_idx] = rewards
+        stored_mus[self.next_idx] = mus
+        stored_dones[self.next_idx] = dones
+        stored_masks[self.next_idx] = masks
         if self.states is not None and states is not None:
             self.states[self.next_idx] = states
 
         self.next_idx = (self.next_idx + 1) % self.size
         self.num_in_buffer = min(self.size, self.num_in_buffer + 1)
+
+    def _storage(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """
+        :return: (np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray) the arrays of the
+            observations (``enc_obs``), actions, rewards, mus, dones and masks, allocated by the first ``put``
+        """
+        if self.enc_obs is None or self.actions is None or self.rewards is None or self.mus is None \
+                or self.dones is None or self.masks is None:
+            raise RuntimeError("Cannot sample from an empty ACER buffer: put at least one segment first")
+        return self.enc_obs, self.actions, self.rewards, self.mus, self.dones, self.masks
 
     def take(self, arr: np.ndarray, idx: np.ndarray, envx: np.ndarray) -> np.ndarray:
         """
@@ -185,13 +199,14 @@ class Buffer(object):
         idx = np.random.randint(0, self.num_in_buffer, self.n_env)
         envx = np.arange(self.n_env)
 
-        masks = self.take(self.masks, idx, envx)
+        stored_obs, stored_actions, stored_rewards, stored_mus, stored_dones, stored_masks = self._storage()
+        masks = self.take(stored_masks, idx, envx)
         frames = None if self.frames is None else self.take(self.frames, idx, envx)
-        obs = self.decode(self.take(self.enc_obs, idx, envx), frames, masks)
-        actions = self.take(self.actions, idx, envx)
-        rewards = self.take(self.rewards, idx, envx)
-        mus = self.take(self.mus, idx, envx)
-        dones = self.take(self.dones, idx, envx)
+        obs = self.decode(self.take(stored_obs, idx, envx), frames, masks)
+        actions = self.take(stored_actions, idx, envx)
+        rewards = self.take(stored_rewards, idx, envx)
+        mus = self.take(stored_mus, idx, envx)
+        dones = self.take(stored_dones, idx, envx)
         if return_states:
             states = None if self.states is None else self.take(self.states, idx, envx)
             return obs, actions, rewards, mus, dones, masks, states

@@ -1,5 +1,6 @@
 """ACKTR: Actor Critic using Kronecker-Factored Trust Region (A2C with our K-FAC optimizer)."""
 import warnings
+from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
 import numpy as np
 from gymnasium import spaces
@@ -10,8 +11,8 @@ from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.model.on_policy import OnPolicyRLModel
-from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
+from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.returns import discounted_returns, gae_advantages
 from stable_baselines.common.rollouts import collect_rollout
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
@@ -77,10 +78,14 @@ class ACKTR(OnPolicyRLModel):
     # files of library versions before 2.8 hold the unused setting "lam"
     _legacy_settings = ("lam",)
 
-    def __init__(self, policy, env, gamma=0.99, nprocs=None, n_steps=20, ent_coef=0.01, vf_coef=0.25,
-                 vf_fisher_coef=1.0, learning_rate=0.25, max_grad_norm=0.5, kfac_clip=0.001, lr_schedule='linear',
-                 verbose=0, tensorboard_log=None, _init_setup_model=True, async_eigen_decomp=False, kfac_update=1,
-                 gae_lambda=None, policy_kwargs=None, full_tensorboard_log=False, seed=None, n_cpu_tf_sess=1):
+    def __init__(self, policy: Union[Type[ActorCriticPolicy], str], env: Any, gamma: float = 0.99,
+                 nprocs: Optional[int] = None, n_steps: int = 20, ent_coef: float = 0.01, vf_coef: float = 0.25,
+                 vf_fisher_coef: float = 1.0, learning_rate: float = 0.25, max_grad_norm: Optional[float] = 0.5,
+                 kfac_clip: float = 0.001, lr_schedule: str = 'linear', verbose: int = 0,
+                 tensorboard_log: Optional[str] = None, _init_setup_model: bool = True,
+                 async_eigen_decomp: bool = False, kfac_update: int = 1, gae_lambda: Optional[float] = None,
+                 policy_kwargs: Optional[Dict[str, Any]] = None, full_tensorboard_log: bool = False,
+                 seed: Optional[int] = None, n_cpu_tf_sess: Optional[int] = 1) -> None:
         if nprocs is not None:
             warnings.warn("nprocs will be removed in a future version (v3.x.x) use n_cpu_tf_sess instead",
                           DeprecationWarning)
@@ -115,7 +120,7 @@ class ACKTR(OnPolicyRLModel):
     def _make_runner(self) -> AbstractEnvRunner:
         return ACKTRRunner(self.env, self, n_steps=self.n_steps, gamma=self.gamma, lam=self.gae_lambda)
 
-    def _get_pretrain_placeholders(self):
+    def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
         net = self.train_model
         # discrete actions are pretrained through the action probabilities, others through the mean action
         target = net.policy if isinstance(self.action_space, spaces.Discrete) else net.deterministic_action
@@ -133,27 +138,28 @@ class ACKTR(OnPolicyRLModel):
 
     # ------------------------------------------------------------------ graph construction
 
-    def _build_policies(self):
+    def _build_policies(self) -> Tuple[ActorCriticPolicy, ActorCriticPolicy]:
         """
         Create the acting network (one step for every environment) and, sharing its weights, the training
         network (the whole rollout at once).
 
         :return: (ActorCriticPolicy, ActorCriticPolicy) the acting and the training network
         """
+        observation_space, action_space, n_envs = self._graph_inputs()
         recurrent = issubclass(self.policy, RecurrentActorCriticPolicy)
-        acting_batch = self.n_envs if recurrent else None
-        training_batch = self.n_envs * self.n_steps if recurrent else None
-        spaces_args = (self.sess, self.observation_space, self.action_space)
+        acting_batch = n_envs if recurrent else None
+        training_batch = n_envs * self.n_steps if recurrent else None
+        spaces_args = (self.sess, observation_space, action_space)
 
-        acting = self.policy(*spaces_args, self.n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
+        acting = self.policy(*spaces_args, n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
         self.params = tf_util.get_trainable_vars("model")
         share_weights = tf_util.outer_scope_getter("train_model")
         with tf.variable_scope("train_model", reuse=True, custom_getter=share_weights):
-            training = self.policy(*spaces_args, self.n_envs, self.n_steps, training_batch, reuse=True,
+            training = self.policy(*spaces_args, n_envs, self.n_steps, training_batch, reuse=True,
                                    **self.policy_kwargs)
         return acting, training
 
-    def _build_losses(self, net):
+    def _build_losses(self, net: ActorCriticPolicy) -> Any:
         """
         Create the inputs of an update, the training loss (policy gradient with entropy bonus, value
         regression) and the sampled loss the Fisher blocks are estimated from. Called inside the "loss" scope.
@@ -190,39 +196,43 @@ class ACKTR(OnPolicyRLModel):
         self.grads_check = tf.gradients(train_loss, self.params)
         return train_loss
 
-    def _value_only_params(self) -> list:
+    def _value_only_params(self, params: List[Any]) -> List[Any]:
         """
         The parameters the action distribution does not depend on (those only the value function uses): they
         take the plain natural-gradient step, outside the trust region. Without a value Fisher
         (``vf_fisher_coef <= 0``) their curvature would be the damping alone: they then stay inside it, as in
         the original.
 
+        :param params: ([TensorFlow Variable]) the trainable parameters of the model
         :return: ([TensorFlow Variable])
         """
-        policy_grads = tf.gradients(self.pg_fisher, self.params)
+        policy_grads = tf.gradients(self.pg_fisher, params)
         if self.vf_fisher_coef <= 0:
             return []
-        return [param for param, policy_grad, grad in zip(self.params, policy_grads, self.grads_check)
+        return [param for param, policy_grad, grad in zip(params, policy_grads, self.grads_check)
                 if policy_grad is None and grad is not None]
 
-    def setup_model(self):
+    def setup_model(self) -> None:
         with SetVerbosity(self.verbose):
             self._check_policy_class()
             self._check_spaces()
             if self.n_cpu_tf_sess is None and self.nprocs is not None:
                 self.n_cpu_tf_sess = self.nprocs
-            self.n_batch = self.n_envs * self.n_steps
+            observation_space, _, n_envs = self._graph_inputs()
+            self.n_batch = n_envs * self.n_steps
             self._new_graph_and_session()
 
             with self.graph.as_default():
                 step_model, train_model = self._build_policies()
+                params = self.params
+                assert params is not None, "collected by _build_policies"
                 with tf.variable_scope("loss", reuse=False, custom_getter=tf_util.outer_scope_getter("loss")):
                     train_loss = self._build_losses(train_model)
 
                 summarised_inputs = [('discounted_rewards', self.rewards_ph),
                                      ('learning_rate', self.learning_rate_ph),
                                      ('advantage', self.advs_ph)]
-                input_info_summaries(summarised_inputs, train_model.obs_ph, self.observation_space,
+                input_info_summaries(summarised_inputs, train_model.obs_ph, observation_space,
                                      self.full_tensorboard_log)
 
                 self.optim = KfacOptimizer(
@@ -230,10 +240,10 @@ class ACKTR(OnPolicyRLModel):
                     kfac_update=self.kfac_update, epsilon=0.01, stats_decay=0.95,
                     async_eigen_decomp=self.async_eigen_decomp, cold_iter=10, cold_lr=0.01,
                     max_grad_norm=self.max_grad_norm, verbose=self.verbose, name="kfac",
-                    unclipped_vars=self._value_only_params())
-                self.optim.compute_and_apply_stats(self.joint_fisher, var_list=self.params,
+                    unclipped_vars=self._value_only_params(params))
+                self.optim.compute_and_apply_stats(self.joint_fisher, var_list=params,
                                                    extra_loss_tensors=[train_loss])
-                self.train_op, self.q_runner = self.optim.apply_gradients(list(zip(self.grads_check, self.params)))
+                self.train_op, self.q_runner = self.optim.apply_gradients(list(zip(self.grads_check, params)))
 
                 self.train_model, self.step_model = train_model, step_model
                 self.step, self.proba_step = step_model.step, step_model.proba_step
@@ -246,7 +256,9 @@ class ACKTR(OnPolicyRLModel):
 
     # ------------------------------------------------------------------ training
 
-    def _train_step(self, obs, states, rewards, masks, actions, values, update, writer):
+    def _train_step(self, obs: np.ndarray, states: Optional[np.ndarray], rewards: np.ndarray, masks: np.ndarray,
+                    actions: np.ndarray, values: np.ndarray, update: int,
+                    writer: Any) -> Tuple[float, float, float]:
         """
         Make one K-FAC update from a rollout.
 
@@ -263,15 +275,17 @@ class ACKTR(OnPolicyRLModel):
         feed_dict = {self.train_model.obs_ph: obs, self.actions_ph: actions, self.advs_ph: rewards - values,
                      self.rewards_ph: rewards, self.learning_rate_ph: self._advance_learning_rate(len(obs))}
         if states is not None:
-            feed_dict[self.train_model.states_ph] = states
-            feed_dict[self.train_model.dones_ph] = masks
+            recurrent = self.train_model
+            assert isinstance(recurrent, RecurrentActorCriticPolicy), "a policy with a state is recurrent"
+            feed_dict[recurrent.states_ph] = states
+            feed_dict[recurrent.dones_ph] = masks
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.train_op]
         if writer is None:
             policy_loss, value_loss, policy_entropy, _ = self.sess.run(fetches, feed_dict)
         else:
             global_step = update * (self.n_batch + 1)
-            run_kwargs = {}
+            run_kwargs: Dict[str, Any] = {}
             trace = self.full_tensorboard_log and (1 + update) % 10 == 0
             if trace:
                 run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
@@ -284,25 +298,26 @@ class ACKTR(OnPolicyRLModel):
         self.step_model.invalidate_numpy_forward()
         return policy_loss, value_loss, policy_entropy
 
-    def _start_training(self, total_timesteps, started):
-        self.n_batch = self.n_envs * self.n_steps
+    def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
+        self.n_batch = self._known_n_envs() * self.n_steps
         # the rate moves one tick per transition; a schedule over zero timesteps is never read
         self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate, n_values=max(total_timesteps, 1),
                                                 schedule=self.lr_schedule)
         return {"t_start": started}
 
-    def _rollout_episodes(self, rollout):
+    def _rollout_episodes(self, rollout: Tuple[Any, ...]) -> Tuple[list, np.ndarray, np.ndarray]:
         masks, ep_infos, true_reward = rollout[3], rollout[6], rollout[7]
         return ep_infos, true_reward, masks
 
-    def _train_on_rollout(self, rollout, update, writer, loop):
+    def _train_on_rollout(self, rollout: Tuple[Any, ...], update: int, writer: Any,
+                          loop: Dict[str, Any]) -> Tuple[np.ndarray, np.ndarray, Tuple[float, float, float]]:
         obs, states, returns, masks, actions, values = rollout[:6]
         # the tensorboard step of the original: timesteps // (n_batch + 1)
         losses = self._train_step(obs, states, returns, masks, actions, values,
                                   self.num_timesteps // (self.n_batch + 1), writer)
         return values, returns, losses
 
-    def _record_update(self, update, stats, loop, clock):
+    def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         values, returns, (policy_loss, value_loss, policy_entropy) = stats
         rows = [("nupdates", update), ("total_timesteps", self.num_timesteps),
                 ("fps", clock.fps(update * self.n_batch)), ("policy_entropy", float(policy_entropy)),
@@ -312,18 +327,19 @@ class ACKTR(OnPolicyRLModel):
             logger.record_tabular(key, value)
         self._log_episode_stats()
 
-    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="ACKTR",
-              reset_num_timesteps=True, progress_bar=False):
+    def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 100, tb_log_name: str = "ACKTR",
+              reset_num_timesteps: bool = True, progress_bar: bool = False) -> "ACKTR":
         return self._learn_on_policy(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                                      progress_bar)
 
-    def save(self, save_path, cloudpickle=False):
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
                            cloudpickle=cloudpickle)
 
 
 class ACKTRRunner(AbstractEnvRunner):
-    def __init__(self, env, model, n_steps=20, gamma=0.99, lam=None):
+    def __init__(self, env: Any, model: ACKTR, n_steps: int = 20, gamma: float = 0.99,
+                 lam: Optional[float] = None) -> None:
         """
         Collects experience for ACKTR: n-step discounted returns (as A2C) when ``lam`` is None,
         otherwise lambda-returns of the Generalized Advantage Estimator.
@@ -338,7 +354,7 @@ class ACKTRRunner(AbstractEnvRunner):
         self.gamma = gamma
         self.lam = lam
 
-    def _run(self):
+    def _run(self) -> Union[Tuple[Any, ...], List[None]]:
         """
         Run a rollout of ``n_steps`` in every environment.
 

@@ -91,7 +91,7 @@ All variables the optimizer creates (factors, eigenbases, momentum buffers, coun
 under the optimizer's variable scope (``kfac`` by default): they are never part of a model's parameter list.
 """
 from collections import OrderedDict
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -112,7 +112,7 @@ class KfacLayer:
     :param uses: ([tf.Operation]) the MatMul / Conv2D ops applying the weight (more than one for a shared weight)
     """
 
-    def __init__(self, kind: str, weight, bias, uses: List):
+    def __init__(self, kind: str, weight: tf.Variable, bias: Optional[tf.Variable], uses: List[tf.Operation]) -> None:
         self.kind = kind
         self.weight = weight
         self.bias = bias
@@ -239,10 +239,10 @@ def find_layers(loss_tensors: Sequence, var_list: Sequence) -> Tuple[List[KfacLa
         if not ops_and_values:
             continue
         kinds = {_layer_use_kind(op, value) for op, value in ops_and_values}
-        if len(kinds) != 1 or None in kinds:
+        if len(kinds) != 1:
             continue
         kind = kinds.pop()
-        if (kind == "dense") != (len(shape) == 2):
+        if kind is None or (kind == "dense") != (len(shape) == 2):
             continue
         uses = [op for op, _ in ops_and_values]
         # bias: the same variable of d_out elements added directly to every use's output
@@ -335,7 +335,7 @@ class KfacOptimizer:
                  clip_kl: Optional[float] = 0.01, kfac_update: int = 2, stats_decay: float = 0.95,
                  epsilon: float = 1e-2, async_eigen_decomp: bool = False, cold_iter: int = 0,
                  cold_lr: float = 0.01, max_grad_norm: Optional[float] = None, verbose: int = 0,
-                 name: str = "kfac", factored_damping: bool = True, unclipped_vars: Optional[Sequence] = None):
+                 name: str = "kfac", factored_damping: bool = True, unclipped_vars: Optional[Sequence] = None) -> None:
         if not isinstance(kfac_update, (int, np.integer)) or kfac_update < 1:
             raise ValueError("kfac_update must be an int >= 1, got {!r}".format(kfac_update))
         if not 0.0 <= stats_decay < 1.0:
@@ -364,21 +364,21 @@ class KfacOptimizer:
         self.layers = []  # type: List[KfacLayer]
         self.other_vars = []  # type: List
         self.added_vars = []  # type: List  # variables with a Fisher block of their own (the Gaussian logstd)
-        self._added_uses = []  # their addition ops
-        self._added_factors = []  # their G factors
+        self._added_uses: List[tf.Operation] = []  # their addition ops
+        self._added_factors: List[tf.Variable] = []  # their G factors
         self.var_list = []  # type: List
         self.stats_op = None
         self.step_counter = None
         self.scale = None  # trust-region scale of the last step (tensor)
         self.natural_gradient_norm = None  # g^T F^-1 g of the variables in the trust region (tensor)
-        self._factors = []  # per layer: dict(A=var, G=var)
-        self._eigen = []  # per layer: dict(QA, eA, QG, eG)
+        self._factors: List[Dict[str, tf.Variable]] = []  # per layer: dict(A=var, G=var)
+        self._eigen: List[Dict[str, tf.Variable]] = []  # per layer: dict(QA, eA, QG, eG)
         self._scope = None
-        self._stats_count = None
+        self._stats_count: Optional[tf.Variable] = None
         self._graph = None
 
     # --------------------------------------------------------------------------------------------
-    def _variable(self, name: str, shape, dtype, initializer=None):
+    def _variable(self, name: str, shape: List[int], dtype: Any, initializer: Any = None) -> tf.Variable:
         if initializer is None:
             initializer = tf.zeros_initializer()
         return tf.get_variable(name, shape=shape, dtype=dtype, initializer=initializer, trainable=False,

@@ -22,7 +22,7 @@ def discount_with_dones(rewards: Sequence[float], dones: Sequence[float], gamma:
     :return: ([float]) the discounted return of every step, in the order of ``rewards``
     """
     returns = [0.0] * len(rewards)
-    running = 0
+    running = 0.0
     for idx in range(len(rewards) - 1, -1, -1):
         running = rewards[idx] + gamma * running * (1. - dones[idx])
         returns[idx] = running

@@ -3,6 +3,7 @@ The discriminator of GAIL, which also hands out the policy's reward: a binary cl
 (observation, action), trained to answer 1 for the expert and 0 for the policy (Ho & Ermon, 2016,
 https://arxiv.org/abs/1606.03476).
 """
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -79,8 +80,8 @@ class TransitionClassifier(object):
     :param normalize: (bool) whether to normalise observations with running statistics
     """
 
-    def __init__(self, observation_space, action_space, hidden_size, entcoeff=0.001, scope="adversary",
-                 normalize=True):
+    def __init__(self, observation_space: Any, action_space: Any, hidden_size: int, entcoeff: float = 0.001,
+                 scope: str = "adversary", normalize: bool = True) -> None:
         observation_space = convert_space(observation_space)
         action_space = convert_space(action_space)
         _check_spaces(observation_space, action_space, hidden_size)
@@ -97,12 +98,13 @@ class TransitionClassifier(object):
         self.hidden_size = int(hidden_size)
         # one-hot encoded Discrete observations have nothing to normalise
         self.normalize = bool(normalize) and not self.discrete_observations
-        self.obs_rms = None
+        # running statistics of the observations (made by build_graph when normalize)
+        self.obs_rms: Optional[RunningMeanStd] = None
         # fallback session of get_reward when none is the default (GAIL sets it)
-        self.sess = None
+        self.sess: Any = None
         self.graph = tf.get_default_graph()
 
-        def placeholder(space, shape, name):
+        def placeholder(space: spaces.Space, shape: Tuple[int, ...], name: str) -> tf.Tensor:
             return tf.placeholder(space.dtype, (None,) + shape, name=name)
 
         self.generator_obs_ph = placeholder(observation_space, self.observation_shape, "observations_ph")
@@ -130,7 +132,7 @@ class TransitionClassifier(object):
         policy_accuracy = tf.reduce_mean(tf.cast(tf.nn.sigmoid(policy_logits) < 0.5, tf.float32))
         expert_accuracy = tf.reduce_mean(tf.cast(tf.nn.sigmoid(expert_logits) > 0.5, tf.float32))
 
-        def cross_entropy(logits, make_targets):
+        def cross_entropy(logits: tf.Tensor, make_targets: Callable[[tf.Tensor], tf.Tensor]) -> tf.Tensor:
             targets = make_targets(logits)
             return tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(logits=logits, labels=targets))
 
@@ -141,7 +143,7 @@ class TransitionClassifier(object):
         entropy_loss = -entcoeff * entropy
         return [policy_loss, expert_loss, entropy, entropy_loss, policy_accuracy, expert_accuracy]
 
-    def build_graph(self, obs_ph, acs_ph, reuse=False):
+    def build_graph(self, obs_ph: tf.Tensor, acs_ph: tf.Tensor, reuse: bool = False) -> tf.Tensor:
         """
         Build the discriminator's logits for a batch of transitions.
 
@@ -166,8 +168,8 @@ class TransitionClassifier(object):
         features = tf.cast(obs_ph, tf.float32)
         if self.normalize:
             with tf.variable_scope("obfilter"):
-                self.obs_rms = RunningMeanStd(shape=self.observation_shape)
-            features = (features - self.obs_rms.mean) / self.obs_rms.std
+                self.obs_rms = obs_rms = RunningMeanStd(shape=self.observation_shape)
+            features = (features - obs_rms.mean) / obs_rms.std
         return tf.reshape(features, [-1, int(np.prod(self.observation_shape))])
 
     def _action_features(self, acs_ph: tf.Tensor) -> tf.Tensor:
@@ -176,7 +178,7 @@ class TransitionClassifier(object):
             return tf.cast(tf.one_hot(tf.reshape(acs_ph, [-1]), self.n_actions), tf.float32)
         return tf.reshape(tf.cast(acs_ph, tf.float32), [-1, self.n_actions])
 
-    def get_trainable_variables(self):
+    def get_trainable_variables(self) -> List[tf.Variable]:
         """
         The discriminator's trainable variables (those under its scope in its own graph).
 
@@ -184,7 +186,7 @@ class TransitionClassifier(object):
         """
         return self.graph.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, self.scope + "/")
 
-    def get_reward(self, obs, actions):
+    def get_reward(self, obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """
         The reward the discriminator gives to transitions.
 
@@ -198,7 +200,7 @@ class TransitionClassifier(object):
         # numpy 2 refuses to store a (1, 1) array into a scalar slot: hand back a 0-d array
         return reward.reshape(()) if single else reward
 
-    def _session(self, sess=None):
+    def _session(self, sess: Any = None) -> Any:
         """The given session, else the default one, else ``.sess``."""
         for candidate in (sess, tf.get_default_session(), self.sess):
             if candidate is not None:
@@ -206,7 +208,7 @@ class TransitionClassifier(object):
         raise ValueError("TransitionClassifier needs a session: call it inside "
                          "`with sess.as_default():` or set `.sess`")
 
-    def _prepare_inputs(self, obs, actions):
+    def _prepare_inputs(self, obs: Any, actions: Any) -> Tuple[np.ndarray, np.ndarray, bool]:
         """
         :return: (np.ndarray, np.ndarray, bool) observations and actions with a batch axis, and whether the
             observation came without one
@@ -222,7 +224,7 @@ class TransitionClassifier(object):
             actions = actions.reshape(-1)
         return obs, actions, single
 
-    def numpy_reward_function(self, sess=None):
+    def numpy_reward_function(self, sess: Any = None) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
         """
         A NumPy copy of :meth:`get_reward`: the discriminator's weights and observation statistics are
         read once, and the returned function computes the same float32 arithmetic as the graph without a
@@ -236,33 +238,39 @@ class TransitionClassifier(object):
         variables = self.get_trainable_variables()
         fetches = list(variables)
         if self.normalize:
+            assert self.obs_rms is not None, "build_graph made the statistics of normalised observations"
             fetches += [self.obs_rms.mean, self.obs_rms.std]
         values = [np.asarray(value, np.float32) for value in sess.run(fetches)]
         layers = [(values[i], values[i + 1]) for i in range(0, len(variables), 2)]
         if len(layers) != len(LAYER_SCOPES):
             raise ValueError("TransitionClassifier.numpy_reward_function expects 3 dense layers under the scope "
                              "{!r}, found {} variables".format(self.scope, len(variables)))
-        mean, std = (values[-2], values[-1]) if self.normalize else (None, None)
         if self.discrete_observations:
             obs_eye = np.eye(int(self.observation_space.n), dtype=np.float32)
+
+            def observation_features(obs: np.ndarray) -> np.ndarray:
+                return obs_eye[obs.reshape(-1).astype(np.int64)]
         else:
             n_inputs = int(np.prod(self.observation_shape))
-        action_eye = np.eye(self.n_actions, dtype=np.float32) if self.discrete_actions else None
-
-        def observation_features(obs):
-            if self.discrete_observations:
-                return obs_eye[obs.reshape(-1).astype(np.int64)]
-            features = obs.astype(np.float32)
             if self.normalize:
-                features = (features - mean) / std
-            return features.reshape(-1, n_inputs)
+                mean, std = values[-2], values[-1]
 
-        def action_features(actions):
-            if self.discrete_actions:
+                def observation_features(obs: np.ndarray) -> np.ndarray:
+                    return ((obs.astype(np.float32) - mean) / std).reshape(-1, n_inputs)
+            else:
+                def observation_features(obs: np.ndarray) -> np.ndarray:
+                    return obs.astype(np.float32).reshape(-1, n_inputs)
+
+        if self.discrete_actions:
+            action_eye = np.eye(self.n_actions, dtype=np.float32)
+
+            def action_features(actions: np.ndarray) -> np.ndarray:
                 return action_eye[actions.astype(np.int64)]
-            return actions.astype(np.float32).reshape(-1, self.n_actions)
+        else:
+            def action_features(actions: np.ndarray) -> np.ndarray:
+                return actions.astype(np.float32).reshape(-1, self.n_actions)
 
-        def reward_fn(obs, actions):
+        def reward_fn(obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
             obs, actions, single = self._prepare_inputs(obs, actions)
             hidden = np.concatenate([observation_features(obs), action_features(actions)], axis=1)
             for weights, biases in layers[:-1]:

@@ -2,10 +2,14 @@
 GAIL (Ho & Ermon, 2016, https://arxiv.org/abs/1606.03476): TRPO whose reward comes from a discriminator
 trained to tell the expert's transitions from the policy's.
 """
+from typing import Any, Dict, Optional, Type, Union
+
 from gymnasium import spaces
 
 from stable_baselines.common.model.arguments import check_learning_rate, check_positive_int
+from stable_baselines.common.policies import ActorCriticPolicy
 from stable_baselines.gail.adversary import TransitionClassifier
+from stable_baselines.gail.dataset.dataset import ExpertDataset
 from stable_baselines.trpo_mpi import TRPO
 
 
@@ -45,8 +49,10 @@ class GAIL(TRPO):
     # the discriminator takes Box or Discrete actions (the manual's "Can I use?" table)
     _supported_action_spaces = (spaces.Box, spaces.Discrete)
 
-    def __init__(self, policy, env, expert_dataset=None, hidden_size_adversary=100, adversary_entcoeff=0.001,
-                 g_step=3, d_step=1, d_stepsize=3e-4, verbose=0, _init_setup_model=True, **kwargs):
+    def __init__(self, policy: Union[Type[ActorCriticPolicy], str], env: Any,
+                 expert_dataset: Optional[ExpertDataset] = None, hidden_size_adversary: int = 100,
+                 adversary_entcoeff: float = 0.001, g_step: int = 3, d_step: int = 1, d_stepsize: float = 3e-4,
+                 verbose: int = 0, _init_setup_model: bool = True, **kwargs: Any) -> None:
         super().__init__(policy, env, verbose=verbose, _init_setup_model=False, **kwargs)
         self.using_gail = True
         self.expert_dataset = expert_dataset
@@ -91,8 +97,8 @@ class GAIL(TRPO):
             raise ValueError("The expert dataset's actions have shape {} per step, a Discrete action space needs one "
                              "action index per step (shape (1,) or ())".format(step_shape))
 
-    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="GAIL",
-              reset_num_timesteps=True, progress_bar=False):
+    def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 100, tb_log_name: str = "GAIL",
+              reset_num_timesteps: bool = True, progress_bar: bool = False) -> "GAIL":
         """
         Train the policy and the discriminator; the expert dataset must be set.
 
@@ -107,11 +113,13 @@ class GAIL(TRPO):
         :return: (BaseRLModel) the trained model
         """
         self._check_expert_dataset()
-        return super().learn(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
-                             progress_bar=progress_bar)
+        super().learn(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                      progress_bar=progress_bar)
+        return self
 
     @classmethod
-    def load(cls, load_path, env=None, custom_objects=None, **kwargs):
+    def load(cls, load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,
+             **kwargs: Any) -> "GAIL":
         """
         Load a model from a file.
 
@@ -132,7 +140,7 @@ class GAIL(TRPO):
             custom_objects.setdefault("expert_dataset", kwargs["expert_dataset"])
         return super(GAIL, cls).load(load_path, env=env, custom_objects=custom_objects, **kwargs)
 
-    def save(self, save_path, cloudpickle=False):
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         """
         Save the model; an expert dataset whose loader was running gets it running again afterwards (saving
         must stop it to pickle the dataset), so that saving during training does not break training.

@@ -1,4 +1,5 @@
 """PPO1: proximal policy optimization in its MPI form (one rollout per worker, Adam gradients averaged by MPI)."""
+from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
 import numpy as np
 from gymnasium import spaces
@@ -61,10 +62,13 @@ class PPO1(ActorCriticRLModel):
     _saved_settings = ("gamma", "timesteps_per_actorbatch", "clip_param", "entcoeff", "optim_epochs",
                        "optim_stepsize", "optim_batchsize", "lam", "adam_epsilon", "schedule")
 
-    def __init__(self, policy, env, gamma=0.99, timesteps_per_actorbatch=256, clip_param=0.2, entcoeff=0.01,
-                 optim_epochs=4, optim_stepsize=1e-3, optim_batchsize=64, lam=0.95, adam_epsilon=1e-5,
-                 schedule='linear', verbose=0, tensorboard_log=None, _init_setup_model=True,
-                 policy_kwargs=None, full_tensorboard_log=False, seed=None, n_cpu_tf_sess=1):
+    def __init__(self, policy: Union[Type[ActorCriticPolicy], str], env: Any, gamma: float = 0.99,
+                 timesteps_per_actorbatch: int = 256, clip_param: float = 0.2, entcoeff: float = 0.01,
+                 optim_epochs: int = 4, optim_stepsize: float = 1e-3, optim_batchsize: Optional[int] = 64,
+                 lam: float = 0.95, adam_epsilon: float = 1e-5, schedule: str = 'linear', verbose: int = 0,
+                 tensorboard_log: Optional[str] = None, _init_setup_model: bool = True,
+                 policy_kwargs: Optional[Dict[str, Any]] = None, full_tensorboard_log: bool = False,
+                 seed: Optional[int] = None, n_cpu_tf_sess: Optional[int] = 1) -> None:
         check_positive_int("timesteps_per_actorbatch", timesteps_per_actorbatch)
         check_gamma(gamma)
         check_learning_rate(optim_stepsize, name="optim_stepsize", schedule_allowed=False)
@@ -96,7 +100,7 @@ class PPO1(ActorCriticRLModel):
         if _init_setup_model:
             self.setup_model()
 
-    def _get_pretrain_placeholders(self):
+    def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
         policy = self.policy_pi
         output = policy.policy if isinstance(self.action_space, spaces.Discrete) else policy.deterministic_action
         return policy.obs_ph, self.action_ph, output
@@ -120,11 +124,13 @@ class PPO1(ActorCriticRLModel):
 
     # ------------------------------------------------------------------ graph construction
 
-    def _make_policy(self):
-        return self.policy(self.sess, self.observation_space, self.action_space, self.n_envs, 1, None,
-                           reuse=False, **self.policy_kwargs)
+    def _make_policy(self) -> ActorCriticPolicy:
+        """:return: (ActorCriticPolicy) a network of the policy class, in the current variable scope"""
+        observation_space, action_space, n_envs = self._graph_inputs()
+        return self.policy(self.sess, observation_space, action_space, n_envs, 1, None, reuse=False,
+                           **self.policy_kwargs)
 
-    def _build_objective(self, behaviour):
+    def _build_objective(self, behaviour: ActorCriticPolicy) -> Tuple[Dict[str, Any], List[Any], Any]:
         """
         Create the placeholders and the terms of the PPO loss (inside the "loss" scope).
 
@@ -162,7 +168,7 @@ class PPO1(ActorCriticRLModel):
         inputs = {"atarg": adv_ph, "ret": return_ph, "lrmult": lrmult}
         return inputs, [surrogate_loss, entropy_penalty, value_loss, mean_kl, mean_entropy], total_loss
 
-    def setup_model(self):
+    def setup_model(self) -> None:
         with SetVerbosity(self.verbose):
             self._check_policy_class()
             self._check_arguments()
@@ -189,7 +195,7 @@ class PPO1(ActorCriticRLModel):
                 obs_ph = self.policy_pi.obs_ph
                 input_info_summaries([('discounted_rewards', inputs["ret"]), ('learning_rate', self.optim_stepsize),
                                       ('advantage', inputs["atarg"]), ('clip_range', self.clip_param)],
-                                     obs_ph, self.observation_space, self.full_tensorboard_log)
+                                     obs_ph, self._model_spaces()[0], self.full_tensorboard_log)
 
                 self.step = self.policy_pi.step
                 self.proba_step = self.policy_pi.proba_step
@@ -215,7 +221,8 @@ class PPO1(ActorCriticRLModel):
         progress = min(float(timesteps_so_far) / max(total_timesteps, 1), 1.0)
         return max(float(SCHEDULES[self.schedule](progress)), 0.0)
 
-    def _run_minibatch(self, batch, lr_scale, writer, epoch, summary_step):
+    def _run_minibatch(self, batch: Dict[str, np.ndarray], lr_scale: float, writer: Any, epoch: int,
+                       summary_step: int) -> List[float]:
         """
         One Adam step on a minibatch.
 
@@ -243,7 +250,7 @@ class PPO1(ActorCriticRLModel):
         self.adam.update(grad, self.optim_stepsize * lr_scale)
         return terms
 
-    def _update_on_segment(self, seg, lr_scale, writer):
+    def _update_on_segment(self, seg: Dict[str, Any], lr_scale: float, writer: Any) -> None:
         """
         Fit the policy and value function to one rollout segment and log the losses.
 
@@ -255,6 +262,7 @@ class PPO1(ActorCriticRLModel):
         observations, returns = seg["observations"], seg["tdlamret"]
         if writer is not None:
             # tensorboard gets the undiscounted episode rewards
+            assert self.episode_reward is not None, "made by _setup_learn"
             total_episode_reward_logger(self.episode_reward, seg["true_rewards"].reshape((self.n_envs, -1)),
                                         seg["dones"].reshape((self.n_envs, -1)), writer, self.num_timesteps)
         values_before = seg["vpred"]
@@ -276,7 +284,7 @@ class PPO1(ActorCriticRLModel):
                 summary_step = self.num_timesteps + epoch * batch_size + int(index * (batch_size / n_samples))
                 epoch_terms.append(self._run_minibatch(batch, lr_scale, writer, epoch, summary_step))
             if epoch_terms:
-                logger.log(fmt_row(13, np.mean(epoch_terms, axis=0)))
+                logger.log(fmt_row(13, list(np.mean(epoch_terms, axis=0))))
 
         logger.log("Evaluating losses...")
         final_terms = [self.compute_losses(batch["ob"], batch["ob"], batch["ac"], batch["atarg"], batch["vtarg"],
@@ -284,13 +292,13 @@ class PPO1(ActorCriticRLModel):
                        for batch in data.iterate_once(batch_size)]
         if final_terms:
             averaged, _, _ = mpi_moments(final_terms, axis=0)
-            logger.log(fmt_row(13, averaged))
-            for value, name in zipsame(averaged, self.loss_names):
+            logger.log(fmt_row(13, list(averaged)))
+            for value, name in zipsame(list(averaged), self.loss_names):
                 logger.record_tabular("loss_" + name, value)
         logger.record_tabular("ev_tdlam_before", explained_variance(values_before, returns))
 
-    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="PPO1",
-              reset_num_timesteps=True, progress_bar=False):
+    def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 100, tb_log_name: str = "PPO1",
+              reset_num_timesteps: bool = True, progress_bar: bool = False) -> "PPO1":
         """
         Train the model.
 
@@ -329,6 +337,6 @@ class PPO1(ActorCriticRLModel):
             callback.on_training_end()
         return self
 
-    def save(self, save_path, cloudpickle=False):
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
                            cloudpickle=cloudpickle)

@@ -1,4 +1,6 @@
 """PPO2: proximal policy optimization with the clipped surrogate objective, GAE and minibatch epochs."""
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Type, Union
+
 import numpy as np
 from gymnasium import spaces
 
@@ -8,8 +10,8 @@ from stable_baselines.common.base_class import SetVerbosity
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import (check_gamma, check_learning_rate, check_minibatches,
                                                       check_positive_int)
-from stable_baselines.common.model.on_policy import OnPolicyRLModel
-from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
+from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.returns import gae_advantages
 from stable_baselines.common.rollouts import collect_rollout
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
@@ -62,10 +64,14 @@ class PPO2(OnPolicyRLModel):
     _saved_settings = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "lam",
                        "nminibatches", "noptepochs", "cliprange", "cliprange_vf")
 
-    def __init__(self, policy, env, gamma=0.99, n_steps=128, ent_coef=0.01, learning_rate=2.5e-4, vf_coef=0.5,
-                 max_grad_norm=0.5, lam=0.95, nminibatches=4, noptepochs=4, cliprange=0.2, cliprange_vf=None,
-                 verbose=0, tensorboard_log=None, _init_setup_model=True, policy_kwargs=None,
-                 full_tensorboard_log=False, seed=None, n_cpu_tf_sess=None):
+    def __init__(self, policy: Union[Type[ActorCriticPolicy], str], env: Any, gamma: float = 0.99, n_steps: int = 128,
+                 ent_coef: float = 0.01, learning_rate: Union[float, Callable[[float], float]] = 2.5e-4,
+                 vf_coef: float = 0.5, max_grad_norm: Optional[float] = 0.5, lam: float = 0.95,
+                 nminibatches: int = 4, noptepochs: int = 4, cliprange: Union[float, Callable[[float], float]] = 0.2,
+                 cliprange_vf: Union[None, float, Callable[[float], float]] = None, verbose: int = 0,
+                 tensorboard_log: Optional[str] = None, _init_setup_model: bool = True,
+                 policy_kwargs: Optional[Dict[str, Any]] = None, full_tensorboard_log: bool = False,
+                 seed: Optional[int] = None, n_cpu_tf_sess: Optional[int] = None) -> None:
         check_positive_int("n_steps", n_steps)
         check_positive_int("nminibatches", nminibatches)
         check_positive_int("noptepochs", noptepochs)
@@ -92,10 +98,10 @@ class PPO2(OnPolicyRLModel):
         if _init_setup_model:
             self.setup_model()
 
-    def _make_runner(self):
+    def _make_runner(self) -> "Runner":
         return Runner(env=self.env, model=self, n_steps=self.n_steps, gamma=self.gamma, lam=self.lam)
 
-    def _get_pretrain_placeholders(self):
+    def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
         net = self.act_model
         # discrete actions are pretrained through the action probabilities, others through the mean action
         target = net.policy if isinstance(self.action_space, spaces.Discrete) else net.deterministic_action
@@ -103,31 +109,33 @@ class PPO2(OnPolicyRLModel):
 
     # ------------------------------------------------------------------ graph construction
 
-    def _build_policies(self):
+    def _build_policies(self) -> Tuple[ActorCriticPolicy, ActorCriticPolicy]:
         """
         Create the acting network (one step for every environment) and, sharing its weights, the training
         network (one minibatch at a time).
 
         :return: (ActorCriticPolicy, ActorCriticPolicy) the acting and the training network
         """
-        acting_batch = training_batch = None
+        observation_space, action_space, n_envs = self._graph_inputs()
+        acting_batch: Optional[int] = None
+        training_batch: Optional[int] = None
         if issubclass(self.policy, RecurrentActorCriticPolicy):
             # a minibatch of a recurrent policy is made of whole environment sequences
-            if self.n_envs % self.nminibatches != 0:
+            if n_envs % self.nminibatches != 0:
                 raise ValueError("PPO2 with a recurrent policy needs the number of environments run in parallel "
                                  "({}) to be a multiple of nminibatches ({})."
-                                 .format(self.n_envs, self.nminibatches))
-            acting_batch, training_batch = self.n_envs, self.n_batch // self.nminibatches
-        spaces_args = (self.sess, self.observation_space, self.action_space)
+                                 .format(n_envs, self.nminibatches))
+            acting_batch, training_batch = n_envs, self.n_batch // self.nminibatches
+        spaces_args = (self.sess, observation_space, action_space)
 
-        acting = self.policy(*spaces_args, self.n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
+        acting = self.policy(*spaces_args, n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
         share_weights = tf_util.outer_scope_getter("train_model")
         with tf.variable_scope("train_model", reuse=True, custom_getter=share_weights):
-            training = self.policy(*spaces_args, self.n_envs // self.nminibatches, self.n_steps, training_batch,
+            training = self.policy(*spaces_args, n_envs // self.nminibatches, self.n_steps, training_batch,
                                    reuse=True, **self.policy_kwargs)
         return acting, training
 
-    def _value_clip_input(self):
+    def _value_clip_input(self) -> Any:
         """
         Decide how the value prediction is clipped, following ``cliprange_vf``.
 
@@ -141,7 +149,7 @@ class PPO2(OnPolicyRLModel):
             return None
         return float_input("clip_range_vf_ph", batched=False)
 
-    def _build_loss(self, train_model):
+    def _build_loss(self, train_model: ActorCriticPolicy) -> List[Tuple[Any, Any]]:
         """
         Create the inputs of an update, the clipped surrogate, the value and entropy terms, their summaries
         and the (clipped) gradients of the combined loss. Called inside the "loss" variable scope.
@@ -202,7 +210,7 @@ class PPO2(OnPolicyRLModel):
             gradients, _ = tf.clip_by_global_norm(gradients, self.max_grad_norm)
         return list(zip(gradients, self.params))
 
-    def _build_input_summaries(self, train_model):
+    def _build_input_summaries(self, train_model: ActorCriticPolicy) -> None:
         """
         Summaries of what is fed to an update, in the "input_info" variable scope: the mean of every input
         and, with ``full_tensorboard_log``, histograms (and the observations).
@@ -228,12 +236,13 @@ class PPO2(OnPolicyRLModel):
             else:
                 tf.summary.histogram('observation', train_model.obs_ph)
 
-    def setup_model(self):
+    def setup_model(self) -> None:
         with SetVerbosity(self.verbose):
             self._check_policy_class()
+            n_envs = self._known_n_envs()
             if self.env is not None:  # without one (a model loaded to predict) the number of envs may not fit
-                check_minibatches(self.nminibatches, self.n_envs, self.n_steps)
-            self.n_batch = self.n_envs * self.n_steps
+                check_minibatches(self.nminibatches, n_envs, self.n_steps)
+            self.n_batch = n_envs * self.n_steps
             self._new_graph_and_session()
 
             with self.graph.as_default():
@@ -256,7 +265,7 @@ class PPO2(OnPolicyRLModel):
 
     # ------------------------------------------------------------------ training
 
-    def _update_factor(self, recurrent):
+    def _update_factor(self, recurrent: bool) -> int:
         """
         Divisor turning the timestep count into the tensorboard step of a minibatch update.
 
@@ -268,8 +277,10 @@ class PPO2(OnPolicyRLModel):
             per_epoch //= self.n_steps
         return max(per_epoch, 1)
 
-    def _train_step(self, learning_rate, cliprange, obs, returns, masks, actions, values, neglogpacs, update,
-                    writer, states=None, cliprange_vf=None):
+    def _train_step(self, learning_rate: float, cliprange: float, obs: np.ndarray, returns: np.ndarray,
+                    masks: np.ndarray, actions: np.ndarray, values: np.ndarray, neglogpacs: np.ndarray, update: int,
+                    writer: Any, states: Optional[np.ndarray] = None,
+                    cliprange_vf: Optional[float] = None) -> Tuple[float, ...]:
         """
         One Adam step on one minibatch.
 
@@ -297,7 +308,9 @@ class PPO2(OnPolicyRLModel):
                  self.clip_range_ph, self.old_neglog_pac_ph, self.old_vpred_ph]
         feed_values = [obs, actions, advantages, returns, learning_rate, cliprange, neglogpacs, values]
         if states is not None:
-            feeds.extend([self.train_model.states_ph, self.train_model.dones_ph])
+            recurrent = self.train_model
+            assert isinstance(recurrent, RecurrentActorCriticPolicy), "a policy with a state is recurrent"
+            feeds.extend([recurrent.states_ph, recurrent.dones_ph])
             feed_values.extend([states, masks])
         if cliprange_vf is not None and cliprange_vf >= 0:
             feeds.append(self.clip_range_vf_ph)
@@ -314,14 +327,15 @@ class PPO2(OnPolicyRLModel):
         self.act_model.invalidate_numpy_forward()
         return tuple(losses)
 
-    def _train_step_logged(self, feed_dict, fetches, update, global_step, writer):
+    def _train_step_logged(self, feed_dict: Dict[Any, Any], fetches: List[Any], update: int, global_step: int,
+                           writer: Any) -> List[float]:
         """
         The update of `_train_step` when tensorboard is on: the summaries are evaluated with it, and with
         ``full_tensorboard_log`` every tenth update also records a full trace (memory, compute time).
 
         :return: ([float]) the five loss values
         """
-        run_kwargs = {}
+        run_kwargs: Dict[str, Any] = {}
         trace = self.full_tensorboard_log and (1 + update) % 10 == 0
         if trace:
             run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
@@ -332,7 +346,8 @@ class PPO2(OnPolicyRLModel):
         writer.add_summary(results[0], global_step)
         return results[1:-1]
 
-    def _minibatches(self, batch_size, recurrent):
+    def _minibatches(self, batch_size: int,
+                     recurrent: bool) -> Iterator[Tuple[int, np.ndarray, Optional[np.ndarray]]]:
         """
         Yield the minibatches of all epochs of one update, reshuffling at the start of every epoch. Without
         recurrence single transitions are shuffled; with it whole environment sequences are.
@@ -349,17 +364,19 @@ class PPO2(OnPolicyRLModel):
                 for first in range(0, self.n_batch, batch_size):
                     yield (epoch * self.n_batch + first) // batch_size, order[first:first + batch_size], None
         else:
-            env_order = np.arange(self.n_envs)
-            transitions_of_env = np.arange(self.n_envs * self.n_steps).reshape(self.n_envs, self.n_steps)
+            n_envs = self._known_n_envs()
+            env_order = np.arange(n_envs)
+            transitions_of_env = np.arange(n_envs * self.n_steps).reshape(n_envs, self.n_steps)
             envs_per_batch = batch_size // self.n_steps
             for epoch in range(self.noptepochs):
                 np.random.shuffle(env_order)
-                for first in range(0, self.n_envs, envs_per_batch):
+                for first in range(0, n_envs, envs_per_batch):
                     chosen = env_order[first:first + envs_per_batch]
-                    yield ((epoch * self.n_envs + first) // envs_per_batch, transitions_of_env[chosen].ravel(),
+                    yield ((epoch * n_envs + first) // envs_per_batch, transitions_of_env[chosen].ravel(),
                            chosen)
 
-    def _optimise_rollout(self, rollout, batch_size, lr_now, cliprange_now, cliprange_vf_now, writer):
+    def _optimise_rollout(self, rollout: Tuple[Any, ...], batch_size: int, lr_now: float, cliprange_now: float,
+                          cliprange_vf_now: Optional[float], writer: Any) -> np.ndarray:
         """
         Run all epochs of minibatch updates on one rollout.
 
@@ -370,34 +387,40 @@ class PPO2(OnPolicyRLModel):
         first_step = self.num_timesteps // self._update_factor(recurrent)
         losses = []
         for position, samples, envs in self._minibatches(batch_size, recurrent):
-            columns = [arr[samples] for arr in (obs, returns, masks, actions, values, neglogpacs)]
-            extra = {} if envs is None else {"states": states[envs]}
-            losses.append(self._train_step(lr_now, cliprange_now, *columns, update=first_step + position,
-                                           writer=writer, cliprange_vf=cliprange_vf_now, **extra))
+            obs_b, returns_b, masks_b, actions_b, values_b, neglogpacs_b = (
+                arr[samples] for arr in (obs, returns, masks, actions, values, neglogpacs))
+            losses.append(self._train_step(lr_now, cliprange_now, obs_b, returns_b, masks_b, actions_b, values_b,
+                                           neglogpacs_b, update=first_step + position, writer=writer,
+                                           states=None if envs is None else states[envs],
+                                           cliprange_vf=cliprange_vf_now))
         return np.mean(losses, axis=0)
 
-    def _start_training(self, total_timesteps, started):
-        check_minibatches(self.nminibatches, self.n_envs, self.n_steps)
+    def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
+        check_minibatches(self.nminibatches, self._known_n_envs(), self.n_steps)
         # constants become constant schedules of the remaining progress
         self.learning_rate = get_schedule_fn(self.learning_rate)
         self.cliprange = get_schedule_fn(self.cliprange)
+        assert self.cliprange_vf is not None, "setup_model replaced None by the policy's clipping range"
         return {"cliprange_vf": get_schedule_fn(self.cliprange_vf), "n_updates": total_timesteps // self.n_batch,
                 "t_first_start": started}
 
-    def _rollout_episodes(self, rollout):
+    def _rollout_episodes(self, rollout: Tuple[Any, ...]) -> Tuple[list, np.ndarray, np.ndarray]:
         masks, ep_infos, true_reward = rollout[2], rollout[7], rollout[8]
         return ep_infos, true_reward, masks
 
-    def _train_on_rollout(self, rollout, update, writer, loop):
+    def _train_on_rollout(self, rollout: Tuple[Any, ...], update: int, writer: Any,
+                          loop: Dict[str, Any]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         # 1 at the first update, towards 0 at the last
         remaining = 1.0 - (update - 1.0) / loop["n_updates"]
         obs, returns, masks, actions, values, neglogpacs, states = rollout[:7]
+        learning_rate, cliprange = self.learning_rate, self.cliprange
+        assert callable(learning_rate) and callable(cliprange), "made schedules by _start_training"
         loss_vals = self._optimise_rollout((obs, returns, masks, actions, values, neglogpacs, states),
-                                           self.n_batch // self.nminibatches, self.learning_rate(remaining),
-                                           self.cliprange(remaining), loop["cliprange_vf"](remaining), writer)
+                                           self.n_batch // self.nminibatches, learning_rate(remaining),
+                                           cliprange(remaining), loop["cliprange_vf"](remaining), writer)
         return values, returns, loss_vals
 
-    def _record_update(self, update, stats, loop, clock):
+    def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         values, returns, loss_vals = stats
         rows = [("serial_timesteps", update * self.n_steps), ("n_updates", update),
                 ("total_timesteps", self.num_timesteps), ("fps", clock.fps(self.n_batch, since_update=True)),
@@ -409,12 +432,12 @@ class PPO2(OnPolicyRLModel):
         for name, value in zip(self.loss_names, loss_vals):
             logger.logkv(name, value)
 
-    def learn(self, total_timesteps, callback=None, log_interval=1, tb_log_name="PPO2",
-              reset_num_timesteps=True, progress_bar=False):
+    def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 1, tb_log_name: str = "PPO2",
+              reset_num_timesteps: bool = True, progress_bar: bool = False) -> "PPO2":
         return self._learn_on_policy(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                                      progress_bar)
 
-    def save(self, save_path, cloudpickle=False):
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
                            cloudpickle=cloudpickle)
 
@@ -425,7 +448,7 @@ class Runner(AbstractEnvRunner):
     recorded_outputs = ("values", "neglogpacs")
     advance_before_callback = True
 
-    def __init__(self, *, env, model, n_steps, gamma, lam):
+    def __init__(self, *, env: Any, model: PPO2, n_steps: int, gamma: float, lam: float) -> None:
         """
         Collects the rollouts of a PPO2 model and computes their GAE advantages and returns.
 
@@ -438,11 +461,11 @@ class Runner(AbstractEnvRunner):
         super().__init__(env=env, model=model, n_steps=n_steps)
         self.gamma, self.lam = gamma, lam
 
-    def policy_step(self):
+    def policy_step(self) -> Tuple[np.ndarray, Optional[np.ndarray], Dict[str, np.ndarray]]:
         actions, values, states, neglogpacs = self.model.step(self.obs, self.states, self.dones)
         return actions, states, {"values": values, "neglogpacs": neglogpacs}
 
-    def _run(self):
+    def _run(self) -> Union[Tuple[Any, ...], List[None]]:
         """
         Step all environment copies ``n_steps`` times with the acting network.
 

@@ -4,7 +4,7 @@ observation and reward normalisation; ``--play`` then shows the trained agent.
 
     python -m stable_baselines.ppo2.run_mujoco --env Reacher-v2 --num-timesteps 1000000
 """
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from stable_baselines.common.policies import MlpPolicy
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
 
 
-def train(env_id: str, num_timesteps: int, seed: int):
+def train(env_id: str, num_timesteps: int, seed: int) -> Tuple[PPO2, VecNormalize]:
     """
     Train PPO2 with the MLP policy on a normalised MuJoCo task; the environment stays open.
 

@@ -12,6 +12,7 @@ the mean KL divergence below ``1.5 * max_kl``. The value function is trained sep
 (:class:`MpiAdam`). GAIL (``stable_baselines.gail``) is TRPO with a learned reward.
 """
 import os
+from typing import Any, Callable, ContextManager, Dict, List, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 from gymnasium import spaces
@@ -28,7 +29,7 @@ from stable_baselines.common.model.arguments import check_gamma, check_learning_
 from stable_baselines.common.model.on_policy import SegmentProgress, learn_locals
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.persistence import EXPERT_DATASET, NONE
-from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.runners import add_vtarg_and_adv, traj_segment_generator
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
@@ -38,7 +39,7 @@ from stable_baselines.common.tf_util import total_episode_reward_logger
 SUPPORTED_SPACES = (spaces.Discrete, spaces.Box, spaces.MultiDiscrete, spaces.MultiBinary)
 
 
-def _space_names(space_types) -> str:
+def _space_names(space_types: Sequence[type]) -> str:
     return ", ".join(space_type.__name__ for space_type in space_types)
 
 
@@ -52,10 +53,10 @@ class _RolloutRewardGiver(object):
     :param sess: (tf.Session) the session holding its variables
     """
 
-    def __init__(self, reward_giver, sess) -> None:
+    def __init__(self, reward_giver: Any, sess: Any) -> None:
         self.reward_giver = reward_giver
         self.sess = sess
-        self._reward_fn = None
+        self._reward_fn: Optional[Callable[[np.ndarray, np.ndarray], np.ndarray]] = None
         self.refresh()
 
     def refresh(self) -> None:
@@ -66,7 +67,7 @@ class _RolloutRewardGiver(object):
                                                                                                   "off")
         self._reward_fn = make_fn(self.sess) if (make_fn is not None and enabled) else None
 
-    def get_reward(self, obs, actions):
+    def get_reward(self, obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """
         :param obs: (np.ndarray) the observation(s)
         :param actions: (np.ndarray) the action(s)
@@ -106,7 +107,7 @@ class TRPO(ActorCriticRLModel):
     """
 
     # action spaces the model accepts (GAIL restricts this)
-    _supported_action_spaces = SUPPORTED_SPACES
+    _supported_action_spaces: Tuple[type, ...] = SUPPORTED_SPACES
 
     _saved_settings = ("gamma", "timesteps_per_batch", "max_kl", "cg_iters", "lam", "entcoeff", "cg_damping",
                        "vf_stepsize", "vf_iters", "hidden_size_adversary", "adversary_entcoeff", "expert_dataset",
@@ -115,10 +116,12 @@ class TRPO(ActorCriticRLModel):
     _legacy_settings = ("checkpoint_dir", "pretrained_weight", "reward_giver", "save_per_iter", "task_name")
     _setting_kinds = {"expert_dataset": EXPERT_DATASET | NONE}
 
-    def __init__(self, policy, env, gamma=0.99, timesteps_per_batch=1024, max_kl=0.01, cg_iters=10, lam=0.98,
-                 entcoeff=0.0, cg_damping=1e-2, vf_stepsize=3e-4, vf_iters=3, verbose=0, tensorboard_log=None,
-                 _init_setup_model=True, policy_kwargs=None, full_tensorboard_log=False, seed=None,
-                 n_cpu_tf_sess=1):
+    def __init__(self, policy: Union[Type[ActorCriticPolicy], str], env: Any, gamma: float = 0.99,
+                 timesteps_per_batch: int = 1024, max_kl: float = 0.01, cg_iters: int = 10, lam: float = 0.98,
+                 entcoeff: float = 0.0, cg_damping: float = 1e-2, vf_stepsize: float = 3e-4, vf_iters: int = 3,
+                 verbose: int = 0, tensorboard_log: Optional[str] = None, _init_setup_model: bool = True,
+                 policy_kwargs: Optional[Dict[str, Any]] = None, full_tensorboard_log: bool = False,
+                 seed: Optional[int] = None, n_cpu_tf_sess: Optional[int] = 1) -> None:
         check_positive_int("timesteps_per_batch", timesteps_per_batch)
         check_gamma(gamma)
         check_learning_rate(vf_stepsize, name="vf_stepsize", schedule_allowed=False)
@@ -142,7 +145,8 @@ class TRPO(ActorCriticRLModel):
         # settings of the GAIL subclass; a plain TRPO saves them too, with these values, as the original did
         self.hidden_size_adversary = 100
         self.adversary_entcoeff = 1e-3
-        self.expert_dataset = None
+        # GAIL's ExpertDataset (Optional[Any]: this folder does not import gail's)
+        self.expert_dataset: Optional[Any] = None
         self.g_step = 1
         self.d_step = 1
         self.d_stepsize = 3e-4
@@ -177,7 +181,7 @@ class TRPO(ActorCriticRLModel):
             raise ValueError("Error: {} does not support recurrent policies (got {}); use a feed-forward policy "
                              "such as MlpPolicy or CnnPolicy".format(type(self).__name__, self.policy.__name__))
 
-    def _build_reward_giver(self):
+    def _build_reward_giver(self) -> Any:
         """
         Build the learned reward (the GAIL discriminator) in the current graph; TRPO has none.
 
@@ -188,7 +192,7 @@ class TRPO(ActorCriticRLModel):
                              "stable_baselines.gail.GAIL.load")
         return None
 
-    def _get_pretrain_placeholders(self):
+    def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
         policy = self.policy_pi
         action_ph = policy.pdtype.sample_placeholder([None])
         output = policy.policy if isinstance(self.action_space, spaces.Discrete) else policy.deterministic_action
@@ -197,11 +201,13 @@ class TRPO(ActorCriticRLModel):
     # ------------------------------------------------------------------------------------------
     # graph
     # ------------------------------------------------------------------------------------------
-    def _make_policy(self):
-        return self.policy(self.sess, self.observation_space, self.action_space, self.n_envs, 1, None,
-                           reuse=False, **self.policy_kwargs)
+    def _make_policy(self) -> ActorCriticPolicy:
+        """:return: (ActorCriticPolicy) a network of the policy class, in the current variable scope"""
+        observation_space, action_space, n_envs = self._graph_inputs()
+        return self.policy(self.sess, observation_space, action_space, n_envs, 1, None, reuse=False,
+                           **self.policy_kwargs)
 
-    def _build_objectives(self, behaviour):
+    def _build_objectives(self, behaviour: ActorCriticPolicy) -> Dict[str, Any]:
         """
         Placeholders, surrogate objective, KL and value loss (inside the "loss" scope).
 
@@ -229,7 +235,7 @@ class TRPO(ActorCriticRLModel):
                 "logged": [objective, mean_kl, entropy_bonus, surrogate, mean_entropy]}
 
     @staticmethod
-    def _fisher_vector_product_graph(mean_kl, var_list):
+    def _fisher_vector_product_graph(mean_kl: Any, var_list: List[Any]) -> Tuple[Any, Any]:
         """
         Hessian of the mean KL times a vector, by differentiating (grad KL . v) a second time.
 
@@ -248,7 +254,7 @@ class TRPO(ActorCriticRLModel):
                                     for kl_grad, piece in zipsame(kl_gradients, pieces) if kl_grad is not None])
         return flat_vector, tf_util.flatgrad(grad_dot_vector, var_list)
 
-    def _timed_section(self, label: str):
+    def _timed_section(self, label: str) -> ContextManager[None]:
         """Print how long the enclosed block took (rank 0, verbose >= 1 only): a context manager."""
         return timed(label, verbose=self.rank == 0 and self.verbose >= 1)
 
@@ -265,7 +271,7 @@ class TRPO(ActorCriticRLModel):
         total /= self.nworkers
         return total
 
-    def setup_model(self):
+    def setup_model(self) -> None:
         with SetVerbosity(self.verbose):
             self._check_policy_class()
             self._check_spaces()
@@ -328,7 +334,7 @@ class TRPO(ActorCriticRLModel):
 
                 input_info_summaries([('discounted_rewards', terms["ret"]), ('learning_rate', self.vf_stepsize),
                                       ('advantage', terms["atarg"]), ('kl_clip_range', self.max_kl)],
-                                     self.policy_pi.obs_ph, self.observation_space, self.full_tensorboard_log)
+                                     self.policy_pi.obs_ph, self._model_spaces()[0], self.full_tensorboard_log)
 
                 self.timed = self._timed_section
                 self.allmean = self._mean_over_workers
@@ -354,6 +360,7 @@ class TRPO(ActorCriticRLModel):
     # ------------------------------------------------------------------------------------------
     def _initialize_dataloader(self) -> None:
         """Initialize the expert dataloader used by GAIL (one discriminator minibatch per ``d_step``)."""
+        assert self.expert_dataset is not None, "GAIL checks its expert dataset before learning"
         self.expert_dataset.init_dataloader(self.timesteps_per_batch // self.d_step)
 
     def _train_discriminator(self, observation: np.ndarray, action: np.ndarray) -> None:
@@ -370,6 +377,7 @@ class TRPO(ActorCriticRLModel):
         batch_losses = []
         batches = dataset.iterbatches((observation, action), include_final_partial_batch=False, batch_size=batch_size,
                                       shuffle=True)
+        assert self.expert_dataset is not None, "GAIL checks its expert dataset before learning"
         for policy_obs, policy_actions in batches:
             expert_obs, expert_actions = self.expert_dataset.get_next_batch()
             if self.reward_giver.normalize:  # the discriminator normalises with statistics of both sources
@@ -381,9 +389,11 @@ class TRPO(ActorCriticRLModel):
             self.d_adam.update(self.allmean(grad), self.d_stepsize)
             batch_losses.append(losses)
         if batch_losses:
-            logger.log(fmt_row(13, np.mean(batch_losses, axis=0)))
+            logger.log(fmt_row(13, list(np.mean(batch_losses, axis=0))))
 
-    def _line_search(self, grad, step_direction, fisher_vector_product, loss_before, inputs, iteration):
+    def _line_search(self, grad: np.ndarray, step_direction: np.ndarray,
+                     fisher_vector_product: Callable[[np.ndarray], np.ndarray], loss_before: np.ndarray,
+                     inputs: Sequence[np.ndarray], iteration: int) -> np.ndarray:
         """
         Scale the step direction to the KL radius, then halve it until the surrogate improves within the
         trust region (10 tries; the weights are restored when none is accepted).
@@ -427,7 +437,8 @@ class TRPO(ActorCriticRLModel):
                 raise RuntimeError("TRPO: the parameters of the MPI ranks diverged: {}".format(sums))
         return terms
 
-    def _policy_and_value_update(self, seg, g_index, writer, iteration, logged_terms):
+    def _policy_and_value_update(self, seg: Dict[str, Any], g_index: int, writer: Any, iteration: int,
+                                 logged_terms: Optional[np.ndarray]) -> np.ndarray:
         """
         One generator update on a fresh segment: natural-gradient policy step, then the value-function fit.
 
@@ -443,6 +454,7 @@ class TRPO(ActorCriticRLModel):
         advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
         if writer is not None:
             # tensorboard gets the undiscounted episode rewards
+            assert self.episode_reward is not None, "made by _setup_learn"
             total_episode_reward_logger(self.episode_reward, seg["true_rewards"].reshape((self.n_envs, -1)),
                                         seg["dones"].reshape((self.n_envs, -1)), writer, self.num_timesteps)
 
@@ -450,7 +462,7 @@ class TRPO(ActorCriticRLModel):
         # the Fisher products use every fifth sample only (cheaper, as in Schulman's thesis, pp. 40-42)
         fvp_inputs = [column[::5] for column in inputs]
 
-        def fisher_vector_product(vector):
+        def fisher_vector_product(vector: np.ndarray) -> np.ndarray:
             return self.allmean(self.compute_fvp(vector, *fvp_inputs, sess=self.sess)) + self.cg_damping * vector
 
         self.assign_old_eq_new(sess=self.sess)
@@ -494,8 +506,8 @@ class TRPO(ActorCriticRLModel):
                     self.vfadam.update(grad, self.vf_stepsize)
         return logged_terms
 
-    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="TRPO",
-              reset_num_timesteps=True, progress_bar=False):
+    def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 100, tb_log_name: str = "TRPO",
+              reset_num_timesteps: bool = True, progress_bar: bool = False) -> "TRPO":
         """
         Train the model.
 
@@ -526,7 +538,8 @@ class TRPO(ActorCriticRLModel):
                 while progress.steps_done < total_timesteps:
                     logger.log("********** Iteration %i ************" % progress.iterations)
                     logger.log("Optimizing Policy...")
-                    seg, logged_terms = None, None
+                    seg: Optional[Dict[str, Any]] = None
+                    logged_terms: Optional[np.ndarray] = None
                     for g_index in range(self.g_step):  # a single generator update for TRPO
                         with self.timed("sampling"):
                             seg = next(segments)
@@ -534,6 +547,7 @@ class TRPO(ActorCriticRLModel):
                             break
                         logged_terms = self._policy_and_value_update(seg, g_index, writer, progress.iterations,
                                                                      logged_terms)
+                    assert seg is not None, "g_step >= 1 segments were collected"
                     if not seg.get('continue_training', True):
                         break
 
@@ -541,6 +555,7 @@ class TRPO(ActorCriticRLModel):
                                           explained_variance(seg["vpred"], seg["tdlamret"]))
                     if self.using_gail:
                         self._train_discriminator(seg["observations"], seg["actions"])
+                        assert rollout_reward_giver is not None, "made for GAIL above"
                         rollout_reward_giver.refresh()
 
                     progress.end_iteration(self, seg)
@@ -551,7 +566,7 @@ class TRPO(ActorCriticRLModel):
     # ------------------------------------------------------------------------------------------
     # saving
     # ------------------------------------------------------------------------------------------
-    def save(self, save_path, cloudpickle=False):
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         if self.using_gail and self.expert_dataset is not None:
             self.expert_dataset.prepare_pickling()  # stops the loader's worker processes so it can be pickled
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),

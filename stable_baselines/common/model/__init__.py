@@ -4,7 +4,9 @@ public path of its classes):
 
 - :mod:`.base`: :class:`BaseRLModel` (environment, seeding, graph and session, parameters, the frame of
   ``learn``, ``pretrain``, ``save``/``load``);
-- :mod:`.actor_critic`: :class:`ActorCriticRLModel`; :mod:`.off_policy`: :class:`OffPolicyRLModel`;
+- :mod:`.actor_critic`: :class:`ActorCriticRLModel`; :mod:`.on_policy`: :class:`OnPolicyRLModel` (collect, train,
+  log: the loop of A2C, ACER, ACKTR, PPO2) and the segment bookkeeping of PPO1, TRPO, GAIL;
+  :mod:`.off_policy`: :class:`OffPolicyRLModel`;
 - :mod:`.environment`: fitting an env to a model; :mod:`.observations`: the input of ``predict``;
   :mod:`.probabilities`: ``action_probability`` of given actions;
 - :mod:`.parameters`: assigning parameter values; :mod:`.loading`: ``load``; :mod:`.pretraining`: behaviour

@@ -6,9 +6,10 @@ session, its parameters, the front door of ``predict``, the frame of ``learn``, 
 from abc import ABC, abstractmethod
 from collections import OrderedDict, deque
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Tuple, Type, TypeVar, Union
 
 import numpy as np
+from gymnasium import spaces
 
 from stable_baselines import logger
 from stable_baselines.common import save_util, tf_util
@@ -27,7 +28,9 @@ from stable_baselines.common.model.pretraining import behaviour_cloning, build_c
 from stable_baselines.common.numpy_forward import make_rng
 from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind
 from stable_baselines.common.policies import BasePolicy, get_policy_from_name
-from stable_baselines.common.vec_env import VecEnv, unwrap_vec_normalize
+from stable_baselines.common.vec_env import VecEnv, VecNormalize, unwrap_vec_normalize
+
+_Model = TypeVar("_Model", bound="BaseRLModel")
 
 # the default of _init_callback's total_timesteps (None is a value that learn() may be given, and refuses)
 _NOT_GIVEN = object()
@@ -55,28 +58,41 @@ class BaseRLModel(ABC):
     _saved_settings: Tuple[str, ...] = ()
     _legacy_settings: Tuple[str, ...] = ()
     _setting_kinds: Dict[str, SettingKind] = {}
+    # set by every algorithm (some before this class's __init__ runs, so it is only declared here): the folder of
+    # the tensorboard runs (None: no logs); the replay buffer of the off-policy algorithms
+    tensorboard_log: Optional[str]
+    replay_buffer: Any
 
-    def __init__(self, policy, env, verbose=0, *, requires_vec_env, policy_base,
-                 policy_kwargs=None, seed=None, n_cpu_tf_sess=None):
-        self.policy = get_policy_from_name(policy_base, policy) \
+    def __init__(self, policy: Union[type, str], env: Any, verbose: int = 0, *, requires_vec_env: bool,
+                 policy_base: Optional[type], policy_kwargs: Optional[Dict[str, Any]] = None,
+                 seed: Optional[int] = None, n_cpu_tf_sess: Optional[int] = None) -> None:
+        # the policy class (Any: algorithms read class attributes of their own policy families from it)
+        self.policy: Any = get_policy_from_name(policy_base, policy) \
             if isinstance(policy, str) and policy_base is not None else policy
-        self.env = env
+        # gymnasium.Env or VecEnv, None without one (Any: the algorithms step the kind they were built for)
+        self.env: Any = env
         self.verbose = verbose
         self._requires_vec_env = requires_vec_env
-        self.policy_kwargs = {} if policy_kwargs is None else policy_kwargs
-        self.observation_space = None
-        self.action_space = None
-        self.n_envs = None
+        self.policy_kwargs: Dict[str, Any] = {} if policy_kwargs is None else policy_kwargs
+        # gymnasium spaces, known from the env or from the file in ``load``; None before (``_model_spaces`` returns
+        # them checked). Optional[Any]: each algorithm reads the attributes of the space kinds it accepts (n, low, ...)
+        self.observation_space: Optional[Any] = None
+        self.action_space: Optional[Any] = None
+        self.n_envs: Optional[int] = None
         self._vectorize_action = False
         self.num_timesteps = 0
-        self.graph = None
-        self.sess = None
-        self.params = None
+        # tf.Graph and tf.Session, None until setup_model built them. TensorFlow has no type information, so to
+        # mypy they are Any either way; the code tests them against None where a model may have none yet.
+        self.graph: Any = None
+        self.sess: Any = None
+        self.params: Optional[List[Any]] = None
         self.seed = seed
-        self._param_load_ops = None
+        # variable name -> (placeholder, assign op) of load_parameters
+        self._param_load_ops: Optional["OrderedDict[str, Tuple[Any, Any]]"] = None
         self.n_cpu_tf_sess = n_cpu_tf_sess
-        self.episode_reward = None
-        self.ep_info_buf = None
+        # created by the first learn (_setup_learn)
+        self.episode_reward: Optional[np.ndarray] = None
+        self.ep_info_buf: Optional[Deque[Dict[str, Any]]] = None
         # (session, {key: callable}) of _session_callable; the generator of actions drawn in NumPy; the
         # behaviour-cloning graph of pretrain
         self._session_callables: Optional[Tuple[Any, Dict[Any, Any]]] = None
@@ -97,13 +113,13 @@ class BaseRLModel(ABC):
         self._vec_normalize_env = unwrap_vec_normalize(self.env)
 
     # ------------------------------------------------------------------ environment
-    def get_env(self):
+    def get_env(self) -> Any:
         """
         :return: (gymnasium.Env or VecEnv) the environment the model trains on (None when it has none)
         """
         return self.env
 
-    def get_vec_normalize_env(self):
+    def get_vec_normalize_env(self) -> Optional[VecNormalize]:
         """
         :return: (VecNormalize) the ``VecNormalize`` wrapper inside the training environment, or None
         """
@@ -117,7 +133,7 @@ class BaseRLModel(ABC):
         """
         return self.graph is not None and getattr(self.policy, "recurrent", False)
 
-    def set_env(self, env) -> None:
+    def set_env(self, env: Any) -> None:
         """
         Train on another environment from now on; its spaces must match the model's.
 
@@ -135,8 +151,9 @@ class BaseRLModel(ABC):
             env = env_from_id(env_id, self._requires_vec_env)
         elif not isinstance(env, VecEnv):
             env = as_gymnasium_env(env)
-        check_spaces_match(self.observation_space, convert_space(env.observation_space), "observation")
-        check_spaces_match(self.action_space, convert_space(env.action_space), "action")
+        observation_space, action_space = self._model_spaces()
+        check_spaces_match(observation_space, convert_space(env.observation_space), "observation")
+        check_spaces_match(action_space, convert_space(env.action_space), "action")
         env, n_envs, self._vectorize_action = fit_env_to_model(env, self._requires_vec_env)
         if n_envs != self.n_envs and self._requires_vec_env:
             if self._graph_fixes_n_envs():
@@ -150,6 +167,35 @@ class BaseRLModel(ABC):
         self.env = env
         self._vec_normalize_env = unwrap_vec_normalize(env)
 
+    def _model_spaces(self) -> Tuple[spaces.Space, spaces.Space]:
+        """
+        :return: (gymnasium.spaces.Space, gymnasium.spaces.Space) the observation and action spaces of the model
+            (known from its first environment, or from its file)
+        """
+        if self.observation_space is None or self.action_space is None:
+            raise ValueError("Error: {} has no observation and action spaces yet: give it an environment, or load "
+                             "it from a file".format(type(self).__name__))
+        return self.observation_space, self.action_space
+
+    def _graph_inputs(self) -> Tuple[spaces.Space, spaces.Space, int]:
+        """
+        What ``setup_model`` builds the graph for.
+
+        :return: (gymnasium.spaces.Space, gymnasium.spaces.Space, int) the observation space, the action space and
+            the number of environments
+        """
+        observation_space, action_space = self._model_spaces()
+        return observation_space, action_space, self._known_n_envs()
+
+    def _known_n_envs(self) -> int:
+        """
+        :return: (int) the number of environments the model steps (known from its env, or from its file)
+        """
+        if self.n_envs is None:
+            raise ValueError("Error: {} does not know its number of environments yet: give it an environment, or "
+                             "load it from a file".format(type(self).__name__))
+        return self.n_envs
+
     def _n_envs_changed(self, n_envs: int) -> None:
         """
         Called by ``set_env`` before a VecEnv with another number of envs replaces the current one.
@@ -159,7 +205,7 @@ class BaseRLModel(ABC):
 
     # ------------------------------------------------------------------ graph, session, seeds
     @abstractmethod
-    def setup_model(self):
+    def setup_model(self) -> None:
         """
         Build the model's graph: its policy, losses and optimizers (and the session running them).
         """
@@ -227,7 +273,7 @@ class BaseRLModel(ABC):
             if isinstance(value, BasePolicy):
                 value.invalidate_numpy_forward()
 
-    def _enable_numpy_forward(self, *policies) -> None:
+    def _enable_numpy_forward(self, *policies: Any) -> None:
         """
         Let these policies act in NumPy where they support it (see ``refresh_numpy_forward``).
 
@@ -250,7 +296,7 @@ class BaseRLModel(ABC):
             self.num_timesteps = 0
         return self.num_timesteps == 0
 
-    def _init_callback(self, callback, progress_bar: bool = False,
+    def _init_callback(self, callback: Any, progress_bar: bool = False,
                        total_timesteps: Any = _NOT_GIVEN) -> BaseCallback:
         """
         :param callback: (None, callable, [callable or BaseCallback] or BaseCallback) what ``learn`` was given
@@ -280,13 +326,14 @@ class BaseRLModel(ABC):
             raise ValueError("Error: cannot train the model without a valid environment, please set an environment "
                              "with set_env(self, env) method.")
         if self.episode_reward is None:
+            assert self.n_envs is not None, "the number of envs is known once the model has an env"
             self.episode_reward = np.zeros((self.n_envs,))
         if self.ep_info_buf is None:
             self.ep_info_buf = deque(maxlen=100)
 
     @contextmanager
-    def _learning(self, total_timesteps: int, callback, tb_log_name: str, reset_num_timesteps: bool,
-                  replay_wrapper=None, progress_bar: bool = False,
+    def _learning(self, total_timesteps: int, callback: Any, tb_log_name: str, reset_num_timesteps: bool,
+                  replay_wrapper: Optional[Callable[[Any], Any]] = None, progress_bar: bool = False,
                   log_interval: Optional[int] = None) -> Iterator[Tuple[BaseCallback, Any]]:
         """
         The frame of ``learn``: checks ``total_timesteps`` (and ``log_interval``), counts the timesteps, makes the
@@ -321,8 +368,8 @@ class BaseRLModel(ABC):
             logger.logkv('ep_len_mean', safe_mean([ep_info['l'] for ep_info in self.ep_info_buf]))
 
     @abstractmethod
-    def learn(self, total_timesteps, callback=None, log_interval=100, tb_log_name="run",
-              reset_num_timesteps=True, progress_bar=False):
+    def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 100, tb_log_name: str = "run",
+              reset_num_timesteps: bool = True, progress_bar: bool = False) -> "BaseRLModel":
         """
         Train the model.
 
@@ -339,7 +386,8 @@ class BaseRLModel(ABC):
 
     # ------------------------------------------------------------------ acting
     @abstractmethod
-    def predict(self, observation, state=None, mask=None, deterministic=False):
+    def predict(self, observation: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
+                deterministic: bool = False) -> Tuple[np.ndarray, Optional[np.ndarray]]:
         """
         The model's action for an observation (or a batch of them).
 
@@ -351,7 +399,9 @@ class BaseRLModel(ABC):
         """
 
     @abstractmethod
-    def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
+    def action_probability(self, observation: np.ndarray, state: Optional[np.ndarray] = None,
+                           mask: Optional[np.ndarray] = None, actions: Optional[np.ndarray] = None,
+                           logp: bool = False) -> Optional[np.ndarray]:
         """
         The policy's action distribution for an observation, or how likely given actions are under it.
 
@@ -372,7 +422,7 @@ class BaseRLModel(ABC):
 
     # ------------------------------------------------------------------ parameters
     @abstractmethod
-    def get_parameter_list(self):
+    def get_parameter_list(self) -> List[Any]:
         """
         :return: ([tf.Variable]) the variables that a saved model holds (all that continued training needs)
         """
@@ -391,14 +441,14 @@ class BaseRLModel(ABC):
         self._param_load_ops = parameter_io.make_assign_ops(self.graph, self.get_parameter_list())
 
     @abstractmethod
-    def _get_pretrain_placeholders(self):
+    def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
         """
         :return: ((tf.Tensor, tf.Tensor, tf.Tensor)) for ``pretrain``: the observation placeholder, the placeholder
             of the expert's actions, and the policy output compared with them (the Gaussian's mean, or the logits
             or Q-values of the discrete actions)
         """
 
-    def load_parameters(self, load_path_or_dict, exact_match: bool = True) -> None:
+    def load_parameters(self, load_path_or_dict: Any, exact_match: bool = True) -> None:
         """
         Set the model's parameters (not its hyper-parameters, nor the optimizers' state) from a model file or a
         dict of variable name -> array (the names of ``get_parameters``).
@@ -433,7 +483,8 @@ class BaseRLModel(ABC):
         return params[:n_params]
 
     # ------------------------------------------------------------------ behaviour cloning
-    def pretrain(self, dataset, n_epochs=10, learning_rate=1e-4, adam_epsilon=1e-8, val_interval=None):
+    def pretrain(self, dataset: Any, n_epochs: int = 10, learning_rate: float = 1e-4, adam_epsilon: float = 1e-8,
+                 val_interval: Optional[int] = None) -> "BaseRLModel":
         """
         Behaviour cloning: train the policy to give the expert's actions for the expert's observations.
         Box and Discrete action spaces, feed-forward policies.
@@ -459,7 +510,7 @@ class BaseRLModel(ABC):
 
     # ------------------------------------------------------------------ saving and loading
     @abstractmethod
-    def save(self, save_path, cloudpickle=False):
+    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         """
         Write the model (settings and parameters) to a file.
 
@@ -468,7 +519,8 @@ class BaseRLModel(ABC):
         """
 
     @classmethod
-    def load(cls, load_path, env=None, custom_objects=None, **kwargs):
+    def load(cls: Type[_Model], load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,
+             **kwargs: Any) -> _Model:
         """
         Rebuild a model from a file written by ``save``.
 
@@ -487,8 +539,8 @@ class BaseRLModel(ABC):
         return cls._load_checked(load_path, env, custom_objects, kwargs)
 
     @classmethod
-    def _load_checked(cls, load_path, env, custom_objects: Optional[dict], kwargs: Dict[str, Any],
-                      extra_settings: Optional[Dict[str, SettingKind]] = None) -> "BaseRLModel":
+    def _load_checked(cls: Type[_Model], load_path: Any, env: Any, custom_objects: Optional[dict],
+                      kwargs: Dict[str, Any], extra_settings: Optional[Dict[str, SettingKind]] = None) -> _Model:
         """
         :meth:`load`, also accepting ``extra_settings`` (names and kinds) beside the algorithm's own; those are
         checked and not set (HER's entries in a HER file read by the wrapped model).
@@ -511,7 +563,8 @@ class BaseRLModel(ABC):
         return data
 
     @staticmethod
-    def _save_to_file(save_path, data=None, params=None, cloudpickle=False) -> None:
+    def _save_to_file(save_path: Any, data: Optional[Dict[str, Any]] = None, params: Any = None,
+                      cloudpickle: bool = False) -> None:
         """
         Write a model file (the zip archive, or the older cloudpickle format); writing to a path is atomic.
 
@@ -526,14 +579,15 @@ class BaseRLModel(ABC):
             save_util.save_to_zip(save_path, data, params)
 
     @staticmethod
-    def _load_from_file(load_path, load_data=True, custom_objects=None) -> Tuple[dict, Any]:
+    def _load_from_file(load_path: Any, load_data: bool = True, custom_objects: Optional[Dict[str, Any]] = None
+                        ) -> Tuple[Optional[Dict[str, Any]], Any]:
         """
         Read a model file (zip archive or older .pkl) without building a model.
 
         :param load_path: (str or file-like) the file
         :param load_data: (bool) also read the settings
         :param custom_objects: (dict) entries used instead of the file's
-        :return: (dict, OrderedDict or list) the settings and the parameters
+        :return: (dict, OrderedDict or list) the settings (None without ``load_data``) and the parameters
         """
         data, params = save_util.load_model_file(load_path, custom_objects=custom_objects, load_data=load_data)
         for key in ("observation_space", "action_space"):

@@ -11,7 +11,7 @@ The variables a callback sees at ``on_training_start`` are those the original's 
 import sys
 import time
 from collections import deque
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Deque, Dict, Optional, Tuple, TypeVar
 
 import numpy as np
 
@@ -19,10 +19,11 @@ from stable_baselines import logger
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.misc_util import flatten_lists
 from stable_baselines.common.model.actor_critic import ActorCriticRLModel
+from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.tf_util import total_episode_reward_logger
 
 
-def learn_locals(model, total_timesteps: int, callback: BaseCallback, log_interval: int, tb_log_name: str,
+def learn_locals(model: Any, total_timesteps: int, callback: BaseCallback, log_interval: int, tb_log_name: str,
                  reset_num_timesteps: bool, progress_bar: bool, writer: Any) -> Dict[str, Any]:
     """
     The variables of ``learn`` that a callback sees from ``on_training_start`` on.
@@ -44,6 +45,9 @@ def learn_locals(model, total_timesteps: int, callback: BaseCallback, log_interv
                 new_tb_log=new_tb_log, writer=writer)
 
 
+_Model = TypeVar("_Model", bound="OnPolicyRLModel")
+
+
 class UpdateClock:
     """
     The times of one ``learn``: its start and the start of the current update.
@@ -51,7 +55,7 @@ class UpdateClock:
     :param started: (float) ``time.time()`` at the start of training
     """
 
-    def __init__(self, started: float):
+    def __init__(self, started: float) -> None:
         self.started = started
         self.update_started = started
 
@@ -72,8 +76,14 @@ class OnPolicyRLModel(ActorCriticRLModel):
     Subclasses define ``n_steps`` and ``n_batch`` (transitions of one rollout) and the hooks below.
     """
 
-    def _learn_on_policy(self, total_timesteps: int, callback, log_interval: int, tb_log_name: str,
-                         reset_num_timesteps: bool, progress_bar: bool) -> "OnPolicyRLModel":
+    # set by the algorithms: steps per env of a rollout, transitions of a rollout (n_envs * n_steps, known once
+    # the graph is built), and for A2C and ACKTR the schedule of the learning rate (made by each learn)
+    n_steps: int
+    n_batch: int
+    learning_rate_schedule: Scheduler
+
+    def _learn_on_policy(self: _Model, total_timesteps: int, callback: Any, log_interval: int, tb_log_name: str,
+                         reset_num_timesteps: bool, progress_bar: bool) -> _Model:
         """
         The body of every ``learn`` of these algorithms (the arguments are those of ``learn``).
 
@@ -110,6 +120,8 @@ class OnPolicyRLModel(ActorCriticRLModel):
             return False
 
         ep_infos, true_rewards, episode_flags = self._rollout_episodes(rollout)
+        assert self.ep_info_buf is not None and self.episode_reward is not None and self.n_envs is not None, \
+            "made by _setup_learn"
         self.ep_info_buf.extend(ep_infos)
         stats = self._train_on_rollout(rollout, update, writer, loop)
         if writer is not None:
@@ -129,10 +141,9 @@ class OnPolicyRLModel(ActorCriticRLModel):
         :param n_samples: (int) the transitions of the batch (at least one)
         :return: (float) the rate after the last tick
         """
-        rate = None
-        for _ in range(n_samples):
-            rate = self.learning_rate_schedule.value()
-        return rate
+        for _ in range(n_samples - 1):
+            self.learning_rate_schedule.value()
+        return self.learning_rate_schedule.value()
 
     # ------------------------------------------------------------------ what the algorithms supply
     def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
@@ -215,16 +226,16 @@ class SegmentProgress:
     :param true_returns: (bool) also average the environment's own returns (GAIL trains on the discriminator's)
     """
 
-    def __init__(self, comm: Any, window: int, true_returns: bool = False):
+    def __init__(self, comm: Any, window: int, true_returns: bool = False) -> None:
         self.comm = comm
         self.keys = ("ep_lens", "ep_rets", "ep_true_rets") if true_returns else ("ep_lens", "ep_rets")
-        self.recent = {key: deque(maxlen=window) for key in self.keys}
+        self.recent: Dict[str, Deque[float]] = {key: deque(maxlen=window) for key in self.keys}
         self.n_episodes = 0
         self.steps_done = 0
         self.iterations = 0
         self.started = time.time()
 
-    def end_iteration(self, model, segment: Dict[str, Any]) -> None:
+    def end_iteration(self, model: Any, segment: Dict[str, Any]) -> None:
         """
         Gather the episodes that ended in every worker's segment, count the timesteps of all workers, record the
         rows and (``verbose >= 1``, on the first worker) write the table.

@@ -12,6 +12,7 @@ Several MPI workers (their gradients are averaged; the timestep budget is shared
 Nothing is written to disk unless ``--save-path`` is given.
 """
 import argparse
+from typing import Optional, Sequence
 
 from mpi4py import MPI
 
@@ -20,7 +21,7 @@ from stable_baselines.common.gym_compat import make_env
 from stable_baselines.ppo1 import PPO1
 
 
-def main(args=None) -> float:
+def main(args: Optional[Sequence[str]] = None) -> float:
     """
     Train and evaluate.
 
