@@ -312,3 +312,18 @@ def test_progress_bar_callback(capsys):
     assert bar._shown == 20
     err = capsys.readouterr().err
     assert "20/20" in err
+
+
+def test_callback_used_outside_learn_says_what_is_missing():
+    # on_step before init_callback: no model to read num_timesteps from
+    checkpoint = CheckpointCallback(save_freq=1, save_path="unused")
+    with pytest.raises(AttributeError, match="CheckpointCallback is not attached to a model"):
+        checkpoint.on_step()
+    assert checkpoint.n_calls == 1 and checkpoint.num_timesteps == 0
+    # a function callback needs the training loop's variables, given by on_training_start
+    convert = ConvertCallback(lambda locals_, globals_: True)
+    convert.model = type("DummyModel", (), {"num_timesteps": 7})()
+    with pytest.raises(RuntimeError, match="ConvertCallback has no training loop variables"):
+        convert.on_step()
+    convert.on_training_start({"self": convert.model}, {})
+    assert convert.on_step() is True and convert.num_timesteps == 7

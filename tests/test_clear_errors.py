@@ -241,3 +241,17 @@ def test_cnn_policy_needs_large_enough_images():
     with pytest.raises(ValueError, match=r"need images of at least 36x36 pixels, got observations of shape "
                                          r"\(10, 10, 1\)"):
         A2C("CnnPolicy", SmallImages())
+
+
+def test_predict_before_setup_model_names_the_missing_step():
+    model = A2C("MlpPolicy", "CartPole-v1", _init_setup_model=False)
+    with pytest.raises(RuntimeError, match="A2C has no step yet: it is made by setup_model"):
+        model.predict(np.zeros(4, dtype=np.float32))
+    with pytest.raises(RuntimeError, match="A2C has no proba_step yet"):
+        model.action_probability(np.zeros(4, dtype=np.float32))
+    with pytest.raises(RuntimeError, match="A2C has no params yet"):
+        model.get_parameter_list()
+    model.setup_model()
+    action, state = model.predict(np.zeros(4, dtype=np.float32))
+    assert action in (0, 1) and state is None
+    assert len(model.get_parameter_list()) == len(model.get_parameters()) > 0

@@ -18,7 +18,7 @@ import contextlib
 import os
 import warnings
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -45,7 +45,7 @@ class BaseCallback(ABC):
     :param verbose: (int) 0 prints nothing, 1 (or more) prints what the callback does
     """
 
-    def __init__(self, verbose: int = 0):
+    def __init__(self, verbose: int = 0) -> None:
         super().__init__()
         self.model: Optional[TrainedModel] = None
         self.training_env: Any = None  # the model's VecEnv (model.get_env())
@@ -71,6 +71,21 @@ class BaseCallback(ABC):
 
     def _init_callback(self) -> None:
         pass
+
+    def _attached_model(self) -> TrainedModel:
+        """:return: (BaseRLModel) the model given to ``init_callback`` (AttributeError before)"""
+        if self.model is None:
+            raise AttributeError("{} is not attached to a model: learn() calls init_callback(model) first"
+                                 .format(type(self).__name__))
+        return self.model
+
+    def _loop_namespaces(self) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+        """:return: (Dict[str, Any], Dict[str, Any]) the training loop's locals and globals (RuntimeError before
+            ``on_training_start``)"""
+        if self.locals is None or self.globals is None:
+            raise RuntimeError("{} has no training loop variables: learn() calls on_training_start(locals, "
+                               "globals) first".format(type(self).__name__))
+        return self.locals, self.globals
 
     def on_training_start(self, locals_: Dict[str, Any], globals_: Dict[str, Any]) -> None:
         """
@@ -111,7 +126,7 @@ class BaseCallback(ABC):
         :return: (bool) False ends the training
         """
         self.n_calls += 1
-        self.num_timesteps = self.model.num_timesteps
+        self.num_timesteps = self._attached_model().num_timesteps
         return self._on_step()
 
     def on_training_end(self) -> None:
@@ -162,7 +177,7 @@ class EventCallback(BaseCallback):
     :param verbose: (int)
     """
 
-    def __init__(self, callback: Optional[BaseCallback] = None, verbose: int = 0):
+    def __init__(self, callback: Optional[BaseCallback] = None, verbose: int = 0) -> None:
         super().__init__(verbose=verbose)
         if callback is not None:
             if not isinstance(callback, BaseCallback):
@@ -174,11 +189,11 @@ class EventCallback(BaseCallback):
     def init_callback(self, model: TrainedModel) -> None:
         super().init_callback(model)
         if self.callback is not None:
-            self.callback.init_callback(self.model)
+            self.callback.init_callback(model)
 
     def _on_training_start(self) -> None:
         if self.callback is not None:
-            self.callback.on_training_start(self.locals, self.globals)
+            self.callback.on_training_start(*self._loop_namespaces())
 
     def _on_event(self) -> bool:
         """:return: (bool) the child's answer (True when there is no child)"""
@@ -199,7 +214,7 @@ class CallbackList(BaseCallback):
     :param callbacks: (List[BaseCallback]) the callbacks
     """
 
-    def __init__(self, callbacks: List[BaseCallback]):
+    def __init__(self, callbacks: List[BaseCallback]) -> None:
         super().__init__()
         if not isinstance(callbacks, (list, tuple)):
             raise TypeError("CallbackList expects a list of callbacks, got {!r}".format(callbacks))
@@ -251,7 +266,7 @@ class CheckpointCallback(BaseCallback):
     :param verbose: (int) 2 prints the path of each checkpoint
     """
 
-    def __init__(self, save_freq: int, save_path: str, name_prefix: str = 'rl_model', verbose: int = 0):
+    def __init__(self, save_freq: int, save_path: str, name_prefix: str = 'rl_model', verbose: int = 0) -> None:
         super().__init__(verbose)
         if int(save_freq) != save_freq or save_freq < 1:
             raise ValueError("save_freq must be a positive integer, got {!r}".format(save_freq))
@@ -272,7 +287,7 @@ class CheckpointCallback(BaseCallback):
         if self.n_calls % self.save_freq != 0:
             return True
         path = self._checkpoint_path()
-        self.model.save(path)
+        self._attached_model().save(path)
         if self.verbose > 1:
             print("Saving model checkpoint to {}".format(path))
         return True
@@ -287,7 +302,7 @@ class ConvertCallback(BaseCallback):
     :param verbose: (int)
     """
 
-    def __init__(self, callback: Optional[FunctionCallback], verbose: int = 0):
+    def __init__(self, callback: Optional[FunctionCallback], verbose: int = 0) -> None:
         super().__init__(verbose)
         if callback is not None and not callable(callback):
             raise TypeError("ConvertCallback expects a function callback(locals_, globals_) -> bool, got {!r}"
@@ -297,7 +312,7 @@ class ConvertCallback(BaseCallback):
     def _on_step(self) -> bool:
         if self.callback is None:
             return True
-        answer = self.callback(self.locals, self.globals)
+        answer = self.callback(*self._loop_namespaces())
         return answer is None or bool(answer)
 
 
@@ -309,7 +324,7 @@ class _ExistingEnv(object):
     :param env: (gym.Env) the environment
     """
 
-    def __init__(self, env: Any):
+    def __init__(self, env: Any) -> None:
         self.env = env
 
     def __call__(self) -> Any:
@@ -352,7 +367,7 @@ class EvalCallback(EventCallback):
                  best_model_save_path: Optional[str] = None,
                  deterministic: bool = True,
                  render: bool = False,
-                 verbose: int = 1):
+                 verbose: int = 1) -> None:
         super().__init__(callback_on_new_best, verbose=verbose)
         self.eval_env = _single_vec_env(eval_env)
         self.eval_freq = eval_freq
@@ -381,14 +396,14 @@ class EvalCallback(EventCallback):
         if self.training_env is not None:
             # the evaluation must see observations normalised like the training ones
             sync_envs_normalization(self.training_env, self.eval_env)
-        return evaluate_policy(self.model, self.eval_env, n_eval_episodes=self.n_eval_episodes, render=self.render,
+        return evaluate_policy(self._attached_model(), self.eval_env, n_eval_episodes=self.n_eval_episodes, render=self.render,
                                deterministic=self.deterministic, return_episode_rewards=True)
 
-    def _save_evaluations(self, episode_rewards: List[float], episode_lengths: List[int]) -> None:
+    def _save_evaluations(self, log_path: str, episode_rewards: List[float], episode_lengths: List[int]) -> None:
         self.evaluations_timesteps.append(self.num_timesteps)
         self.evaluations_results.append(episode_rewards)
         self.evaluations_length.append(episode_lengths)
-        np.savez(self.log_path, timesteps=self.evaluations_timesteps, results=self.evaluations_results,
+        np.savez(log_path, timesteps=self.evaluations_timesteps, results=self.evaluations_results,
                  ep_lengths=self.evaluations_length)
 
     def _on_step(self) -> bool:
@@ -396,7 +411,7 @@ class EvalCallback(EventCallback):
             return True
         episode_rewards, episode_lengths = self._run_evaluation()
         if self.log_path is not None:
-            self._save_evaluations(episode_rewards, episode_lengths)
+            self._save_evaluations(self.log_path, episode_rewards, episode_lengths)
 
         mean_reward = self.last_mean_reward = np.mean(episode_rewards)
         std_reward = np.std(episode_rewards)
@@ -410,7 +425,7 @@ class EvalCallback(EventCallback):
         if self.verbose > 0:
             print("New best mean reward!")
         if self.best_model_save_path is not None:
-            self.model.save(os.path.join(self.best_model_save_path, 'best_model'))
+            self._attached_model().save(os.path.join(self.best_model_save_path, 'best_model'))
         self.best_mean_reward = mean_reward
         return True if self.callback is None else self._on_event()
 
@@ -424,7 +439,7 @@ class StopTrainingOnRewardThreshold(BaseCallback):
     :param verbose: (int) 1 prints a message when the training stops
     """
 
-    def __init__(self, reward_threshold: float, verbose: int = 0):
+    def __init__(self, reward_threshold: float, verbose: int = 0) -> None:
         super().__init__(verbose=verbose)
         self.reward_threshold = reward_threshold
 
@@ -450,7 +465,7 @@ class EveryNTimesteps(EventCallback):
     :param callback: (BaseCallback) the child callback
     """
 
-    def __init__(self, n_steps: int, callback: BaseCallback):
+    def __init__(self, n_steps: int, callback: BaseCallback) -> None:
         super().__init__(callback)
         if n_steps <= 0:
             raise ValueError("EveryNTimesteps needs n_steps > 0, got {!r}".format(n_steps))
@@ -481,7 +496,7 @@ class ProgressBarCallback(BaseCallback):
     :param verbose: (int)
     """
 
-    def __init__(self, total_timesteps: Optional[int] = None, verbose: int = 0):
+    def __init__(self, total_timesteps: Optional[int] = None, verbose: int = 0) -> None:
         super().__init__(verbose)
         try:
             import tqdm  # noqa: F401  pylint: disable=unused-import,import-outside-toplevel
@@ -496,7 +511,7 @@ class ProgressBarCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         from tqdm.auto import tqdm  # pylint: disable=import-outside-toplevel
-        self._start_timesteps = int(self.model.num_timesteps)
+        self._start_timesteps = int(self._attached_model().num_timesteps)
         self._shown = 0
         self.stopped_early = False
         self.pbar = tqdm(total=self.total_timesteps, unit="steps", dynamic_ncols=True)
@@ -517,7 +532,7 @@ class ProgressBarCallback(BaseCallback):
 
     def _refresh(self) -> None:
         if self.pbar is not None:
-            self._show(int(self.model.num_timesteps) - self._start_timesteps)
+            self._show(int(self._attached_model().num_timesteps) - self._start_timesteps)
 
     def _on_step(self) -> bool:
         self._refresh()

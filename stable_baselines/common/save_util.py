@@ -26,7 +26,7 @@ import tempfile
 import warnings
 import zipfile
 from collections import OrderedDict
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import cloudpickle
 import numpy as np
@@ -225,7 +225,8 @@ def params_to_bytes(params: Dict[str, np.ndarray]) -> bytes:
     if not isinstance(params, dict):
         raise TypeError("params_to_bytes expects a dict (OrderedDict) of variable name -> array, got {!r}".format(
             type(params).__name__))
-    arrays = OrderedDict()
+    # values typed Any: they go to np.savez as keyword arguments, which mypy would match against allow_pickle
+    arrays: Dict[str, Any] = OrderedDict()
     for name, value in params.items():
         if not isinstance(name, str):
             raise TypeError("Parameter names must be strings, got {!r}".format(name))
@@ -383,10 +384,12 @@ def save_to_zip(save_path_or_file: PathOrFile, data: Optional[Dict[str, Any]] = 
     return None
 
 
-def _check_writable(file_obj: Any) -> None:
+def _check_writable(file_obj: Any) -> IO[bytes]:
+    """:return: (file-like) ``file_obj``, refused unless it has a ``write`` method"""
     if not hasattr(file_obj, "write"):
         raise TypeError("Expected a path or a binary file object opened for writing, got {!r}".format(
             type(file_obj).__name__))
+    return file_obj
 
 
 def _resolve_load_path(load_path: Any, extensions: Tuple[str, ...]) -> str:
@@ -429,7 +432,7 @@ class ModelParameters(object):
     :param values: (list or dict) the arrays an old ``.pkl`` file held (already read, within its size)
     """
 
-    def __init__(self, archive: Optional[ParameterArchive] = None, values: Any = None):
+    def __init__(self, archive: Optional[ParameterArchive] = None, values: Any = None) -> None:
         self.archive = archive
         self.values = values
 
@@ -497,8 +500,7 @@ def save_to_pkl(save_path_or_file: PathOrFile, data: Optional[Dict[str, Any]] = 
         path = _with_default_extension(save_path_or_file, ".pkl")
         _atomic_write(path, lambda file_handler: file_handler.write(payload))
         return path
-    _check_writable(save_path_or_file)
-    save_path_or_file.write(payload)
+    _check_writable(save_path_or_file).write(payload)
     return None
 
 

@@ -3,6 +3,7 @@
 a policy with a ``step`` and a ``proba_step``, and an env runner made on demand.
 """
 import warnings
+from typing import Any, Callable, List, Optional, Tuple, TypeVar, Union
 
 import numpy as np
 from gymnasium import spaces
@@ -13,6 +14,8 @@ from stable_baselines.common.model.probabilities import probability_of_actions
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import make_session
+
+_PartT = TypeVar("_PartT")
 
 
 class ActorCriticRLModel(BaseRLModel):
@@ -31,29 +34,39 @@ class ActorCriticRLModel(BaseRLModel):
     :param n_cpu_tf_sess: (int) TensorFlow's number of threads (None: as many as the machine has)
     """
 
-    def __init__(self, policy, env, _init_setup_model, verbose=0, policy_base=ActorCriticPolicy,
-                 requires_vec_env=False, policy_kwargs=None, seed=None, n_cpu_tf_sess=None):
+    # Declared for _n_envs_changed, set only by the vectorised algorithms (A2C, ACER, ACKTR, PPO2): n_steps before
+    # this constructor runs, n_batch (None until then) by setup_model. PPO1 and TRPO step a single env and have
+    # neither; set_env never calls _n_envs_changed for them.
+    n_steps: int
+    n_batch: int
+
+    def __init__(self, policy: Union[type, str], env: Any, _init_setup_model: bool, verbose: int = 0,
+                 policy_base: type = ActorCriticPolicy, requires_vec_env: bool = False,
+                 policy_kwargs: Optional[dict] = None, seed: Optional[int] = None,
+                 n_cpu_tf_sess: Optional[int] = None) -> None:
         super().__init__(policy, env, verbose=verbose, requires_vec_env=requires_vec_env,
                          policy_base=policy_base, policy_kwargs=policy_kwargs, seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
         self.sess = None
-        self.initial_state = None
-        self.step = None
-        self.proba_step = None
+        # the recurrent state of the step model's rows at the start of an episode (None for feed-forward policies)
+        self.initial_state: Optional[np.ndarray] = None
+        # the policy's step(obs, state, mask, deterministic) and proba_step(obs, state, mask), made by setup_model
+        self.step: Optional[Callable[..., Any]] = None
+        self.proba_step: Optional[Callable[..., Any]] = None
         self.params = None
-        self._runner = None
+        self._runner: Optional[Any] = None
 
-    def _make_runner(self):
+    def _make_runner(self) -> Any:
         """:return: (AbstractEnvRunner) a new runner over ``self.env`` (algorithms with a runner define it)"""
         raise NotImplementedError("This model is not configured to use a Runner")
 
     @property
-    def runner(self):
+    def runner(self) -> Any:
         """(AbstractEnvRunner) the runner collecting experience, made on first use and after ``set_env``"""
         if self._runner is None:
             self._runner = self._make_runner()
         return self._runner
 
-    def set_env(self, env) -> None:
+    def set_env(self, env: Any) -> None:
         self._runner = None
         super().set_env(env)
 
@@ -75,11 +88,24 @@ class ActorCriticRLModel(BaseRLModel):
             self.set_random_seed(self.seed)
             self.sess = make_session(num_cpu=self.n_cpu_tf_sess, graph=self.graph)
 
-    def get_parameter_list(self):
-        return self.params
+    def get_parameter_list(self) -> List[Any]:
+        return self._built(self.params, "params")
+
+    def _built(self, part: Optional[_PartT], name: str) -> _PartT:
+        """
+        :param part: (Any) an attribute that ``setup_model`` gives a value
+        :param name: (str) its name, for the message
+        :return: (Any) the attribute, when it has a value (a RuntimeError saying what is missing otherwise)
+        """
+        if part is None:
+            raise RuntimeError("{} has no {} yet: it is made by setup_model() (called by the constructor unless "
+                               "_init_setup_model=False) and needs an environment or a loaded model"
+                               .format(type(self).__name__, name))
+        return part
 
     # ------------------------------------------------------------------ acting
-    def _recurrent_batch(self, observation: np.ndarray, state, mask):
+    def _recurrent_batch(self, observation: np.ndarray, state: Any, mask: Any
+                         ) -> Tuple[np.ndarray, Any, Any, int]:
         """
         Check the state and mask given with the observations of a recurrent policy, and fill the batch to the
         ``n_envs`` rows of its step model with zeros (so that one observation can be given to ``predict``).
@@ -103,17 +129,17 @@ class ActorCriticRLModel(BaseRLModel):
         mask = np.concatenate([mask[:n_rows], np.zeros(n_padding, dtype=bool)])
         return observation, state, mask, n_rows
 
-    def _checked_state(self, state) -> np.ndarray:
+    def _checked_state(self, state: Any) -> np.ndarray:
         """:return: (np.ndarray) ``state``, refused unless it has the shape of ``initial_state``"""
         array = np.asarray(state)
-        expected = np.shape(self.initial_state)
+        expected = np.shape(self._built(self.initial_state, "initial_state"))
         if array.shape != expected or array.dtype.kind not in "biuf":
             raise ValueError("The state of this recurrent policy is an array of shape (n_envs, state size) = {}, "
                              "got {} of dtype {}: pass the state returned by the previous predict() call (or None "
                              "to start from the initial state)".format(expected, array.shape, array.dtype))
         return array
 
-    def _checked_mask(self, mask, n_rows: int) -> np.ndarray:
+    def _checked_mask(self, mask: Any, n_rows: int) -> np.ndarray:
         """:return: (np.ndarray) ``mask``, refused unless it has one entry per observation or per environment"""
         array = np.asarray(mask)
         if array.ndim != 1 or len(array) not in (n_rows, self.n_envs):
@@ -123,7 +149,7 @@ class ActorCriticRLModel(BaseRLModel):
                              "just started): expected shape {}, got {}".format(lengths, array.shape))
         return array
 
-    def _predict_in_numpy(self, observation, deterministic: bool):
+    def _predict_in_numpy(self, observation: Any, deterministic: bool) -> Optional[np.ndarray]:
         """
         The fast path of ``predict``: a feed-forward policy computing in NumPy, given an array of the
         observation's shape (or a batch of them) from a Box space.
@@ -148,31 +174,35 @@ class ActorCriticRLModel(BaseRLModel):
             actions = np.minimum(np.maximum(actions, self.action_space.low), self.action_space.high)
         return actions if batched else actions[0]
 
-    def predict(self, observation, state=None, mask=None, deterministic=False):
+    def predict(self, observation: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
+                deterministic: bool = False) -> Tuple[np.ndarray, Optional[np.ndarray]]:
         actions = self._predict_in_numpy(observation, deterministic)
         if actions is not None:
             return actions, None
         if state is None:
             state = self.initial_state
-        if mask is None:
-            mask = [False] * self.n_envs
-        observation, batched = batch_observation(observation, self.observation_space)
-        observation, state, mask, n_rows = self._recurrent_batch(observation, state, mask)
-        actions, _, states, _ = self.step(observation, state, mask, deterministic=deterministic)
+        observation_space, _ = self._model_spaces()
+        batch, batched = batch_observation(observation, observation_space)
+        batch, state, mask, n_rows = self._recurrent_batch(
+            batch, state, [False] * self._known_n_envs() if mask is None else mask)
+        step = self._built(self.step, "step")
+        actions, _, states, _ = step(batch, state, mask, deterministic=deterministic)
         actions = actions[:n_rows]
         if isinstance(self.action_space, spaces.Box):
             # the Gaussian is not bounded: keep the actions inside the space
             actions = np.clip(actions, self.action_space.low, self.action_space.high)
         return (actions if batched else actions[0]), states
 
-    def action_probability(self, observation, state=None, mask=None, actions=None, logp=False):
+    def action_probability(self, observation: np.ndarray, state: Optional[np.ndarray] = None,
+                           mask: Optional[np.ndarray] = None, actions: Optional[np.ndarray] = None,
+                           logp: bool = False) -> Optional[np.ndarray]:
         if state is None:
             state = self.initial_state
-        if mask is None:
-            mask = [False] * self.n_envs
-        observation, batched = batch_observation(observation, self.observation_space)
-        observation, state, mask, n_rows = self._recurrent_batch(observation, state, mask)
-        distribution = self.proba_step(observation, state, mask)
+        observation_space, action_space = self._model_spaces()
+        batch, batched = batch_observation(observation, observation_space)
+        batch, state, mask, n_rows = self._recurrent_batch(
+            batch, state, [False] * self._known_n_envs() if mask is None else mask)
+        distribution = self._built(self.proba_step, "proba_step")(batch, state, mask)
         if isinstance(distribution, list):
             distribution = [np.asarray(part)[:n_rows] for part in distribution]
         else:
@@ -182,7 +212,7 @@ class ActorCriticRLModel(BaseRLModel):
                           .format(type(self.action_space).__name__))
             return None
         result = distribution if actions is None else \
-            probability_of_actions(self.action_space, distribution, actions, n_rows, logp)
+            probability_of_actions(action_space, distribution, actions, n_rows, logp)
         if result is None or batched:
             return result
         return result[0]

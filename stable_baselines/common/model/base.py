@@ -459,8 +459,10 @@ class BaseRLModel(ABC):
         """
         if self._param_load_ops is None:
             self._setup_load_operations()
-        params = parameter_io.read_source(load_path_or_dict, self._param_load_ops, self._params_from_list)
-        ops, feed = parameter_io.assign_feed(self._param_load_ops, params, exact_match)
+        assign_ops = self._param_load_ops
+        assert assign_ops is not None, "_setup_load_operations builds them"
+        params = parameter_io.read_source(load_path_or_dict, assign_ops, self._params_from_list)
+        ops, feed = parameter_io.assign_feed(assign_ops, params, exact_match)
         self.sess.run(ops, feed_dict=feed)
         self.refresh_numpy_forward()
 

@@ -5,7 +5,8 @@ events go.
 import glob
 import os
 import re
-from typing import Optional
+from types import TracebackType
+from typing import Any, Optional, Type
 
 from stable_baselines import logger
 from stable_baselines.common.gym_compat import gymnasium
@@ -24,7 +25,7 @@ class SetVerbosity:
     :param verbose: (int) the model's verbosity level
     """
 
-    def __init__(self, verbose: int = 0):
+    def __init__(self, verbose: int = 0) -> None:
         self.verbose = verbose
         self.tf_level: Optional[str] = None
         self.log_level: Optional[int] = None
@@ -40,7 +41,9 @@ class SetVerbosity:
             logger.set_level(logger.DISABLED)
             gymnasium.logger.min_level = _GYM_SILENT
 
-    def __exit__(self, exc_type, exc_val, exc_tb) -> None:
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc_val: Optional[BaseException],
+                 exc_tb: Optional[TracebackType]) -> None:
+        assert self.log_level is not None and self.gym_level is not None, "__exit__ without __enter__"
         if self.verbose < 2:
             if self.tf_level is None:
                 os.environ.pop("TF_CPP_MIN_LOG_LEVEL", None)
@@ -82,34 +85,37 @@ class TensorboardWriter:
     :param new_tb_log: (bool) start a new numbered run (False: continue the latest)
     """
 
-    def __init__(self, graph, tensorboard_log_path: Optional[str], tb_log_name: str, new_tb_log: bool = True):
+    def __init__(self, graph: Any, tensorboard_log_path: Optional[str], tb_log_name: str,
+                 new_tb_log: bool = True) -> None:
         self.graph = graph
         self.tensorboard_log_path = tensorboard_log_path
         self.tb_log_name = tb_log_name
-        self.writer = None
+        self.writer: Optional[Any] = None  # the tf.summary.FileWriter, while inside the block
         self.new_tb_log = new_tb_log
 
-    def __enter__(self):
+    def __enter__(self) -> Optional[Any]:
         if self.tensorboard_log_path is None:
             return self.writer
         check_folder_path(self.tensorboard_log_path, "tensorboard_log")
-        run_id = self._get_latest_run_id() + (1 if self.new_tb_log else 0)
+        run_id = self._get_latest_run_id(self.tensorboard_log_path) + (1 if self.new_tb_log else 0)
         run_dir = os.path.join(self.tensorboard_log_path, "{}_{}".format(self.tb_log_name, run_id))
         with self.graph.as_default():
             self.writer = tf.summary.FileWriter(run_dir, graph=self.graph)
         return self.writer
 
-    def _get_latest_run_id(self) -> int:
+    def _get_latest_run_id(self, folder: str) -> int:
         """
+        :param folder: (str) the folder of the runs
         :return: (int) the highest ``<run>`` among the folders ``<tb_log_name>_<run>`` of the log folder (0: none)
         """
         numbered = re.compile(re.escape(self.tb_log_name) + r"_(\d+)")
-        pattern = "{}/{}_[0-9]*".format(glob.escape(self.tensorboard_log_path), glob.escape(self.tb_log_name))
+        pattern = "{}/{}_[0-9]*".format(glob.escape(folder), glob.escape(self.tb_log_name))
         run_ids = [int(match.group(1)) for match in
                    (numbered.fullmatch(os.path.basename(path)) for path in glob.glob(pattern)) if match]
         return max(run_ids, default=0)
 
-    def __exit__(self, exc_type, exc_val, exc_tb) -> None:
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc_val: Optional[BaseException],
+                 exc_tb: Optional[TracebackType]) -> None:
         if self.writer is not None:
             self.writer.add_graph(self.graph)
             self.writer.flush()

@@ -57,7 +57,9 @@ def batch_observation(observation: Any, observation_space: spaces.Space) -> Tupl
                          "returns: pass only the observation, e.g. `obs, info = env.reset()`")
     observation = np.asarray(observation)
     was_batch = is_vectorized_observation(observation, observation_space)
-    batch = observation.reshape((-1,) + tuple(observation_space.shape))
+    single_shape = observation_space.shape
+    assert single_shape is not None, "every space accepted by is_vectorized_observation has a shape"
+    batch = observation.reshape((-1,) + tuple(single_shape))
     check_observation_values(batch, observation_space)
     return batch, was_batch
 
@@ -69,8 +71,8 @@ def _allowed_values(space: spaces.Space) -> Tuple[Any, Any, str]:
         in words
     """
     if isinstance(space, spaces.Discrete):
-        low = int(space.start)
-        return low, low + int(space.n) - 1, "an integer from {} to {}".format(low, low + int(space.n) - 1)
+        first = int(space.start)
+        return first, first + int(space.n) - 1, "an integer from {} to {}".format(first, first + int(space.n) - 1)
     if isinstance(space, spaces.MultiDiscrete):
         low = np.asarray(space.start).ravel() if hasattr(space, "start") else np.zeros(len(space.nvec), dtype=int)
         high = low + np.asarray(space.nvec).ravel() - 1

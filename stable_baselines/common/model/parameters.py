@@ -2,6 +2,7 @@
 Writing values into a model's TF variables: the assign operations, the reading of a model file's arrays
 against the variables' shapes, and the old unnamed parameter lists.
 """
+import typing
 from collections import OrderedDict
 from typing import Any, Callable, Dict, List, Tuple
 
@@ -11,8 +12,8 @@ from stable_baselines.common import save_util
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.tf_compat import tf
 
-# variable name -> (placeholder of its value, the assign op)
-AssignOps = "OrderedDict[str, Tuple[tf.Tensor, tf.Operation]]"
+# variable name -> (placeholder of its value, the assign op); TF's classes are untyped for mypy
+AssignOps = typing.OrderedDict[str, Tuple[Any, Any]]
 
 
 def make_assign_ops(graph: tf.Graph, variables: List[tf.Variable]) -> AssignOps:
@@ -38,7 +39,8 @@ def expected_shapes(assign_ops: AssignOps) -> Dict[str, Tuple[int, ...]]:
     return {name: tuple(value.shape.as_list()) for name, (value, _) in assign_ops.items()}
 
 
-def read_source(source: Any, assign_ops: AssignOps, from_list: Callable[[list], dict]) -> dict:
+def read_source(source: Any, assign_ops: AssignOps,
+                from_list: Callable[[List[np.ndarray]], Dict[str, np.ndarray]]) -> Dict[str, Any]:
     """
     The parameters to load, from a dict, a list (files of the library <= 2.7), a path, a file object, or the
     parameters of a model file being loaded; arrays of a file are read only after their shape was compared with
@@ -62,7 +64,8 @@ def read_source(source: Any, assign_ops: AssignOps, from_list: Callable[[list], 
     return dict(from_list(params) if isinstance(params, list) else params)
 
 
-def assign_feed(assign_ops: AssignOps, params: dict, exact_match: bool) -> Tuple[list, dict]:
+def assign_feed(assign_ops: AssignOps, params: Dict[str, Any], exact_match: bool
+                ) -> Tuple[List[Any], Dict[Any, np.ndarray]]:
     """
     Check ``params`` against the model's variables and pair each value with its assign op.
 
@@ -75,7 +78,8 @@ def assign_feed(assign_ops: AssignOps, params: dict, exact_match: bool) -> Tuple
     if unknown and exact_match:
         raise RuntimeError("Load dictionary has parameters the model does not have: {}. The model's parameters "
                            "are: {}".format(", ".join(unknown), ", ".join(assign_ops)))
-    ops, feed = [], {}
+    ops: List[Any] = []
+    feed: Dict[Any, np.ndarray] = {}
     for name, value in params.items():
         if name not in assign_ops:
             continue
@@ -87,7 +91,7 @@ def assign_feed(assign_ops: AssignOps, params: dict, exact_match: bool) -> Tuple
                              .format(name, value.shape, shape))
         feed[placeholder] = value
         ops.append(assign)
-    missing = sorted(set(assign_ops) - set(params))
+    missing: List[str] = sorted(set(assign_ops) - set(params))
     if exact_match and missing:
         raise RuntimeError("Load dictionary did not contain all variables. Missing variables: {}"
                            .format(", ".join(missing)))

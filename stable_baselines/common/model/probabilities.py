@@ -39,7 +39,7 @@ def probability_of_actions(action_space: spaces.Space, distribution: Any, action
         action space without a formula
     """
     actions = np.array([actions])
-    prob = logprob = None
+    prob: np.ndarray
     if isinstance(action_space, spaces.Discrete):
         actions = actions.reshape((-1,))
         _check_batch(actions.shape[0], n_rows)
@@ -60,12 +60,9 @@ def probability_of_actions(action_space: spaces.Space, distribution: Any, action
         if len(actions) != 1:  # one action is evaluated under every observation's Gaussian, as in the original
             _check_batch(len(actions), n_rows)
         logprob = gaussian_log_density(actions, mean, std)
+        return (logprob if logp else np.exp(logprob)).reshape((-1, 1))
     else:
         warnings.warn("Warning: action_probability not implemented for {} actions space. Returning None."
                       .format(type(action_space).__name__))
         return None
-    if logp:
-        result = np.log(prob) if logprob is None else logprob
-    else:
-        result = np.exp(logprob) if prob is None else prob
-    return result.reshape((-1, 1))
+    return (np.log(prob) if logp else prob).reshape((-1, 1))

@@ -3,7 +3,7 @@ import os
 import pickle
 import tempfile
 import warnings
-from typing import Any
+from typing import Any, Dict, Optional
 
 import numpy as np
 from gymnasium import spaces
@@ -13,7 +13,7 @@ from stable_baselines.common.safe_loading import limits, load_pickle
 from stable_baselines.common.safe_loading.archive import read_whole
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.safe_loading.saved_objects import SavedVecNormalize
-from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
+from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvObs, VecEnvStepReturn, VecEnvWrapper
 
 
 class VecNormalize(VecEnvWrapper):
@@ -39,7 +39,7 @@ class VecNormalize(VecEnvWrapper):
     """
 
     def __init__(self, venv: VecEnv, training: bool = True, norm_obs: bool = True, norm_reward: bool = True,
-                 clip_obs: float = 10., clip_reward: float = 10., gamma: float = 0.99, epsilon: float = 1e-8):
+                 clip_obs: float = 10., clip_reward: float = 10., gamma: float = 0.99, epsilon: float = 1e-8) -> None:
         VecEnvWrapper.__init__(self, venv)
         if norm_obs and not isinstance(self.observation_space, spaces.Box):
             raise TypeError("VecNormalize(norm_obs=True) only supports Box observation spaces, got {} "
@@ -54,10 +54,11 @@ class VecNormalize(VecEnvWrapper):
         self.training = training
         self.norm_obs = norm_obs
         self.norm_reward = norm_reward
-        self.old_obs = None
-        self.old_rews = None
+        # the last unnormalized observations and rewards (None before the first reset)
+        self.old_obs: Optional[np.ndarray] = None
+        self.old_rews: Optional[np.ndarray] = None
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         """
         :return: (dict) the statistics and settings; the wrapped environment (and what comes from it: spaces,
             running returns) is left out
@@ -67,7 +68,7 @@ class VecNormalize(VecEnvWrapper):
             state.pop(name, None)
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: Dict[str, Any]) -> None:
         """
         Restore the statistics and settings of a pickled object (unknown attributes are refused); call
         :meth:`set_venv` before using it.
@@ -78,7 +79,8 @@ class VecNormalize(VecEnvWrapper):
         if unknown:
             raise ValueError("A pickled VecNormalize holds unexpected attributes: {}".format(", ".join(unknown)))
         self.__dict__.update(state)
-        self.venv = None
+        # the pickled state holds no environment: until set_venv, venv is None (typed VecEnv by VecEnvWrapper)
+        self.venv = None  # type: ignore[assignment]
 
     def set_venv(self, venv: VecEnv) -> None:
         """
@@ -93,7 +95,7 @@ class VecNormalize(VecEnvWrapper):
         self.check_statistics_shape()
         self.ret = np.zeros(self.num_envs)
 
-    def step_wait(self):
+    def step_wait(self) -> VecEnvStepReturn:
         """
         Step the environments, update the statistics (when training) and normalize.
 
@@ -171,7 +173,7 @@ class VecNormalize(VecEnvWrapper):
             raise RuntimeError("get_original_reward(): no reward yet, call step() first")
         return np.copy(self.old_rews)
 
-    def reset(self):
+    def reset(self) -> VecEnvObs:
         """
         Reset every environment (and the running returns).
 
