@@ -327,3 +327,40 @@ def test_callback_used_outside_learn_says_what_is_missing():
         convert.on_step()
     convert.on_training_start({"self": convert.model}, {})
     assert convert.on_step() is True and convert.num_timesteps == 7
+
+
+def test_reads_locals_says_who_reads_the_loop_variables():
+    """The loops gather their variables for callbacks only when one may read them (a cost of every env step)."""
+    from stable_baselines.common.callbacks import CallbackList, ConvertCallback, ProgressBarCallback
+
+    class Reader(BaseCallback):
+        def _on_step(self):
+            return True
+
+    assert ConvertCallback(None).reads_locals is False
+    assert ConvertCallback(lambda locals_, globals_: True).reads_locals is True
+    assert ProgressBarCallback(10).reads_locals is False
+    assert CallbackList([ConvertCallback(None), ProgressBarCallback(10)]).reads_locals is False
+    assert CallbackList([ProgressBarCallback(10), Reader()]).reads_locals is True
+    assert Reader().reads_locals is True
+
+
+@pytest.mark.parametrize("progress_bar", [False, True])
+def test_off_policy_loop_gathers_locals_only_for_readers(progress_bar, monkeypatch):
+    """Without a reading callback the loop skips _callback_locals at every step; a function callback gets them."""
+    from stable_baselines import DQN
+    calls = []
+    model = DQN("MlpPolicy", "CartPole-v1", learning_starts=10, seed=0, n_cpu_tf_sess=1)
+    original = type(model)._callback_locals
+
+    def counting(self, state):
+        calls.append(state.step)
+        return original(self, state)
+
+    monkeypatch.setattr(type(model), "_callback_locals", counting)
+    model.learn(30, progress_bar=progress_bar)
+    assert len(calls) == 1  # only the namespace given to on_training_start
+    seen = []
+    model.learn(30, callback=lambda locals_, globals_: seen.append(locals_["_"]) or True)
+    assert seen == list(range(30))
+    assert len(calls) == 1 + 1 + 30

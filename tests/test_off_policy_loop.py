@@ -31,6 +31,8 @@ class _CountingEnv(gym.Env):
 
 
 class _Callback:
+    reads_locals = True
+
     def __init__(self, events, stop_at=None):
         self.events, self.stop_at, self.locals, self.n_steps = events, stop_at, None, 0
 

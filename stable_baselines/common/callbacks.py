@@ -147,6 +147,14 @@ class BaseCallback(ABC):
     def _on_rollout_end(self) -> None:
         pass
 
+    @property
+    def reads_locals(self) -> bool:
+        """
+        (bool) whether this callback, or one it calls, may read the training loop's variables (``self.locals``);
+        when none does, the loops skip gathering them at every step. True unless a class knows better.
+        """
+        return True
+
     def update_locals(self, locals_: Dict[str, Any]) -> None:
         """
         Merge fresh values of the training loop's variables into ``self.locals`` (and into those of
@@ -252,6 +260,10 @@ class CallbackList(BaseCallback):
     def _on_training_end(self) -> None:
         self._broadcast("on_training_end")
 
+    @property
+    def reads_locals(self) -> bool:
+        return any(member.reads_locals for member in self.callbacks)
+
     def update_child_locals(self, locals_: Dict[str, Any]) -> None:
         self._broadcast("update_locals", locals_)
 
@@ -308,6 +320,10 @@ class ConvertCallback(BaseCallback):
             raise TypeError("ConvertCallback expects a function callback(locals_, globals_) -> bool, got {!r}"
                             .format(callback))
         self.callback = callback
+
+    @property
+    def reads_locals(self) -> bool:
+        return self.callback is not None
 
     def _on_step(self) -> bool:
         if self.callback is None:
@@ -495,6 +511,10 @@ class ProgressBarCallback(BaseCallback):
     :param total_timesteps: (int) the number of timesteps of the ``learn`` call (None: unknown length)
     :param verbose: (int)
     """
+
+    @property
+    def reads_locals(self) -> bool:
+        return False
 
     def __init__(self, total_timesteps: Optional[int] = None, verbose: int = 0) -> None:
         super().__init__(verbose)

@@ -45,7 +45,8 @@ def notify_step(callback: Optional["BaseCallback"], visible: Dict[str, Any]) -> 
     """
     if callback is None:
         return True
-    callback.update_locals(visible)
+    if callback.reads_locals:
+        callback.update_locals(visible)
     return callback.on_step() is not False
 
 

@@ -303,15 +303,15 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
             true_reward = reward
         done = terminated or truncated
 
-        if callback is not None:
+        if callback is not None and callback.reads_locals:
             visible.update(record.visible())
             visible.update({"_": last_output, "action": action, "clipped_action": clipped_action, "vpred": vpred,
                             "states": states, "step": step, "i": i, "observation": observation,
                             "reward": reward, "true_reward": true_reward, "terminated": terminated,
                             "truncated": truncated, "info": info, "done": done, "episode_start": episode_start})
-            if not notify_step(callback, visible):
-                yield record.segment(vpred[0] * (1 - episode_start), False)
-                return
+        if callback is not None and not notify_step(callback, visible):
+            yield record.segment(vpred[0] * (1 - episode_start), False)
+            return
 
         record.rewards[i] = reward
         record.true_rewards[i] = true_reward

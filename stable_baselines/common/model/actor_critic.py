@@ -3,7 +3,7 @@
 a policy with a ``step`` and a ``proba_step``, and an env runner made on demand.
 """
 import warnings
-from typing import Any, Callable, List, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 import numpy as np
 from gymnasium import spaces
@@ -15,7 +15,6 @@ from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCr
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import make_session
 
-_PartT = TypeVar("_PartT")
 
 
 class ActorCriticRLModel(BaseRLModel):
@@ -90,18 +89,6 @@ class ActorCriticRLModel(BaseRLModel):
 
     def get_parameter_list(self) -> List[Any]:
         return self._built(self.params, "params")
-
-    def _built(self, part: Optional[_PartT], name: str) -> _PartT:
-        """
-        :param part: (Any) an attribute that ``setup_model`` gives a value
-        :param name: (str) its name, for the message
-        :return: (Any) the attribute, when it has a value (a RuntimeError saying what is missing otherwise)
-        """
-        if part is None:
-            raise RuntimeError("{} has no {} yet: it is made by setup_model() (called by the constructor unless "
-                               "_init_setup_model=False) and needs an environment or a loaded model"
-                               .format(type(self).__name__, name))
-        return part
 
     # ------------------------------------------------------------------ acting
     def _recurrent_batch(self, observation: np.ndarray, state: Any, mask: Any

@@ -31,6 +31,7 @@ from stable_baselines.common.policies import BasePolicy, get_policy_from_name
 from stable_baselines.common.vec_env import VecEnv, VecNormalize, unwrap_vec_normalize
 
 _Model = TypeVar("_Model", bound="BaseRLModel")
+_PartT = TypeVar("_PartT")
 
 # the default of _init_callback's total_timesteps (None is a value that learn() may be given, and refuses)
 _NOT_GIVEN = object()
@@ -317,6 +318,18 @@ class BaseRLModel(ABC):
             callback = CallbackList([callback, ProgressBarCallback(total_timesteps)])
         callback.init_callback(self)
         return callback
+
+    def _built(self, part: Optional[_PartT], name: str) -> _PartT:
+        """
+        :param part: (Any) an attribute that ``setup_model`` (or the environment) gives a value
+        :param name: (str) its name, for the message
+        :return: (Any) the attribute, when it has a value (a RuntimeError saying what is missing otherwise)
+        """
+        if part is None:
+            raise RuntimeError("{} has no {} yet: it is made by setup_model() (called by the constructor unless "
+                               "_init_setup_model=False) and needs an environment or a loaded model"
+                               .format(type(self).__name__, name))
+        return part
 
     def _setup_learn(self) -> None:
         """

@@ -21,7 +21,6 @@ from stable_baselines.common.vec_env import VecEnv
 LoopStateT = TypeVar("LoopStateT", bound=OffPolicyLoopState)
 # the model itself (what learn returns)
 _ModelT = TypeVar("_ModelT", bound="OffPolicyRLModel")
-_PartT = TypeVar("_PartT")
 
 
 class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
@@ -57,18 +56,6 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
         self._flat_layouts: Dict[int, List[Tuple[int, int, Tuple[int, ...]]]] = {}
         # set by load_replay_buffer: the next learn() keeps the loaded buffer (DQN otherwise makes a new one)
         self._replay_buffer_loaded = False
-
-    def _built(self, part: Optional[_PartT], name: str) -> _PartT:
-        """
-        :param part: (Any) an attribute that ``setup_model`` (or the environment) gives a value
-        :param name: (str) its name, for the message
-        :return: (Any) the attribute, when it has a value (a RuntimeError saying what is missing otherwise)
-        """
-        if part is None:
-            raise RuntimeError("{} has no {} yet: it is made by setup_model() (called by the constructor unless "
-                               "_init_setup_model=False) and needs an environment or a loaded model"
-                               .format(type(self).__name__, name))
-        return part
 
     def _inner_replay_buffer(self) -> Any:
         """:return: (ReplayBuffer) the replay buffer itself (inside HER's wrapper when there is one), or None"""

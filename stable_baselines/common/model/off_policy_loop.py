@@ -93,6 +93,8 @@ class OffPolicyLoopState:
         self.total_timesteps = int(args.total_timesteps)
         self.log_interval = args.log_interval
         self.callback = callback
+        # whether a callback reads the loop's variables (they are gathered at every step only then)
+        self.share_locals = bool(callback.reads_locals)
         self.writer = writer
         self.auto_reset = auto_reset
         self.start_time = time.time()
@@ -188,7 +190,8 @@ def _take_step(model: Any, state: OffPolicyLoopState) -> bool:
     state.done = bool(state.terminated or state.truncated)
     model.num_timesteps += 1
 
-    state.callback.update_locals(model._callback_locals(state))
+    if state.share_locals:
+        state.callback.update_locals(model._callback_locals(state))
     if state.callback.on_step() is False:  # None (a callback without return) continues
         return False
     model._on_env_step(state)
