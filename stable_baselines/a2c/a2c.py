@@ -279,10 +279,6 @@ class A2C(OnPolicyRLModel):
         return self._learn_on_policy(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                                      progress_bar)
 
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
-        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle)
-
 
 class A2CRunner(AbstractEnvRunner):
     def __init__(self, env: Any, model: "A2C", n_steps: int = 5, gamma: float = 0.99) -> None:

@@ -332,10 +332,6 @@ class ACKTR(OnPolicyRLModel):
         return self._learn_on_policy(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                                      progress_bar)
 
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
-        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle)
-
 
 class ACKTRRunner(AbstractEnvRunner):
     def __init__(self, env: Any, model: ACKTR, n_steps: int = 20, gamma: float = 0.99,

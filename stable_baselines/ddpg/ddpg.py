@@ -521,10 +521,6 @@ class DDPG(DDPGGraph, DDPGCycles):
                                  expected))
         return list(params[:n_nets]) + (list(params[-n_norm:]) if n_norm > 0 else [])
 
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
-        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle)
-
     @classmethod
     def load(cls, load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,
              **kwargs: Any) -> "DDPG":

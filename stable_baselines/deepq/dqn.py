@@ -598,7 +598,3 @@ class DQN(OffPolicyRLModel):
         :return: ([tf.Variable]) the variables
         """
         return self._built(self.params, "params")
-
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
-        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle)

@@ -336,7 +336,3 @@ class PPO1(ActorCriticRLModel):
             self.refresh_numpy_forward()  # the last update changed the weights
             callback.on_training_end()
         return self
-
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
-        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle)

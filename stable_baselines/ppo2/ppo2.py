@@ -437,10 +437,6 @@ class PPO2(OnPolicyRLModel):
         return self._learn_on_policy(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                                      progress_bar)
 
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
-        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle)
-
 
 class Runner(AbstractEnvRunner):
     # the negative log-likelihoods of the actions are kept for the clipped objective; the environment's

@@ -358,11 +358,6 @@ class SAC(SquashedActorModel):
     def get_parameter_list(self) -> List[Any]:
         return self._built(self.params, "params") + self._built(self.target_params, "target_params")
 
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
-        # the replay buffer is not saved (see save_replay_buffer)
-        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle)
-
     def _setting_to_save(self, name: str) -> Any:
         # ent_coef is a tensor when learned: save what was asked for ('auto...' or the number)
         value = self._ent_coef_spec if name == "ent_coef" else getattr(self, name)

@@ -271,7 +271,3 @@ class TD3(SquashedActorModel):
 
     def get_parameter_list(self) -> List[Any]:
         return self._built(self.params, "params") + self._built(self.target_params, "target_params")
-
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
-        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle)

@@ -524,14 +524,17 @@ class BaseRLModel(ABC):
         return self
 
     # ------------------------------------------------------------------ saving and loading
-    @abstractmethod
     def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         """
-        Write the model (settings and parameters) to a file.
+        Write the model (settings and parameters) to a file: the settings the algorithm names in
+        ``_saved_settings`` and every parameter (the replay buffer of an off-policy model is not part of it, see
+        ``save_replay_buffer``).
 
         :param save_path: (str or file-like) where to write it
         :param cloudpickle: (bool) write the older cloudpickle format instead of the zip archive
         """
+        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
+                           cloudpickle=cloudpickle)
 
     @classmethod
     def load(cls: Type[_Model], load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,

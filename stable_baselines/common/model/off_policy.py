@@ -360,7 +360,3 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
     def action_probability(self, observation: Any, state: Any = None, mask: Any = None, actions: Any = None,
                            logp: bool = False) -> Optional[np.ndarray]:
         pass
-
-    @abstractmethod
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
-        pass
