@@ -11,8 +11,7 @@ DOCS_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT_DIR = os.path.dirname(DOCS_DIR)
 # document the checkout, even when another copy of the package is installed
 sys.path.insert(0, ROOT_DIR)
-# importing stable_baselines imports TensorFlow: keep its C++ logging quiet during the build
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# importing stable_baselines imports TensorFlow; the package keeps TensorFlow's start-up logging quiet itself
 
 with open(os.path.join(ROOT_DIR, "version.txt")) as file_handler:
     release = file_handler.read().strip()
