@@ -466,3 +466,24 @@ def test_other_algorithms_predict_in_numpy_and_stay_in_sync(algo):
     np.testing.assert_allclose(model.action_probability(obs), graph_proba(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(policy.value(obs), policy.sess.run(policy.value_flat, {policy.obs_ph: obs}),
                                rtol=1e-5, atol=1e-5)
+
+
+def test_predict_uses_the_acting_policy_and_a_replaced_step():
+    """predict answers from the acting policy's NumPy copy; a step the user puts in place of it answers instead."""
+    model = PPO2("MlpPolicy", DummyVecEnv([lambda: IdentityEnv(3)]), n_steps=8, seed=0, n_cpu_tf_sess=1)
+    assert model.acting_policy is not None and model.step == model.acting_policy.step
+    assert model.acting_policy.numpy_forward is not None
+    obs = np.array(1)
+    expected, _ = model.predict(obs, deterministic=True)
+    calls = []
+
+    def my_step(observation, state=None, mask=None, deterministic=False):
+        calls.append(np.asarray(observation).shape)
+        return np.full(np.asarray(observation).shape[0], 2), None, state, None
+
+    model.step = my_step
+    action, _ = model.predict(obs, deterministic=True)
+    assert calls and int(action) == 2
+    model.step = model.acting_policy.step
+    again, _ = model.predict(obs, deterministic=True)
+    assert int(again) == int(expected)

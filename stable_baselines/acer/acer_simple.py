@@ -434,7 +434,7 @@ class ACER(OnPolicyRLModel):
                                   'explained_variance', 'norm_grads'] + extra_names
 
                 self.train_model, self.step_model = train_model, step_model
-                self.step, self.proba_step = step_model.step, step_model.proba_step
+                self._act_with(step_model)
                 self.initial_state = step_model.initial_state
                 tf.global_variables_initializer().run(session=self.sess)
                 self.sess.run(self._sync_average_op)

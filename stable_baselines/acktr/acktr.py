@@ -246,7 +246,7 @@ class ACKTR(OnPolicyRLModel):
                 self.train_op, self.q_runner = self.optim.apply_gradients(list(zip(self.grads_check, params)))
 
                 self.train_model, self.step_model = train_model, step_model
-                self.step, self.proba_step = step_model.step, step_model.proba_step
+                self._act_with(step_model)
                 self.value, self.initial_state = step_model.value, step_model.initial_state
                 tf.global_variables_initializer().run(session=self.sess)
                 # acting runs in NumPy where possible; the copy of the weights is refreshed after each update

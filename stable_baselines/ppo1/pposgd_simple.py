@@ -197,8 +197,7 @@ class PPO1(ActorCriticRLModel):
                                       ('advantage', inputs["atarg"]), ('clip_range', self.clip_param)],
                                      obs_ph, self._model_spaces()[0], self.full_tensorboard_log)
 
-                self.step = self.policy_pi.step
-                self.proba_step = self.policy_pi.proba_step
+                self._act_with(self.policy_pi)
                 self.initial_state = self.policy_pi.initial_state
 
                 tf_util.initialize(sess=self.sess)

@@ -255,7 +255,7 @@ class PPO2(OnPolicyRLModel):
                 self._build_input_summaries(train_model)
 
                 self.train_model, self.act_model = train_model, act_model
-                self.step, self.proba_step = act_model.step, act_model.proba_step
+                self._act_with(act_model)
                 self.value, self.initial_state = act_model.value, act_model.initial_state
                 tf.global_variables_initializer().run(session=self.sess)
                 # acting runs in NumPy where possible; the copy of the weights is refreshed after each update

@@ -339,8 +339,7 @@ class TRPO(ActorCriticRLModel):
                 self.timed = self._timed_section
                 self.allmean = self._mean_over_workers
 
-                self.step = self.policy_pi.step
-                self.proba_step = self.policy_pi.proba_step
+                self._act_with(self.policy_pi)
                 self.initial_state = self.policy_pi.initial_state
                 # predict runs in NumPy where possible; learn refreshes the weight copy after training
                 self._enable_numpy_forward(self.policy_pi)

@@ -51,6 +51,8 @@ class ActorCriticRLModel(BaseRLModel):
         # the policy's step(obs, state, mask, deterministic) and proba_step(obs, state, mask), made by setup_model
         self.step: Optional[Callable[..., Any]] = None
         self.proba_step: Optional[Callable[..., Any]] = None
+        # the policy whose step and proba_step the model acts with (set by setup_model through _act_with)
+        self.acting_policy: Optional[Any] = None
         self.params = None
         self._runner: Optional[Any] = None
 
@@ -91,6 +93,16 @@ class ActorCriticRLModel(BaseRLModel):
         return self._built(self.params, "params")
 
     # ------------------------------------------------------------------ acting
+    def _act_with(self, policy: Any) -> None:
+        """
+        Make ``policy`` the one that ``predict``, ``action_probability`` and the rollouts act with: its ``step``
+        and ``proba_step`` become the model's.
+
+        :param policy: (ActorCriticPolicy) the acting policy
+        """
+        self.acting_policy = policy
+        self.step, self.proba_step = policy.step, policy.proba_step
+
     def _recurrent_batch(self, observation: np.ndarray, state: Any, mask: Any
                          ) -> Tuple[np.ndarray, Any, Any, int]:
         """
@@ -143,11 +155,15 @@ class ActorCriticRLModel(BaseRLModel):
 
         :return: (np.ndarray or None) the clipped action(s); None when the general path must answer
         """
-        forward = getattr(getattr(self.step, "__self__", None), "_numpy_forward", None)
+        policy = self.acting_policy
+        # a step the user put in place of the policy's answers itself (the graph path calls it)
+        if policy is None or self.step != policy.step:
+            return None
+        forward = policy.numpy_forward
         if forward is None or type(observation) is not np.ndarray \
                 or not isinstance(self.observation_space, spaces.Box):  # pylint: disable=unidiomatic-typecheck
             return None
-        single_shape = forward._obs_shape  # pylint: disable=protected-access
+        single_shape = forward.obs_shape
         if observation.shape == single_shape:
             batched = False
         elif observation.shape[1:] == single_shape and observation.shape[0] > 0:

@@ -75,6 +75,11 @@ class BasePolicy(ABC):
         rows = (n_batch,) + tuple(ac_space.shape or ())
         return tf.placeholder(dtype=tf.as_dtype(np.dtype(ac_space.dtype)), shape=rows, name="action_ph")
 
+    @property
+    def numpy_forward(self) -> Any:
+        """(Any) the NumPy copy of the network that answers instead of the session, or None (the graph answers)"""
+        return self._numpy_forward
+
     def invalidate_numpy_forward(self) -> None:
         """
         Mark the NumPy copy of the weights (if this policy keeps one) as outdated, so that it is read

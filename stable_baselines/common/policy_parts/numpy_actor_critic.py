@@ -239,6 +239,11 @@ class NumpyActorCriticForward(object):
             action = np.stack(actions, axis=-1)
         return action, value, None, np.asarray(neglogp, dtype=np.float32)
 
+    @property
+    def obs_shape(self) -> Tuple[int, ...]:
+        """(tuple) the shape of one observation"""
+        return self._obs_shape
+
     def act(self, obs: np.ndarray, deterministic: bool = False) -> Optional[np.ndarray]:
         """
         The actions only (the policy branch alone): what ``predict`` needs.
