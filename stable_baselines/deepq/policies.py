@@ -236,7 +236,7 @@ class FeedForwardPolicy(DQNPolicy):
         for method in ("step", "proba_step"):
             if getattr(cls, method) is not getattr(FeedForwardPolicy, method):
                 return False
-        activation = nf.numpy_activation(getattr(self, "act_fun", None))
+        activation = nf.numpy_activation(self.act_fun)
         if activation is None or not isinstance(self.ob_space, (spaces.Box, spaces.Discrete, spaces.MultiBinary,
                                                                 spaces.MultiDiscrete)):
             return False
