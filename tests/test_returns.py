@@ -66,8 +66,8 @@ def test_clip_to_space_and_notify_step():
     assert clip_to_space(actions, spaces.Discrete(3)) is actions
 
     class Callback:
-        def __init__(self, answer):
-            self.answer, self.seen = answer, None
+        def __init__(self, answer, reads_locals=True):
+            self.answer, self.seen, self.reads_locals = answer, None, reads_locals
 
         def update_locals(self, visible):
             self.seen = dict(visible)
@@ -80,3 +80,5 @@ def test_clip_to_space_and_notify_step():
     assert notify_step(keep_going, {"rewards": 1}) and keep_going.seen == {"rewards": 1}
     assert not notify_step(stop, {"rewards": 2})
     assert notify_step(Callback(None), {})  # only an explicit False stops
+    not_reading = Callback(False, reads_locals=False)
+    assert not notify_step(not_reading, {"rewards": 3}) and not_reading.seen is None  # told nothing, still asked
