@@ -147,6 +147,28 @@ def test_startup_filter_keeps_errors_and_other_output():
         "a line of the user's own\n")
 
 
+def test_no_driver_notice_dropped_only_at_the_first_session():
+    text = ("E0000 00:00:1795682234.981700    8203 cuda_platform.cc:52] failed call to cuInit: INTERNAL: CUDA error: "
+            "Failed call to cuInit: UNKNOWN ERROR (303)\n"
+            "E0000 00:00:1795682234.981700    8203 cuda_platform.cc:52] failed call to cuInit: CUDA_ERROR_OUT_OF_MEMORY\n"
+            "I0000 00:00:1795665882.569751    9954 port.cc:153] oneDNN custom operations are on.\n")
+    assert tf_compat._without_startup_noise(text, tf_compat._NO_DRIVER_NOTICE) == (
+        "E0000 00:00:1795682234.981700    8203 cuda_platform.cc:52] failed call to cuInit: CUDA_ERROR_OUT_OF_MEMORY\n")
+
+
+def test_first_model_prints_nothing_of_tensorflow(tmp_path):
+    """The README demo's start: a model (its session starts the devices) and a prediction, nothing on stderr."""
+    result = _run_script(tmp_path, """
+        from stable_baselines import PPO2
+        model = PPO2("MlpPolicy", "CartPole-v1", n_steps=16, seed=0)
+        action, _ = model.predict(model.env.reset())
+        print(action.shape)
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "(1,)"
+    assert result.stderr == "", result.stderr
+
+
 def test_a2c_creation_prints_no_deprecation_warning(tmp_path):
     result = _run_script(tmp_path, """
         from stable_baselines import A2C

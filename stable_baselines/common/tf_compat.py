@@ -22,8 +22,9 @@ TensorFlow's start-up chatter (oneDNN, "Could not find cuda drivers", CPU instru
 "All log messages before absl::InitializeLog()") is kept off the console when this module is the first
 to import TensorFlow and the user has not set ``TF_CPP_MIN_LOG_LEVEL``: the variable is set to ``2``
 (C++ errors still print), and the informational and warning lines TensorFlow writes while it is imported
-are dropped (any other output of that moment is written out unchanged). Set ``TF_CPP_MIN_LOG_LEVEL=0``
-before importing to see all of it again.
+are dropped (any other output of that moment is written out unchanged); so are those of the first session,
+which starts the devices, and CUDA's "failed call to cuInit ... (303)" on a machine without an NVIDIA driver
+(:func:`quiet_device_start`). Set ``TF_CPP_MIN_LOG_LEVEL=0`` before importing to see all of it again.
 """
 import contextlib
 import logging
@@ -48,16 +49,29 @@ _STARTUP_NOISE = re.compile(r"^(?:[IW]\d{4} [\d:.]+ +\d+ [^ \]]+\] .*"
                             r"to STDERR)$")
 
 
-def _without_startup_noise(text: str) -> str:
-    """The lines of ``text`` that are not TensorFlow start-up information or warnings."""
-    return "".join(line for line in text.splitlines(keepends=True) if not _STARTUP_NOISE.match(line.rstrip("\n")))
+# what CUDA's start writes on a machine without an NVIDIA driver ("no device", error 303): not a problem there
+_NO_DRIVER_NOTICE = re.compile(r"^E\d{4} [\d:.]+ +\d+ cuda_platform\.cc:\d+\] failed call to cuInit: .*"
+                               r"UNKNOWN ERROR \(303\)$")
+
+# whether this module set TensorFlow's C++ log level (then it keeps the start-up quiet), and whether the devices
+# were started (by the first session) since
+_QUIET: Dict[str, bool] = {"managed": False, "devices_started": False}
+
+
+def _without_startup_noise(text: str, extra: Optional["re.Pattern[str]"] = None) -> str:
+    """The lines of ``text`` that are not TensorFlow start-up information or warnings (nor match ``extra``)."""
+    def noise(line: str) -> bool:
+        line = line.rstrip("\n")
+        return bool(_STARTUP_NOISE.match(line)) or (extra is not None and bool(extra.match(line)))
+    return "".join(line for line in text.splitlines(keepends=True) if not noise(line))
 
 
 @contextlib.contextmanager
-def _quiet_native_stderr() -> Iterator[None]:
+def _quiet_native_stderr(extra: Optional["re.Pattern[str]"] = None) -> Iterator[None]:
     """
     Collect what is written to the process's stderr (file descriptor 2) meanwhile, then write it back
-    without TensorFlow's start-up information and warnings. Errors and every other line go through.
+    without TensorFlow's start-up information and warnings (and the lines matching ``extra``). Errors and every
+    other line go through.
     """
     try:
         sys.stderr.flush()
@@ -79,7 +93,7 @@ def _quiet_native_stderr() -> Iterator[None]:
             os.dup2(saved_fd, 2)
             os.close(saved_fd)
             collected.seek(0)
-            kept = _without_startup_noise(collected.read().decode("utf-8", "replace"))
+            kept = _without_startup_noise(collected.read().decode("utf-8", "replace"), extra)
             if kept:
                 os.write(2, kept.encode("utf-8"))
 
@@ -90,9 +104,26 @@ def _import_tensorflow():
         import tensorflow  # pylint: disable=import-outside-toplevel
         return tensorflow
     os.environ[LOG_LEVEL_ENV_VAR] = "2"
+    _QUIET["managed"] = True
     with _quiet_native_stderr():
         import tensorflow  # pylint: disable=import-outside-toplevel
     return tensorflow
+
+
+@contextlib.contextmanager
+def quiet_device_start() -> Iterator[None]:
+    """
+    Around the first TensorFlow session of the process (which starts the devices): drop the start-up notices
+    as at import, and CUDA's "failed call to cuInit ... (303)" of a machine without an NVIDIA driver. Does
+    nothing when the user configured TensorFlow's logging (``TF_CPP_MIN_LOG_LEVEL`` set before the import) or
+    after the first session.
+    """
+    if not _QUIET["managed"] or _QUIET["devices_started"]:
+        yield
+        return
+    _QUIET["devices_started"] = True
+    with _quiet_native_stderr(_NO_DRIVER_NOTICE):
+        yield
 
 
 _tf2 = _import_tensorflow()

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_compat import quiet_device_start, tf
 
 
 # ------------------------------------------------------------------------------------------------
@@ -41,7 +41,8 @@ def make_session(num_cpu: Optional[int] = None, make_default: bool = False,
                             intra_op_parallelism_threads=threads)
     config.gpu_options.allow_growth = True
     session_class = tf.InteractiveSession if make_default else tf.Session
-    return session_class(config=config, graph=graph)
+    with quiet_device_start():
+        return session_class(config=config, graph=graph)
 
 
 def single_threaded_session(make_default: bool = False, graph: Optional[tf.Graph] = None) -> tf.Session:
