@@ -8,6 +8,7 @@ episode data (:meth:`_rollout_episodes`); the frame around the loop is :meth:`Ba
 The variables a callback sees at ``on_training_start`` are those the original's ``learn`` had (its arguments,
 ``new_tb_log``, ``writer``) and the algorithm's own (:meth:`_start_training`).
 """
+from abc import abstractmethod
 import sys
 import time
 from collections import deque
@@ -183,14 +184,15 @@ class OnPolicyRLModel(ActorCriticRLModel):
         :param callback: (BaseCallback) the callback
         """
 
+    @abstractmethod
     def _rollout_episodes(self, rollout: Tuple[Any, ...]) -> Tuple[list, np.ndarray, np.ndarray]:
         """
         :param rollout: (tuple) what the runner returned
         :return: ([dict], np.ndarray, np.ndarray) the Monitor records of the episodes that ended, the rewards as
             the environment gave them and the episode flags of the tensorboard reward curve (``n_batch`` each)
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def _train_on_rollout(self, rollout: Tuple[Any, ...], update: int, writer: Any,
                           loop: Dict[str, Any]) -> Optional[Any]:
         """
@@ -202,8 +204,8 @@ class OnPolicyRLModel(ActorCriticRLModel):
         :param loop: (dict) the variables of the loop
         :return: (Any) what :meth:`_record_update` logs
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         """
         Record the rows of the logger table of one update (the loop then writes it).
@@ -213,7 +215,6 @@ class OnPolicyRLModel(ActorCriticRLModel):
         :param loop: (dict) the variables of the loop
         :param clock: (UpdateClock) the times of training
         """
-        raise NotImplementedError
 
 
 class SegmentProgress:
