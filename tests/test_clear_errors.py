@@ -255,3 +255,12 @@ def test_predict_before_setup_model_names_the_missing_step():
     action, state = model.predict(np.zeros(4, dtype=np.float32))
     assert action in (0, 1) and state is None
     assert len(model.get_parameter_list()) == len(model.get_parameters()) > 0
+
+
+@pytest.mark.parametrize("algo", ["PPO2", "A2C"])
+def test_predict_refuses_text_observations(algo):
+    """Text where numbers are expected: a clear error naming the space and the dtype (numpy's message before)."""
+    import stable_baselines
+    model = getattr(stable_baselines, algo)("MlpPolicy", "CartPole-v1", n_steps=16, seed=0)
+    with pytest.raises(ValueError, match=r"are numbers, got an array of dtype <U1 \(text\)"):
+        model.predict(np.array(["a", "b", "c", "d"]))

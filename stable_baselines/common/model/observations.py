@@ -83,13 +83,17 @@ def _allowed_values(space: spaces.Space) -> Tuple[Any, Any, str]:
 
 def check_observation_values(batch: np.ndarray, observation_space: spaces.Space) -> None:
     """
-    Refuse values a discrete observation space cannot hold (the one-hot encoding of the policy would turn them
-    into a vector of zeros, or into another observation, and an action would come back without a word).
-    Box observations are not checked: values outside the bounds are legitimate inputs of a network.
+    Refuse text given as observations (any space), and values a discrete observation space cannot hold (the
+    one-hot encoding of the policy would turn them into a vector of zeros, or into another observation, and an
+    action would come back without a word). Box values are not checked: values outside the bounds are
+    legitimate inputs of a network.
 
     :param batch: (np.ndarray) a batch of observations, first axis the observations
     :param observation_space: (gymnasium.spaces.Space) the model's observation space
     """
+    if batch.dtype.kind in "US":
+        raise ValueError("Error: the observations of the space {} are numbers, got an array of dtype {} (text): {!r}"
+                         .format(observation_space, batch.dtype, batch[:2].tolist()))
     if not isinstance(observation_space, (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)):
         return
     if batch.dtype.kind not in "biuf":
