@@ -16,6 +16,7 @@ from stable_baselines.common.model.off_policy_loop import (UNSET, LearnArguments
                                                             check_finite_losses, visible)
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from stable_baselines.common.schedules import LinearSchedule
+from stable_baselines.common.session_call import SessionCall
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.deepq.build_graph import DQNGraph, build_dqn_graph
 from stable_baselines.deepq.policies import DQNPolicy
@@ -240,7 +241,7 @@ class DQN(OffPolicyRLModel):
                 self.summary = tf.summary.merge_all()
                 sess.run(tf.global_variables_initializer())
                 parts.update_target(sess=sess)
-                self._fused_train = self._fast_callable(sess, parts.train_inputs, fused_fetches, [parts.train_op])
+                self._fused_train = SessionCall(sess, parts.train_inputs, fused_fetches, [parts.train_op])
 
     def _fused_fetches(self, parts: DQNGraph) -> List[tf.Tensor]:
         """

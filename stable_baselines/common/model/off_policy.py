@@ -11,7 +11,6 @@ from stable_baselines.common.buffer_files import load_buffer, save_buffer
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.off_policy_loop import (LearnArguments, OffPolicyLoopState, run_off_policy_loop,
                                                           visible)
-from stable_baselines.common.session_call import SessionCall
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import total_episode_reward_logger
 from stable_baselines.common.vec_env import VecEnv
@@ -153,17 +152,6 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
         """
         with tf.control_dependencies(ops):
             return tf.concat([tf.reshape(var.read_value(), [-1]) for var in variables], axis=0)
-
-    @staticmethod
-    def _fast_callable(sess: tf.Session, feeds: list, fetches: list, targets: list) -> SessionCall:
-        """
-        :param sess: (tf.Session) the session
-        :param feeds: ([tf.Tensor]) the placeholders, in the order of the call's arguments
-        :param fetches: ([tf.Tensor] or {str: tf.Tensor}) what a call returns (a list, or a dict by name)
-        :param targets: ([tf.Operation or tf.Tensor]) what runs too, without being returned
-        :return: (SessionCall) the repeated session call
-        """
-        return SessionCall(sess, feeds, fetches, targets)
 
     def _unflatten(self, flat: np.ndarray, forward: Any) -> List[np.ndarray]:
         """
