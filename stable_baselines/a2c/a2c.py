@@ -183,7 +183,7 @@ class A2C(OnPolicyRLModel):
                 self.value, self.initial_state = step_model.value, step_model.initial_state
                 tf.global_variables_initializer().run(session=self.sess)
                 # acting runs in NumPy where possible; the copy of the weights is refreshed after each update
-                self._enable_numpy_forward(step_model)
+                self.fast_path.enable(step_model)
 
                 self.summary = tf.summary.merge_all()
 
@@ -224,7 +224,7 @@ class A2C(OnPolicyRLModel):
         else:
             policy_loss, value_loss, policy_entropy = self._train_step_logged(
                 dict(zip(feeds, feed_values)), fetches, update, writer)
-        self.step_model.invalidate_numpy_forward()
+        self.fast_path.weights_changed()
         return policy_loss, value_loss, policy_entropy
 
     def _train_step_logged(self, feed_dict: Dict[Any, Any], fetches: List[Any], update: int,

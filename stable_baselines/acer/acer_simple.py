@@ -439,7 +439,7 @@ class ACER(OnPolicyRLModel):
                 tf.global_variables_initializer().run(session=self.sess)
                 self.sess.run(self._sync_average_op)
                 # acting runs in NumPy where possible; the copy of the weights is refreshed after each update
-                self._enable_numpy_forward(step_model)
+                self.fast_path.enable(step_model)
 
                 self.summary = tf.summary.merge_all()
 
@@ -487,7 +487,7 @@ class ACER(OnPolicyRLModel):
             if trace:
                 writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % steps)
             writer.add_summary(summary, steps)
-        self.step_model.invalidate_numpy_forward()
+        self.fast_path.weights_changed()
         # the first result is the train op's
         return self.names_ops, results[1:]
 

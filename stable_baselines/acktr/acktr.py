@@ -250,7 +250,7 @@ class ACKTR(OnPolicyRLModel):
                 self.value, self.initial_state = step_model.value, step_model.initial_state
                 tf.global_variables_initializer().run(session=self.sess)
                 # acting runs in NumPy where possible; the copy of the weights is refreshed after each update
-                self._enable_numpy_forward(step_model)
+                self.fast_path.enable(step_model)
 
                 self.summary = tf.summary.merge_all()
 
@@ -295,7 +295,7 @@ class ACKTR(OnPolicyRLModel):
             if trace:
                 writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % global_step)
             writer.add_summary(summary, global_step)
-        self.step_model.invalidate_numpy_forward()
+        self.fast_path.weights_changed()
         return policy_loss, value_loss, policy_entropy
 
     def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:

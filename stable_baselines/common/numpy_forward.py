@@ -538,6 +538,8 @@ class NumpyNetworkCopy(abc.ABC):
         self._box_obs = isinstance(self.ob_space, spaces.Box)
         # SingleRowStack of the current weights, built on first use (False: not possible)
         self._row: Union[None, Literal[False], SingleRowStack] = None
+        # (start, end, shape) of each variable in a vector of all of them flattened in order; built on first use
+        self._flat_layout: Optional[List[Tuple[int, int, Tuple[int, ...]]]] = None
 
     @abc.abstractmethod
     def set_weights(self, values: List[np.ndarray]) -> None:
@@ -545,6 +547,21 @@ class NumpyNetworkCopy(abc.ABC):
         :param values: ([np.ndarray]) the values of ``variables`` (kept by reference: pass arrays nobody modifies);
             implementations must reset ``self._row`` to None and ``self.stale`` to False
         """
+
+    def set_flat_weights(self, flat: np.ndarray) -> None:
+        """
+        :param flat: (np.ndarray) the values of ``variables`` flattened and concatenated in order (a training step
+            fetches them so; its slices are kept, not copied)
+        """
+        if self._flat_layout is None:
+            layout, start = [], 0
+            for var in self.variables:
+                shape = tuple(var.shape.as_list())
+                size = int(np.prod(shape, dtype=np.int64))
+                layout.append((start, start + size, shape))
+                start += size
+            self._flat_layout = layout
+        self.set_weights([flat[start:end].reshape(shape) for start, end, shape in self._flat_layout])
 
     def row_layers(self) -> Optional[List[Tuple[np.ndarray, np.ndarray]]]:
         """

@@ -228,7 +228,8 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
                            callback: Any = None) -> Generator[Dict[str, Any], None, None]:
     """
     Endless generator of trajectory segments of ``horizon`` steps of one environment (PPO1, TRPO, GAIL).
-    Episodes run on across segments; after each segment the policy may change before the next is collected.
+    Episodes run on across segments; after each segment the policy may change before the next is collected (a
+    model whose policy acts from a NumPy copy tells its ``fast_path`` before asking for the next segment).
     The callback is told after every step (see the manual's "Callbacks - Accessible Variables").
 
     :param policy: (MLPPolicy) the policy (any object with a ``step(obs, states, dones)`` method)
@@ -263,15 +264,10 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
     record = _SegmentState(horizon, observation, env.action_space.sample())
     states = policy.initial_state
     episode_start, done = True, False
-    # the weights may have changed since the policy's NumPy copy was read (e.g. synchronised across MPI
-    # workers); any object with a ``step`` method is accepted as policy
-    invalidate_numpy_forward = getattr(policy, "invalidate_numpy_forward", lambda: None)
-    invalidate_numpy_forward()
     if callback is not None:
         callback.on_rollout_start()
     visible: Dict[str, Any] = {"env": env, "policy": policy, "horizon": horizon, "reward_giver": reward_giver,
-                               "gail": gail, "callback": callback,
-                               "invalidate_numpy_forward": invalidate_numpy_forward}
+                               "gail": gail, "callback": callback}
 
     step = 0
     while True:
@@ -282,7 +278,6 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
                 callback.on_rollout_end()
             yield record.segment(vpred[0] * (1 - episode_start), True)
             # the update may have changed the policy: estimate the current value again
-            invalidate_numpy_forward()
             _, vpred, _, last_output = policy.step(_policy_input(observation))
             record.new_segment()
             if callback is not None:

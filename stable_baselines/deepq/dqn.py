@@ -23,6 +23,8 @@ from stable_baselines.deepq.policies import DQNPolicy
 
 # TensorBoard: every hundredth training step is traced (compute time, memory) into the run metadata
 _TRACE_EVERY = 100
+# the names of what the one-call training step returns
+_TD_ERRORS, _Q_WEIGHTS = "td_errors", "q_weights"
 
 
 def _check_discrete_action_space(action_space: Optional[spaces.Space]) -> None:
@@ -243,20 +245,20 @@ class DQN(OffPolicyRLModel):
                 parts.update_target(sess=sess)
                 self._fused_train = SessionCall(sess, parts.train_inputs, fused_fetches, [parts.train_op])
 
-    def _fused_fetches(self, parts: DQNGraph) -> List[tf.Tensor]:
+    def _fused_fetches(self, parts: DQNGraph) -> Dict[str, tf.Tensor]:
         """
         What the one-call training step returns: the TD errors, and the updated weights of the Q-network when it
         also runs in NumPy (MLP policies; then acting needs no session call).
 
         :param parts: (DQNGraph) the graph
-        :return: ([tf.Tensor]) the fetches
+        :return: ({str: tf.Tensor}) the fetches by name
         """
         trainable = set(var.name for var in tf.trainable_variables())
         q_weights = [var for var in parts.q_func_vars if var.name in trainable]
-        if not parts.step_model.enable_numpy_forward(variables=q_weights):
-            return [parts.td_error]
-        numpy_copy = parts.step_model._numpy_forward
-        return [parts.td_error, self._flat_after([parts.optimize_expr], numpy_copy.variables)]
+        fetches = {_TD_ERRORS: parts.td_error}
+        if self.fast_path.enable(parts.step_model, variables=q_weights):
+            fetches[_Q_WEIGHTS] = self.fast_path.weights_after(parts.step_model, [parts.optimize_expr])
+        return fetches
 
     @staticmethod
     def _exploration_rate_store() -> Optional[Tuple[tf.Tensor, tf.Operation]]:
@@ -341,8 +343,8 @@ class DQN(OffPolicyRLModel):
         self.beta_schedule, state.prioritized_replay_beta_iters = self._beta_schedule(state.total_timesteps)
         self.exploration = self._exploration_schedule(state.total_timesteps)
         # the NumPy Q-network acts epsilon-greedily without a session call (MLP policies, no parameter noise)
-        state.numpy_q = None if self.param_noise else self._built(self.step_model, "step_model")._numpy_forward
-        state.rng = self._numpy_forward_rng()
+        state.numpy_q = None if self.param_noise else self.fast_path.copy_of(self.step_model)
+        state.rng = self.fast_path.generator
         state.n_actions = int(self._built(self.action_space, "action_space").n)
         state.last_eps = None
         state.reset = True
@@ -473,10 +475,10 @@ class DQN(OffPolicyRLModel):
         :return: (np.ndarray) the TD errors
         """
         state.out = self._built(self._fused_train, "_fused_train")(*batch)
-        if len(state.out) > 1:
-            state.forward = self._built(self.step_model, "step_model")._numpy_forward
-            state.forward.set_weights(self._unflatten(state.out[1], state.forward))
-        return state.out[0]
+        if _Q_WEIGHTS in state.out:
+            state.forward = self.fast_path.copy_of(self.step_model)
+            self.fast_path.receive_weights(self.step_model, state.out[_Q_WEIGHTS])
+        return state.out[_TD_ERRORS]
 
     def _gradient_step_with_summary(self, state: _DQNLoopState, batch: tuple) -> np.ndarray:
         """
@@ -495,7 +497,7 @@ class DQN(OffPolicyRLModel):
         if trace:
             state.writer.add_run_metadata(state.run_metadata, "step%d" % self.num_timesteps)
         state.writer.add_summary(state.summary, self.num_timesteps)
-        self._built(self.step_model, "step_model").invalidate_numpy_forward()
+        self.fast_path.weights_changed()
         return td_errors
 
     def _update_targets_when_due(self, state: _DQNLoopState) -> None:
@@ -542,7 +544,8 @@ class DQN(OffPolicyRLModel):
         """
         step_model = self._built(self.step_model, "step_model")
         if deterministic:
-            scores = self._single_row_output(step_model, observation)  # one observation: NumPy, single row
+            # one observation: the NumPy single-row path
+            scores = self.fast_path.single_row(step_model, observation, self.observation_space)
             if scores is not None:
                 return scores.argmax(), None
         observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,

@@ -11,7 +11,7 @@ layers are ``dense`` layers named ``fc0``, ``fc1``, ... (``kernel``/``bias``), D
 constructor does not take the shared observation placeholders (``obs_phs``) that DQN's network copies (target,
 double-Q, parameter noise) are built on, and it refuses ``layers=[]``, which DQN accepts.
 """
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -215,7 +215,7 @@ class FeedForwardPolicy(DQNPolicy):
         return self.sess.run(self.policy_proba, {self.obs_ph: obs})
 
     def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None,
-                             variables: Optional[List[tf.Variable]] = None) -> bool:
+                             variables: Optional[Sequence[tf.Variable]] = None) -> bool:
         """
         Let ``step`` and ``proba_step`` compute the Q-values in NumPy from a copy of the weights instead of
         calling the session (see :mod:`stable_baselines.common.numpy_forward`): MLP feature extraction with a
@@ -223,7 +223,7 @@ class FeedForwardPolicy(DQNPolicy):
         use and after :meth:`invalidate_numpy_forward`; DQN also hands it the weights fetched with every
         training step.
 
-        :param rng: (np.random.Generator) unused (the Q-network is deterministic), for a uniform interface
+        :param rng: (np.random.Generator) unused (the Q-network is deterministic)
         :param variables: ([tf.Variable]) the Q-network's variables in creation order (default: the trainable
             variables under this policy's ``model`` scope; give them when the policy reuses another's)
         :return: (bool) whether the NumPy path is active
@@ -253,10 +253,6 @@ class FeedForwardPolicy(DQNPolicy):
             return False
         self._numpy_forward = _NumpyQNetwork(self, variables, activation)
         return True
-
-    def disable_numpy_forward(self) -> None:
-        """Go back to computing ``step`` and ``proba_step`` with the TensorFlow graph."""
-        self._numpy_forward = None
 
 
 def _q_network_names(n_hidden: int, layer_norm: bool, dueling: bool) -> List[str]:

@@ -202,7 +202,7 @@ class PPO1(ActorCriticRLModel):
 
                 tf_util.initialize(sess=self.sess)
                 # predict runs in NumPy where possible; learn refreshes the weight copy after training
-                self._enable_numpy_forward(self.policy_pi)
+                self.fast_path.enable(self.policy_pi)
                 self.summary = tf.summary.merge_all()
 
                 # both networks see the same observations; the feed order is the one of the minibatch tuple
@@ -327,11 +327,12 @@ class PPO1(ActorCriticRLModel):
                 while progress.steps_done < total_timesteps:
                     lr_scale = self._lr_multiplier(progress.steps_done, total_timesteps)
                     logger.log("********** Iteration %i ************" % progress.iterations)
+                    self.fast_path.weights_changed()  # updated or synchronised since the last segment
                     seg = next(segments)
                     if not seg.get('continue_training', True):  # the callback asked to stop
                         break
                     self._update_on_segment(seg, lr_scale, writer)
                     progress.end_iteration(self, seg)
-            self.refresh_numpy_forward()  # the last update changed the weights
+            self.fast_path.weights_changed()  # the last update changed the weights
             callback.on_training_end()
         return self

@@ -259,7 +259,7 @@ class PPO2(OnPolicyRLModel):
                 self.value, self.initial_state = act_model.value, act_model.initial_state
                 tf.global_variables_initializer().run(session=self.sess)
                 # acting runs in NumPy where possible; the copy of the weights is refreshed after each update
-                self._enable_numpy_forward(act_model)
+                self.fast_path.enable(act_model)
 
                 self.summary = tf.summary.merge_all()
 
@@ -324,7 +324,7 @@ class PPO2(OnPolicyRLModel):
         else:
             global_step = update * self._update_factor(states is not None)
             losses = self._train_step_logged(dict(zip(feeds, feed_values)), fetches, update, global_step, writer)
-        self.act_model.invalidate_numpy_forward()
+        self.fast_path.weights_changed()
         return tuple(losses)
 
     def _train_step_logged(self, feed_dict: Dict[Any, Any], fetches: List[Any], update: int, global_step: int,

@@ -6,7 +6,7 @@ Variable names follow the original library (``model/pi/fc0/kernel``, ``model/pi/
 the mean, ``model/pi/dense_1/kernel`` for the log standard deviation, ``model/values_fn/vf/vf/kernel``,
 ``model/values_fn/qf1/qf1/kernel``, ...), so that model files saved by the original load into them.
 """
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -250,7 +250,8 @@ class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
                 return params
         return self.sess.run([self.act_mu, self.std], {self.obs_ph: obs})
 
-    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None) -> bool:
+    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None,
+                             variables: Optional[Sequence[tf.Variable]] = None) -> bool:
         """
         Compute ``step`` and ``proba_step`` in NumPy from a copy of the actor's weights instead of running the
         session (see :mod:`stable_baselines.common.numpy_forward`). Only an MLP actor built by ``make_actor``
@@ -259,8 +260,10 @@ class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
         each training step.
 
         :param rng: (np.random.Generator) noise source of stochastic actions (None: a new unseeded one)
+        :param variables: ([tf.Variable]) ignored (the actor's variables are found by scope)
         :return: (bool) True if the NumPy path is on
         """
+        del variables
         self._numpy_forward = None
         found = numpy_actor_variables(self, FeedForwardPolicy, ("step", "proba_step", "make_actor", "_features"),
                                       ["dense", "dense_1"])
@@ -268,10 +271,6 @@ class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
             return False
         self._numpy_forward = _NumpySACActor(self, found[0], found[1], rng)
         return True
-
-    def disable_numpy_forward(self) -> None:
-        """Run ``step`` and ``proba_step`` through the TensorFlow graph again."""
-        self._numpy_forward = None
 
 
 class _NumpySACActor(nf.NumpyNetworkCopy):

@@ -171,7 +171,7 @@ class SAC(SquashedActorModel):
         self.target_params = tf_util.get_trainable_vars("target/values_fn/vf")
         # acting in NumPy (MLP actors), its weights fetched by each training step: built, as the single-call
         # training steps, before the session first runs
-        self.policy_tf.enable_numpy_forward(self._numpy_forward_rng())
+        self.fast_path.enable(self.policy_tf)
         return target_init_op, self._single_call_specs(sources, targets)
 
     def _build_actor_and_critics(self) -> Dict[str, tf.Tensor]:
@@ -283,7 +283,7 @@ class SAC(SquashedActorModel):
 
     def _train_step_with_run(self, step: int, writer: Any, learning_rate: float, batch: tuple,
                              delayed_update: bool) -> Dict[str, Any]:
-        self.policy_tf.invalidate_numpy_forward()
+        self.fast_path.weights_changed()
         values = self._run_train_ops(self._losses, self._updates, batch, learning_rate, writer, step)
         if delayed_update:
             self._built(self.sess, "sess").run(self.target_update_op)

@@ -6,7 +6,7 @@ output layer ``dense``) and ``make_critics`` (scope ``values_fn``: ``qf1`` and `
 next to the action, ``qf1/fc0``, ..., ``qf1/qf1``). These are the variable names of the original library,
 so its model files load into them.
 """
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -152,27 +152,25 @@ class FeedForwardPolicy(OffPolicyFeedForward, TD3Policy):
                 return actions
         return self.sess.run(self.policy, {self.obs_ph: obs})
 
-    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None) -> bool:
+    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None,
+                             variables: Optional[Sequence[tf.Variable]] = None) -> bool:
         """
         Compute ``step`` in NumPy from a copy of the actor's weights instead of running the session (see
         :mod:`stable_baselines.common.numpy_forward`). Only an MLP actor built by ``make_actor`` on the policy's
         own observations, with a supported activation, qualifies. The copy is refreshed from the graph after
         :meth:`invalidate_numpy_forward`; TD3 also passes it the weights it fetches at each actor update.
 
-        :param rng: (np.random.Generator) ignored (the actor is deterministic); kept for a common interface
+        :param rng: (np.random.Generator) ignored (the actor is deterministic)
+        :param variables: ([tf.Variable]) ignored (the actor's variables are found by scope)
         :return: (bool) True if the NumPy path is on
         """
-        del rng
+        del rng, variables
         self._numpy_forward = None
         found = numpy_actor_variables(self, FeedForwardPolicy, ("step", "make_actor", "_features"), ["dense"])
         if found is None:
             return False
         self._numpy_forward = _NumpyTD3Actor(self, found[0], found[1])
         return True
-
-    def disable_numpy_forward(self) -> None:
-        """Run ``step`` through the TensorFlow graph again."""
-        self._numpy_forward = None
 
 
 class _NumpyTD3Actor(nf.NumpyNetworkCopy):

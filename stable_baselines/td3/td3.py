@@ -137,7 +137,7 @@ class TD3(SquashedActorModel):
         self.target_params = tf_util.get_trainable_vars("target/")
         # acting in NumPy (MLP actors), its weights fetched after each actor update; the single-call training
         # steps are built before the session first runs
-        self.policy_tf.enable_numpy_forward()
+        self.fast_path.enable(self.policy_tf)
         delayed_updates = [self._critics_update, self.policy_train_op] + self._built(self.target_ops, "target_ops")
         return target_init_op, {
             False: self._single_call_spec(self._losses, [self._critics_update], actor_changes=False),
@@ -197,7 +197,7 @@ class TD3(SquashedActorModel):
                              delayed_update: bool) -> Dict[str, Any]:
         updates = [self._critics_update]
         if delayed_update:
-            self.policy_tf.invalidate_numpy_forward()
+            self.fast_path.weights_changed()
             updates += [self.policy_train_op, self.target_ops]
         return self._run_train_ops(self._losses, updates, batch, learning_rate, writer, step)
 

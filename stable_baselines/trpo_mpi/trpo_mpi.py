@@ -342,7 +342,7 @@ class TRPO(ActorCriticRLModel):
                 self._act_with(self.policy_pi)
                 self.initial_state = self.policy_pi.initial_state
                 # predict runs in NumPy where possible; learn refreshes the weight copy after training
-                self._enable_numpy_forward(self.policy_pi)
+                self.fast_path.enable(self.policy_pi)
 
                 # saved parameters: policy, old policy, then the discriminator (GAIL)
                 self.params = tf_util.get_trainable_vars("model") + tf_util.get_trainable_vars("oldpi")
@@ -541,6 +541,7 @@ class TRPO(ActorCriticRLModel):
                     logged_terms: Optional[np.ndarray] = None
                     for g_index in range(self.g_step):  # a single generator update for TRPO
                         with self.timed("sampling"):
+                            self.fast_path.weights_changed()  # updated or synchronised since the last segment
                             seg = next(segments)
                         if not seg.get('continue_training', True):  # the callback asked to stop
                             break
@@ -558,7 +559,7 @@ class TRPO(ActorCriticRLModel):
                         rollout_reward_giver.refresh()
 
                     progress.end_iteration(self, seg)
-            self.refresh_numpy_forward()  # the last update changed the weights
+            self.fast_path.weights_changed()  # the last update changed the weights
             callback.on_training_end()
         return self
 

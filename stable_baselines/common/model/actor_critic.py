@@ -159,7 +159,7 @@ class ActorCriticRLModel(BaseRLModel):
         # a step the user put in place of the policy's answers itself (the graph path calls it)
         if policy is None or self.step != policy.step:
             return None
-        forward = policy.numpy_forward
+        forward = self.fast_path.copy_of(policy)
         if forward is None or type(observation) is not np.ndarray \
                 or not isinstance(self.observation_space, spaces.Box):  # pylint: disable=unidiomatic-typecheck
             return None

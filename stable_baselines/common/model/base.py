@@ -14,6 +14,7 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.common import save_util, tf_util
 from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
+from stable_baselines.common.fast_path import FastPath
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, seed_on_next_reset
 from stable_baselines.common.math_util import safe_mean
 from stable_baselines.common.misc_util import set_global_seeds
@@ -25,9 +26,8 @@ from stable_baselines.common.model.environment import (check_spaces_match, env_f
 from stable_baselines.common.model.loading import load_model
 from stable_baselines.common.model.observations import is_vectorized_observation, softmax
 from stable_baselines.common.model.pretraining import behaviour_cloning, build_cloning_graph, check_pretrain_inputs
-from stable_baselines.common.numpy_forward import make_rng
 from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind
-from stable_baselines.common.policies import BasePolicy, get_policy_from_name
+from stable_baselines.common.policies import get_policy_from_name
 from stable_baselines.common.vec_env import VecEnv, VecNormalize, unwrap_vec_normalize
 
 _Model = TypeVar("_Model", bound="BaseRLModel")
@@ -97,7 +97,8 @@ class BaseRLModel(ABC):
         # (session, {key: callable}) of _session_callable; the generator of actions drawn in NumPy; the
         # behaviour-cloning graph of pretrain
         self._session_callables: Optional[Tuple[Any, Dict[Any, Any]]] = None
-        self._numpy_forward_rng_: Optional[np.random.Generator] = None
+        # the NumPy copies of the acting networks and the generator of their random draws
+        self.fast_path = FastPath(lambda: self.seed)
         self._pretrain_graph: Optional[Dict[str, Any]] = None
 
         if env is not None:
@@ -237,9 +238,7 @@ class BaseRLModel(ABC):
         if seed is None:
             return
         set_global_seeds(seed)
-        if self._numpy_forward_rng_ is not None:
-            # reseeded in place: the policies hold this generator
-            self._numpy_forward_rng_.bit_generator.state = make_rng(seed).bit_generator.state
+        self.fast_path.reseed(seed)
         if self.env is not None:
             if isinstance(self.env, VecEnv):
                 self.env.seed(seed)
@@ -249,15 +248,6 @@ class BaseRLModel(ABC):
             self.env.action_space.seed(seed)
         if self.action_space is not None:
             self.action_space.seed(seed)
-
-    def _numpy_forward_rng(self) -> np.random.Generator:
-        """
-        :return: (np.random.Generator) the generator of the actions the policies draw in NumPy (seeded from
-            ``seed``, reseeded by ``set_random_seed``)
-        """
-        if self._numpy_forward_rng_ is None:
-            self._numpy_forward_rng_ = make_rng(self.seed)
-        return self._numpy_forward_rng_
 
     def refresh_numpy_forward(self) -> None:
         """
@@ -270,21 +260,7 @@ class BaseRLModel(ABC):
         ``model.sess.run(var.assign(...))``. ``STABLE_BASELINES_NUMPY_FORWARD=0`` in the environment before a
         model is created turns the NumPy path off.
         """
-        for value in list(vars(self).values()):
-            if isinstance(value, BasePolicy):
-                value.invalidate_numpy_forward()
-
-    def _enable_numpy_forward(self, *policies: Any) -> None:
-        """
-        Let these policies act in NumPy where they support it (see ``refresh_numpy_forward``).
-
-        :param policies: (BasePolicy) the acting policies
-        """
-        rng = self._numpy_forward_rng()
-        for policy in policies:
-            enable = getattr(policy, "enable_numpy_forward", None)
-            if enable is not None:
-                enable(rng)
+        self.fast_path.weights_changed()
 
     # ------------------------------------------------------------------ the frame of learn
     def _init_num_timesteps(self, reset_num_timesteps: bool = True) -> bool:
@@ -477,7 +453,7 @@ class BaseRLModel(ABC):
         params = parameter_io.read_source(load_path_or_dict, assign_ops, self._params_from_list)
         ops, feed = parameter_io.assign_feed(assign_ops, params, exact_match)
         self.sess.run(ops, feed_dict=feed)
-        self.refresh_numpy_forward()
+        self.fast_path.weights_changed()
 
     def _params_from_list(self, params: List[np.ndarray]) -> "OrderedDict[str, np.ndarray]":
         """
@@ -520,7 +496,7 @@ class BaseRLModel(ABC):
         if self._pretrain_graph is None or self._pretrain_graph["key"] != (self.graph, float(adam_epsilon)):
             self._pretrain_graph = build_cloning_graph(self, adam_epsilon)
         behaviour_cloning(self, self._pretrain_graph, dataset, n_epochs, learning_rate, max(int(val_interval), 1))
-        self.refresh_numpy_forward()
+        self.fast_path.weights_changed()
         return self
 
     # ------------------------------------------------------------------ saving and loading

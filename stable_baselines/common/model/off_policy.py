@@ -2,7 +2,7 @@
 :class:`OffPolicyRLModel`, the base of the off-policy algorithms (DQN, DDPG, SAC, TD3).
 """
 from abc import abstractmethod
-from typing import Any, Callable, Dict, Generic, List, Optional, Tuple, TypeVar, cast
+from typing import Any, Callable, Dict, Generic, Optional, Tuple, TypeVar, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -11,7 +11,6 @@ from stable_baselines.common.buffer_files import load_buffer, save_buffer
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.off_policy_loop import (LearnArguments, OffPolicyLoopState, run_off_policy_loop,
                                                           visible)
-from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import total_episode_reward_logger
 from stable_baselines.common.vec_env import VecEnv
 
@@ -48,11 +47,9 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
                          policy_kwargs=policy_kwargs, seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
         self.replay_buffer = replay_buffer
         self._policy_base = policy_base
-        # the single-call training steps of DQN, SAC and TD3 (built in setup_model when available), and the layouts
-        # of the flat weight vectors they fetch for the NumPy networks (by id of the NumPy forward)
+        # the single-call training steps of DQN, SAC and TD3, built in setup_model when available
         # (a SessionCall for DQN; {delayed_update: SessionCall} for SAC and TD3)
         self._fused_train: Any = None
-        self._flat_layouts: Dict[int, List[Tuple[int, int, Tuple[int, ...]]]] = {}
         # set by load_replay_buffer: the next learn() keeps the loaded buffer (DQN otherwise makes a new one)
         self._replay_buffer_loaded = False
 
@@ -123,54 +120,6 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
                              "LnMlpPolicy, CnnPolicy, LnCnnPolicy or a FeedForwardPolicy subclass), got {!r}"
                              .format(type(self).__name__, policy_base.__module__, policy_base.__name__,
                                      self.policy))
-
-    def _single_row_output(self, policy: Any, observation: Any) -> Optional[np.ndarray]:
-        """
-        The fast path of ``predict`` for ONE observation: the output of the policy's NumPy network copy through
-        its preallocated single-row stack (see ``NumpyNetworkCopy.row_forward``).
-
-        :param policy: (BasePolicy) the acting policy
-        :param observation: (Any) what the user passed to ``predict``
-        :return: (np.ndarray or None) float32, shape (1, n_out), overwritten by the next call; None when the
-            general path must answer (a batch, another type or shape, no NumPy copy)
-        """
-        forward = getattr(policy, "_numpy_forward", None)
-        if forward is None or type(observation) is not np.ndarray or self.observation_space is None \
-                or observation.shape != self.observation_space.shape:  # pylint: disable=unidiomatic-typecheck
-            return None
-        return forward.row_forward(observation)
-
-    @staticmethod
-    def _flat_after(ops: list, variables: list) -> tf.Tensor:
-        """
-        The values of ``variables`` after ``ops`` ran, as one new float32 vector (to fetch updated weights in the
-        same session call as the training step; call inside the model's graph).
-
-        :param ops: ([tf.Operation or tf.Tensor]) the ops to wait for
-        :param variables: ([tf.Variable]) the variables to read
-        :return: (tf.Tensor) the concatenation of the flattened variables
-        """
-        with tf.control_dependencies(ops):
-            return tf.concat([tf.reshape(var.read_value(), [-1]) for var in variables], axis=0)
-
-    def _unflatten(self, flat: np.ndarray, forward: Any) -> List[np.ndarray]:
-        """
-        Cut a vector of :meth:`_flat_after` into the arrays of ``forward.variables`` (views, no copy).
-
-        :param flat: (np.ndarray) the fetched vector
-        :param forward: (Any) a NumPy network copy (with its list ``variables``)
-        :return: ([np.ndarray]) one array per variable
-        """
-        layout = self._flat_layouts.get(id(forward))
-        if layout is None:
-            layout, start = [], 0
-            for var in forward.variables:
-                shape = tuple(var.shape.as_list())
-                size = int(np.prod(shape, dtype=np.int64))
-                layout.append((start, start + size, shape))
-                start += size
-            self._flat_layouts[id(forward)] = layout
-        return [flat[start:end].reshape(shape) for start, end, shape in layout]
 
     def is_using_her(self) -> bool:
         """

@@ -186,9 +186,9 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
         :return: ({str: tf.Tensor}, [tf.Operation]) the fetches and the updates of the call
         """
         fetches = dict(losses)
-        forward = self.policy_tf._numpy_forward
-        if actor_changes and forward is not None:
-            fetches[_ACTOR_WEIGHTS] = self._flat_after(updates, forward.variables)
+        weights = self.fast_path.weights_after(self.policy_tf, updates) if actor_changes else None
+        if weights is not None:
+            fetches[_ACTOR_WEIGHTS] = weights
         return fetches, updates
 
     def _make_single_calls(self, specs: Dict[bool, Tuple[Dict[str, tf.Tensor], list]]) -> None:
@@ -214,8 +214,7 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
             named = self._fused_train[bool(delayed_update)](*self._minibatch_values(batch, learning_rate))
             weights = named.pop(_ACTOR_WEIGHTS, None)
             if weights is not None:
-                forward = self.policy_tf._numpy_forward
-                forward.set_weights(self._unflatten(weights, forward))
+                self.fast_path.receive_weights(self.policy_tf, weights)
         else:
             named = self._train_step_with_run(step, writer, learning_rate, batch, delayed_update)
         return tuple(named[name] for name in self._built(self.infos_names, "infos_names"))
@@ -263,7 +262,7 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
         :param observation: (Any) what the user passed to ``predict``
         :return: (np.ndarray or None) the action; None when the general path must answer
         """
-        out = self._single_row_output(self.policy_tf, observation)
+        out = self.fast_path.single_row(self.policy_tf, observation, self.observation_space)
         if out is None:
             return None
         action_space = self._built(self.action_space, "action_space")

@@ -4,7 +4,7 @@ The two base classes of every policy: :class:`BasePolicy` owns the input placeho
 ``_value_fn``) into the outputs the algorithms use (scope ``output``).
 """
 from abc import ABC, abstractmethod
-from typing import Any, Optional, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -79,6 +79,25 @@ class BasePolicy(ABC):
     def numpy_forward(self) -> Any:
         """(Any) the NumPy copy of the network that answers instead of the session, or None (the graph answers)"""
         return self._numpy_forward
+
+    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None,
+                             variables: Optional[Sequence[tf.Variable]] = None) -> bool:
+        """
+        Act from a NumPy copy of the network instead of the session, where the policy's kind allows it (the models
+        call this through their ``fast_path``). This base class keeps no copy; policies that can, override it.
+
+        :param rng: (np.random.Generator) the generator of actions drawn in NumPy (None: a new unseeded one)
+        :param variables: ([tf.Variable]) the network's variables in creation order, for a policy that cannot
+            find them by its own scope; ignored by the others
+        :return: (bool) whether the NumPy copy is now in use
+        """
+        del rng, variables
+        self._numpy_forward = None
+        return False
+
+    def disable_numpy_forward(self) -> None:
+        """Answer through the TensorFlow graph again."""
+        self._numpy_forward = None
 
     def invalidate_numpy_forward(self) -> None:
         """

@@ -3,7 +3,7 @@ The feed-forward actor-critic policy: a CNN or MLP torso, then the action distri
 ``model/pi``) and the value head ``model/vf``.
 """
 import warnings
-from typing import Any, Callable, Dict, List, NamedTuple, Optional
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 from gymnasium import spaces
@@ -128,7 +128,8 @@ class FeedForwardPolicy(ActorCriticPolicy):
             call = self._graph_calls[key] = feed_callable(self.sess, fetches, [self.obs_ph])
         return call(obs)
 
-    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None) -> bool:
+    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None,
+                             variables: Optional[Sequence[tf.Variable]] = None) -> bool:
         """
         Answer ``step`` (deterministic), ``proba_step`` and ``value`` in NumPy, from a copy of the weights
         read on first use and after each :meth:`invalidate_numpy_forward`
@@ -136,8 +137,10 @@ class FeedForwardPolicy(ActorCriticPolicy):
         this class's qualify; the graph still answers whatever the copy cannot reproduce exactly.
 
         :param rng: (np.random.Generator) generator of sampled actions (None: unseeded)
+        :param variables: ([tf.Variable]) ignored (the copy finds its variables by the policy's scope)
         :return: (bool) whether the NumPy copy is now in use
         """
+        del variables
         self._numpy_forward = None
         if self._numpy_spec is None or not numpy_forward_enabled():
             return False
@@ -146,7 +149,3 @@ class FeedForwardPolicy(ActorCriticPolicy):
             return False
         self._numpy_forward = NumpyActorCriticForward.from_policy(self, rng)
         return self._numpy_forward is not None
-
-    def disable_numpy_forward(self) -> None:
-        """Answer ``step``, ``proba_step`` and ``value`` with the TensorFlow graph again."""
-        self._numpy_forward = None

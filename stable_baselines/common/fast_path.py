@@ -1,0 +1,131 @@
+"""
+The NumPy fast path of one model, behind one object.
+
+A session call costs far more than the forward pass of a small MLP, so the policies that can (see
+:mod:`stable_baselines.common.numpy_forward`) act from a NumPy copy of their weights. Each model owns one
+:class:`FastPath` (``model.fast_path``); the algorithms use nothing else to reach the copies:
+
+- ``enable(policy, variables=None)`` when the acting graph is built: the policy keeps a copy if its kind allows;
+- ``weights_changed()`` after anything changed the weights (a training step, a load, MPI synchronisation): every
+  copy reads the graph again before its next use;
+- ``weights_after(policy, ops)`` / ``receive_weights(policy, values)`` for a training step done in one session
+  call: the step also returns the copy's new weights, so the copy never needs a call of its own;
+- ``copy_of(policy)`` for an algorithm that drives the copy itself (DQN's epsilon-greedy choice), and
+  ``single_row(policy, observation, shape)`` for ``predict`` on one observation;
+- ``generator``: the random generator of the actions drawn in NumPy, seeded from the model's seed, reseeded in
+  place by ``reseed``.
+"""
+import weakref
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from stable_baselines.common.numpy_forward import make_rng
+from stable_baselines.common.policy_parts.base import BasePolicy
+from stable_baselines.common.tf_compat import tf
+
+class FastPath:
+    """
+    The NumPy copies of a model's acting networks, and the generator of their random draws.
+
+    :param seed_of: (callable) returns the model's current seed (None: fresh entropy); read when the generator is
+        first needed, so a seed set after construction (``load``) counts
+    """
+
+    def __init__(self, seed_of: Callable[[], Optional[int]]) -> None:
+        self._seed_of = seed_of
+        self._generator: Optional[np.random.Generator] = None
+        # the policies holding a copy; weak, so that policies of a replaced graph do not stay alive
+        self._policies: "weakref.WeakSet[BasePolicy]" = weakref.WeakSet()
+
+    @property
+    def generator(self) -> np.random.Generator:
+        """(np.random.Generator) the generator of the actions drawn in NumPy"""
+        if self._generator is None:
+            self._generator = make_rng(self._seed_of())
+        return self._generator
+
+    def reseed(self, seed: int) -> None:
+        """
+        Seed the generator again, in place (the policies keep a reference to it).
+
+        :param seed: (int) the new seed
+        """
+        if self._generator is not None:
+            self._generator.bit_generator.state = make_rng(seed).bit_generator.state
+
+    def enable(self, policy: Any, variables: Optional[Sequence[tf.Variable]] = None) -> bool:
+        """
+        Let a policy act from a NumPy copy of its network, if its kind supports it (an MLP on a supported space,
+        and ``STABLE_BASELINES_NUMPY_FORWARD`` not 0).
+
+        :param policy: (BasePolicy) the acting policy (anything else keeps acting through the graph)
+        :param variables: ([tf.Variable]) the network's variables in creation order, for policies that cannot find
+            them by scope (DQN's Q-network)
+        :return: (bool) whether the policy now has a copy
+        """
+        if not isinstance(policy, BasePolicy):
+            return False
+        if variables is None:
+            enabled = policy.enable_numpy_forward(self.generator)
+        else:
+            enabled = policy.enable_numpy_forward(self.generator, variables=variables)
+        if enabled:
+            self._policies.add(policy)
+        return bool(enabled)
+
+    def copy_of(self, policy: Any) -> Any:
+        """
+        :param policy: (BasePolicy) a policy
+        :return: (Any) its NumPy copy, or None when the graph answers for it
+        """
+        return policy.numpy_forward if isinstance(policy, BasePolicy) else None
+
+    def weights_changed(self) -> None:
+        """The graph's weights changed: every copy reads them again before its next use."""
+        for policy in list(self._policies):
+            policy.invalidate_numpy_forward()
+
+    def weights_after(self, policy: Any, ops: Sequence[Any]) -> Optional[tf.Tensor]:
+        """
+        A tensor to fetch in the same session call as a training step: the values of the policy copy's variables
+        after ``ops`` ran, as one float32 vector (build it in the model's graph).
+
+        :param policy: (BasePolicy) a policy with a copy
+        :param ops: ([tf.Operation or tf.Tensor]) the training step's updates
+        :return: (tf.Tensor or None) the vector; None when the policy has no copy
+        """
+        copy = self.copy_of(policy)
+        if copy is None:
+            return None
+        with tf.control_dependencies(list(ops)):
+            return tf.concat([tf.reshape(var.read_value(), [-1]) for var in copy.variables], axis=0)
+
+    def receive_weights(self, policy: Any, flat: np.ndarray) -> None:
+        """
+        Give the policy's copy the weights fetched through :meth:`weights_after`.
+
+        :param policy: (BasePolicy) the policy
+        :param flat: (np.ndarray) the fetched vector (its slices are kept, not copied)
+        """
+        copy = self.copy_of(policy)
+        if copy is not None:
+            copy.set_flat_weights(flat)
+
+    def single_row(self, policy: Any, observation: Any, observation_space: Any) -> Optional[np.ndarray]:
+        """
+        The output of the policy's copy for ONE observation, through its preallocated single-row stack (the fast
+        path of ``predict``).
+
+        :param policy: (BasePolicy) the acting policy
+        :param observation: (Any) what the user passed to ``predict``
+        :param observation_space: (gym.Space) the model's observation space (None: not known yet)
+        :return: (np.ndarray or None) float32, shape (1, n_out), overwritten by the next call; None when the
+            general path must answer (a batch, another type or shape, no copy)
+        """
+        copy = self.copy_of(policy)
+        # an exact ndarray of one observation's shape only; subclasses and other shapes take the general path
+        if copy is None or type(observation) is not np.ndarray or observation_space is None \
+                or observation.shape != observation_space.shape:  # pylint: disable=unidiomatic-typecheck
+            return None
+        return copy.row_forward(observation)
