@@ -12,9 +12,8 @@ from stable_baselines.common.model.arguments import check_gamma, check_learning_
 from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.returns import discount_with_dones, discounted_returns  # noqa: F401 (public here)
-from stable_baselines.common.rollouts import collect_rollout
+from stable_baselines.common.rollouts import ReturnsBatch, collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
-from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_util import float_input, mse
@@ -249,21 +248,15 @@ class A2C(OnPolicyRLModel):
         return policy_loss, value_loss, policy_entropy
 
     def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
-        # the rate moves one tick per transition; a schedule over zero timesteps is never read
-        self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate, n_values=max(total_timesteps, 1),
-                                                schedule=self.lr_schedule)
+        self._start_rate_schedule(total_timesteps)
         return {"t_start": started}
 
-    def _rollout_episodes(self, rollout: Tuple[Any, ...]) -> Tuple[list, np.ndarray, np.ndarray]:
-        masks, ep_infos, true_reward = rollout[3], rollout[6], rollout[7]
-        return ep_infos, true_reward, masks
-
-    def _train_on_rollout(self, rollout: Tuple[Any, ...], update: int, writer: Any,
+    def _train_on_rollout(self, rollout: ReturnsBatch, update: int, writer: Any,
                           loop: Dict[str, Any]) -> Tuple[np.ndarray, np.ndarray, float, float]:
-        obs, states, returns, masks, actions, values = rollout[:6]
-        _, value_loss, policy_entropy = self._train_step(obs, states, returns, masks, actions, values,
+        _, value_loss, policy_entropy = self._train_step(rollout.observations, rollout.states, rollout.returns,
+                                                         rollout.masks, rollout.actions, rollout.values,
                                                          self.num_timesteps // self.n_batch, writer)
-        return values, returns, value_loss, policy_entropy
+        return rollout.values, rollout.returns, value_loss, policy_entropy
 
     def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         values, returns, value_loss, policy_entropy = stats
@@ -293,17 +286,17 @@ class A2CRunner(AbstractEnvRunner):
         super().__init__(env=env, model=model, n_steps=n_steps)
         self.gamma = gamma
 
-    def _run(self) -> Union[Tuple[Any, ...], List[None]]:
+    def _run(self) -> ReturnsBatch:
         """
         Step all environment copies ``n_steps`` times with the acting network.
 
-        :return: ([float], [float], [float], [bool], [float], [float], [dict], [float])
-            observations, recurrent states at the start, returns, episode-start masks, actions, values,
-            episode infos and undiscounted rewards, each flattened with the environment index first
+        :return: (ReturnsBatch) observations, recurrent states at the start, n-step returns, episode-start masks,
+            actions, values, episode infos and undiscounted rewards, each flattened with the environment index
+            first (every field None when the callback stopped the rollout)
         """
         rollout = collect_rollout(self)
         if rollout is None:
-            return [None] * 8
+            return stopped_batch(ReturnsBatch)
         # the flags before every step (masks) and after the last one: n_steps + 1 rows
         rollout["mb_dones"].append(self.dones)
         rewards = np.asarray(rollout["mb_rewards"], dtype=np.float32)
@@ -318,5 +311,5 @@ class A2CRunner(AbstractEnvRunner):
                                                   np.asarray(rollout["mb_actions"]),
                                                   np.asarray(rollout["mb_values"], dtype=np.float32))]
         returns, masks, actions, values = flat
-        return (observations, rollout["mb_states"], returns, masks, actions, values, rollout["ep_infos"],
-                swap_and_flatten(rewards))
+        return ReturnsBatch(observations, rollout["mb_states"], returns, masks, actions, values, rollout["ep_infos"],
+                            swap_and_flatten(rewards))

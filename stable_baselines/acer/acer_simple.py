@@ -1,7 +1,7 @@
 """Actor-Critic with Experience Replay (ACER), https://arxiv.org/abs/1611.01224"""
 import warnings
 from collections import deque
-from typing import Any, Deque, Dict, List, Optional, Tuple, Type, Union
+from typing import Any, Deque, Dict, List, NamedTuple, Optional, Tuple, Type, Union
 
 import numpy as np
 from gymnasium import spaces
@@ -14,9 +14,8 @@ from stable_baselines.common.model.arguments import check_gamma, check_learning_
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
-from stable_baselines.common.rollouts import collect_rollout
+from stable_baselines.common.rollouts import collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner
-from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_layers import batch_to_seq, seq_to_batch
@@ -507,8 +506,7 @@ class ACER(OnPolicyRLModel):
         if self.replay_ratio > 0 and self.buffer_size // self.n_steps < 1:
             raise ValueError("ACER needs buffer_size >= n_steps to replay experience, got buffer_size={} and "
                              "n_steps={}".format(self.buffer_size, self.n_steps))
-        self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate,
-                                                n_values=max(int(total_timesteps), 1), schedule=self.lr_schedule)
+        self._start_rate_schedule(total_timesteps)
         return {"recurrent": issubclass(self.policy, RecurrentActorCriticPolicy),
                 "start_timesteps": self.num_timesteps, "episode_stats": EpisodeStats(self.n_steps, self._known_n_envs()),
                 "buffer": Buffer(env=self.env, n_steps=self.n_steps, size=self.buffer_size)
@@ -522,17 +520,16 @@ class ACER(OnPolicyRLModel):
     def _logs_update(self, update: int, log_interval: int) -> bool:
         return (update - 1) % log_interval == 0
 
-    def _rollout_collected(self, rollout: Tuple[Any, ...], update: int, loop: Dict[str, Any],
+    def _rollout_collected(self, rollout: "ACERBatch", update: int, loop: Dict[str, Any],
                            callback: BaseCallback) -> None:
-        # the callback sees the segment under the names the original's learn gave it
-        names = ("enc_obs", "obs", "actions", "rewards", "mus", "dones", "masks", "states", "ep_infos")
-        loop.update(zip(names, rollout), steps=(update - 1) * self.n_batch)
+        # the callback sees the segment under the names the original's learn gave it (the batch's field names)
+        loop.update(rollout._asdict(), steps=(update - 1) * self.n_batch)
         callback.update_locals(loop)
 
-    def _rollout_episodes(self, rollout: Tuple[Any, ...]) -> Tuple[list, np.ndarray, np.ndarray]:
-        return rollout[8], rollout[3], rollout[5]
+    def _rollout_episodes(self, rollout: "ACERBatch") -> Tuple[list, np.ndarray, np.ndarray]:
+        return rollout.ep_infos, rollout.rewards, rollout.dones
 
-    def _train_on_rollout(self, rollout: Tuple[Any, ...], update: int, writer: Any,
+    def _train_on_rollout(self, rollout: "ACERBatch", update: int, writer: Any,
                           loop: Dict[str, Any]) -> Tuple[List[str], List[Any]]:
         enc_obs, obs, actions, rewards, mus, dones, masks, states, _ = rollout
         loop["episode_stats"].feed(rewards, dones)
@@ -633,17 +630,16 @@ class _Runner(AbstractEnvRunner):
     def after_step(self, columns: Dict[str, List[np.ndarray]], obs: np.ndarray) -> None:
         columns["enc_obs"].append(np.copy(obs))
 
-    def _run(self) -> Union[Tuple[Any, ...], List[None]]:
+    def _run(self) -> "ACERBatch":
         """
         Collect one segment of ``n_steps`` steps in every env.
 
-        :return: ([float], [float], [int64], [float], [float], [bool], [bool], [float], [dict])
-            encoded observation, observations, actions, rewards, mus, dones, masks, states at the start of the
-            segment, episode infos
+        :return: (ACERBatch) the segment, arrays [n_envs, n_steps (+ 1), ...] (every field None when the callback
+            stopped the rollout)
         """
         rollout = collect_rollout(self)
         if rollout is None:
-            return [None] * 9
+            return stopped_batch(ACERBatch)
         # observations and episode-start flags of the n_steps + 1 positions (the last one bootstraps)
         rollout["mb_obs"].append(np.copy(self.obs))
         rollout["mb_dones"].append(self.dones)
@@ -654,6 +650,24 @@ class _Runner(AbstractEnvRunner):
         masks = env_major("mb_dones", bool)
         # every array is [n_envs, n_steps (+ 1 for observations and masks), ...]; the dones (episode ends
         # aligned with the rewards) are the start flags shifted by one
-        return (env_major("enc_obs", self.obs.dtype), env_major("mb_obs", self.obs.dtype),
-                env_major("mb_actions", np.int64), env_major("mb_rewards", np.float32),
-                env_major("mb_mus", np.float32), masks[:, 1:], masks, rollout["start_states"], rollout["ep_infos"])
+        return ACERBatch(env_major("enc_obs", self.obs.dtype), env_major("mb_obs", self.obs.dtype),
+                         env_major("mb_actions", np.int64), env_major("mb_rewards", np.float32),
+                         env_major("mb_mus", np.float32), masks[:, 1:], masks, rollout["start_states"],
+                         rollout["ep_infos"])
+
+
+class ACERBatch(NamedTuple):
+    """
+    A segment of ACER, the arrays [n_envs, n_steps, ...] (n_steps + 1 for ``obs`` and ``masks``: the last position
+    bootstraps); the field names are those the callback sees.
+    """
+
+    enc_obs: Any  # (np.ndarray) the observations as stored in the replay buffer
+    obs: Any  # (np.ndarray) the observations
+    actions: Any  # (np.ndarray) the actions
+    rewards: Any  # (np.ndarray) the rewards
+    mus: Any  # (np.ndarray) the probabilities of every action under the acting policy
+    dones: Any  # (np.ndarray) episode ends aligned with the rewards
+    masks: Any  # (np.ndarray) episode-start flags
+    states: Any  # (np.ndarray) recurrent states at the start of the segment
+    ep_infos: Any  # ([dict]) the Monitor records of the episodes that ended

@@ -14,9 +14,8 @@ from stable_baselines.common.model.arguments import check_gamma, check_learning_
 from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.returns import discounted_returns, gae_advantages
-from stable_baselines.common.rollouts import collect_rollout
+from stable_baselines.common.rollouts import ReturnsBatch, collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
-from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import float_input, mse
@@ -300,22 +299,15 @@ class ACKTR(OnPolicyRLModel):
 
     def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
         self.n_batch = self._known_n_envs() * self.n_steps
-        # the rate moves one tick per transition; a schedule over zero timesteps is never read
-        self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate, n_values=max(total_timesteps, 1),
-                                                schedule=self.lr_schedule)
+        self._start_rate_schedule(total_timesteps)
         return {"t_start": started}
 
-    def _rollout_episodes(self, rollout: Tuple[Any, ...]) -> Tuple[list, np.ndarray, np.ndarray]:
-        masks, ep_infos, true_reward = rollout[3], rollout[6], rollout[7]
-        return ep_infos, true_reward, masks
-
-    def _train_on_rollout(self, rollout: Tuple[Any, ...], update: int, writer: Any,
+    def _train_on_rollout(self, rollout: ReturnsBatch, update: int, writer: Any,
                           loop: Dict[str, Any]) -> Tuple[np.ndarray, np.ndarray, Tuple[float, float, float]]:
-        obs, states, returns, masks, actions, values = rollout[:6]
         # the tensorboard step of the original: timesteps // (n_batch + 1)
-        losses = self._train_step(obs, states, returns, masks, actions, values,
-                                  self.num_timesteps // (self.n_batch + 1), writer)
-        return values, returns, losses
+        losses = self._train_step(rollout.observations, rollout.states, rollout.returns, rollout.masks,
+                                  rollout.actions, rollout.values, self.num_timesteps // (self.n_batch + 1), writer)
+        return rollout.values, rollout.returns, losses
 
     def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         values, returns, (policy_loss, value_loss, policy_entropy) = stats
@@ -350,17 +342,17 @@ class ACKTRRunner(AbstractEnvRunner):
         self.gamma = gamma
         self.lam = lam
 
-    def _run(self) -> Union[Tuple[Any, ...], List[None]]:
+    def _run(self) -> ReturnsBatch:
         """
         Run a rollout of ``n_steps`` in every environment.
 
-        :return: (np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, [dict], np.ndarray)
-            observations, initial states, returns, masks, actions, values, episode infos, true rewards,
-            flattened as [n_envs * n_steps, ...] in env-major order
+        :return: (ReturnsBatch) observations, initial states, returns, masks, actions, values, episode infos, true
+            rewards, flattened as [n_envs * n_steps, ...] in env-major order (every field None when the callback
+            stopped the rollout)
         """
         rollout = collect_rollout(self)
         if rollout is None:
-            return [None] * 8
+            return stopped_batch(ReturnsBatch)
         rewards = np.asarray(rollout["mb_rewards"], dtype=np.float32)
         values = np.asarray(rollout["mb_values"], dtype=np.float32)
         masks = np.asarray(rollout["mb_dones"], dtype=bool)
@@ -377,4 +369,5 @@ class ACKTRRunner(AbstractEnvRunner):
         arrays = (np.asarray(rollout["mb_obs"], dtype=self.obs.dtype), returns, masks,
                   np.asarray(rollout["mb_actions"]), values, rewards)
         observations, returns, masks, actions, values, rewards = [swap_and_flatten(arr) for arr in arrays]
-        return observations, rollout["mb_states"], returns, masks, actions, values, rollout["ep_infos"], rewards
+        return ReturnsBatch(observations, rollout["mb_states"], returns, masks, actions, values, rollout["ep_infos"],
+                            rewards)

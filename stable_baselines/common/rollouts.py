@@ -12,7 +12,7 @@ of PPO1, TRPO and GAIL.
 The variables a callback sees (``self.locals``) keep the names the manual documents for each algorithm
 (``actions``, ``rewards``, ``infos``, ``mb_obs``, ``ep_infos``, ...).
 """
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Type, TypeVar
 
 import numpy as np
 from gymnasium import spaces
@@ -20,6 +20,34 @@ from gymnasium import spaces
 if TYPE_CHECKING:
     from stable_baselines.common.callbacks import BaseCallback
     from stable_baselines.common.runners import AbstractEnvRunner
+
+
+_Batch = TypeVar("_Batch", bound=tuple)
+
+
+class ReturnsBatch(NamedTuple):
+    """
+    A rollout of A2C or ACKTR, every array flattened with the environment index first (``n_envs * n_steps`` rows);
+    a tuple in the order the original's runners returned.
+    """
+
+    observations: Any  # (np.ndarray) the observations
+    states: Any  # (np.ndarray) recurrent states at the start of the rollout (None for feed-forward policies)
+    returns: Any  # (np.ndarray) the value targets
+    masks: Any  # (np.ndarray) episode-start flags
+    actions: Any  # (np.ndarray) the actions
+    values: Any  # (np.ndarray) the value estimates made while acting
+    ep_infos: Any  # ([dict]) the Monitor records of the episodes that ended
+    true_rewards: Any  # (np.ndarray) the rewards as the environment gave them
+
+
+def stopped_batch(batch_type: Type[_Batch]) -> _Batch:
+    """
+    :param batch_type: (type) a NamedTuple type of rollout
+    :return: (NamedTuple) one with every field None: what a runner returns when the callback stopped the rollout
+    """
+    named: Any = batch_type
+    return named._make([None] * len(named._fields))
 
 
 def clip_to_space(actions: np.ndarray, action_space: spaces.Space) -> np.ndarray:

@@ -1,5 +1,5 @@
 """PPO2: proximal policy optimization with the clipped surrogate objective, GAE and minibatch epochs."""
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Type, Union
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple, Type, Union
 
 import numpy as np
 from gymnasium import spaces
@@ -13,7 +13,7 @@ from stable_baselines.common.model.arguments import (check_gamma, check_learning
 from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.returns import gae_advantages
-from stable_baselines.common.rollouts import collect_rollout
+from stable_baselines.common.rollouts import collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.tf_compat import tf
@@ -375,14 +375,14 @@ class PPO2(OnPolicyRLModel):
                     yield ((epoch * n_envs + first) // envs_per_batch, transitions_of_env[chosen].ravel(),
                            chosen)
 
-    def _optimise_rollout(self, rollout: Tuple[Any, ...], batch_size: int, lr_now: float, cliprange_now: float,
+    def _optimise_rollout(self, rollout: "PPO2Batch", batch_size: int, lr_now: float, cliprange_now: float,
                           cliprange_vf_now: Optional[float], writer: Any) -> np.ndarray:
         """
         Run all epochs of minibatch updates on one rollout.
 
         :return: (np.ndarray) the five loss values, averaged over the minibatches
         """
-        obs, returns, masks, actions, values, neglogpacs, states = rollout
+        obs, returns, masks, actions, values, neglogpacs, states = rollout[:7]
         recurrent = states is not None
         first_step = self.num_timesteps // self._update_factor(recurrent)
         losses = []
@@ -404,21 +404,15 @@ class PPO2(OnPolicyRLModel):
         return {"cliprange_vf": get_schedule_fn(self.cliprange_vf), "n_updates": total_timesteps // self.n_batch,
                 "t_first_start": started}
 
-    def _rollout_episodes(self, rollout: Tuple[Any, ...]) -> Tuple[list, np.ndarray, np.ndarray]:
-        masks, ep_infos, true_reward = rollout[2], rollout[7], rollout[8]
-        return ep_infos, true_reward, masks
-
-    def _train_on_rollout(self, rollout: Tuple[Any, ...], update: int, writer: Any,
+    def _train_on_rollout(self, rollout: "PPO2Batch", update: int, writer: Any,
                           loop: Dict[str, Any]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         # 1 at the first update, towards 0 at the last
         remaining = 1.0 - (update - 1.0) / loop["n_updates"]
-        obs, returns, masks, actions, values, neglogpacs, states = rollout[:7]
         learning_rate, cliprange = self.learning_rate, self.cliprange
         assert callable(learning_rate) and callable(cliprange), "made schedules by _start_training"
-        loss_vals = self._optimise_rollout((obs, returns, masks, actions, values, neglogpacs, states),
-                                           self.n_batch // self.nminibatches, learning_rate(remaining),
+        loss_vals = self._optimise_rollout(rollout, self.n_batch // self.nminibatches, learning_rate(remaining),
                                            cliprange(remaining), loop["cliprange_vf"](remaining), writer)
-        return values, returns, loss_vals
+        return rollout.values, rollout.returns, loss_vals
 
     def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         values, returns, loss_vals = stats
@@ -461,25 +455,16 @@ class Runner(AbstractEnvRunner):
         actions, values, states, neglogpacs = self.model.step(self.obs, self.states, self.dones)
         return actions, states, {"values": values, "neglogpacs": neglogpacs}
 
-    def _run(self) -> Union[Tuple[Any, ...], List[None]]:
+    def _run(self) -> "PPO2Batch":
         """
         Step all environment copies ``n_steps`` times with the acting network.
 
-        :return:
-            - observations: (np.ndarray) the observations
-            - returns: (np.ndarray) advantages plus value estimates (the value targets)
-            - masks: (np.ndarray) episode-start flags
-            - actions: (np.ndarray) the actions
-            - values: (np.ndarray) the value estimates made while acting
-            - negative log probabilities: (np.ndarray) of the actions
-            - states: (np.ndarray) recurrent states at the start of the rollout
-            - infos: ([dict]) the episode information of the episodes that ended
-            - true rewards: (np.ndarray) the undiscounted rewards
-            all arrays flattened with the environment index first
+        :return: (PPO2Batch) the rollout, its arrays flattened with the environment index first (every field None
+            when the callback stopped the rollout)
         """
         rollout = collect_rollout(self)
         if rollout is None:
-            return [None] * 9
+            return stopped_batch(PPO2Batch)
         rewards = np.asarray(rollout["mb_rewards"], dtype=np.float32)
         values = np.asarray(rollout["mb_values"], dtype=np.float32)
         starts = np.asarray(rollout["mb_dones"], dtype=bool)
@@ -490,5 +475,20 @@ class Runner(AbstractEnvRunner):
 
         arrays = (np.asarray(rollout["mb_obs"], dtype=self.obs.dtype), returns, starts,
                   np.asarray(rollout["mb_actions"]), values, np.asarray(rollout["mb_neglogpacs"], dtype=np.float32))
-        return (*[swap_and_flatten(arr) for arr in arrays], rollout["mb_states"], rollout["ep_infos"],
-                swap_and_flatten(rewards))
+        observations, returns, starts, actions, values, neglogpacs = [swap_and_flatten(arr) for arr in arrays]
+        return PPO2Batch(observations, returns, starts, actions, values, neglogpacs, rollout["mb_states"],
+                         rollout["ep_infos"], swap_and_flatten(rewards))
+
+
+class PPO2Batch(NamedTuple):
+    """A rollout of PPO2 (a tuple in the order of the original runner's return value)."""
+
+    observations: Any  # (np.ndarray) the observations
+    returns: Any  # (np.ndarray) advantages plus value estimates: the value targets
+    masks: Any  # (np.ndarray) episode-start flags
+    actions: Any  # (np.ndarray) the actions
+    values: Any  # (np.ndarray) the value estimates made while acting
+    neglogpacs: Any  # (np.ndarray) the negative log-probabilities of the actions
+    states: Any  # (np.ndarray) recurrent states at the start of the rollout (None for feed-forward policies)
+    ep_infos: Any  # ([dict]) the Monitor records of the episodes that ended
+    true_rewards: Any  # (np.ndarray) the rewards as the environment gave them

@@ -78,9 +78,12 @@ class OnPolicyRLModel(ActorCriticRLModel):
     """
 
     # set by the algorithms: steps per env of a rollout, transitions of a rollout (n_envs * n_steps, known once
-    # the graph is built), and for A2C and ACKTR the schedule of the learning rate (made by each learn)
+    # the graph is built), and for A2C, ACER and ACKTR the learning rate, the name of its schedule and the
+    # schedule itself (made by each learn)
     n_steps: int
     n_batch: int
+    learning_rate: Any
+    lr_schedule: str
     learning_rate_schedule: Scheduler
 
     def _learn_on_policy(self: _Model, total_timesteps: int, callback: Any, log_interval: int, tb_log_name: str,
@@ -134,6 +137,16 @@ class OnPolicyRLModel(ActorCriticRLModel):
             logger.dump_tabular()
         return True
 
+    def _start_rate_schedule(self, total_timesteps: int) -> None:
+        """
+        For A2C, ACER and ACKTR: a new ``learning_rate_schedule`` (``lr_schedule`` from ``learning_rate``) over the
+        transitions of this ``learn`` (over zero timesteps it is never read).
+
+        :param total_timesteps: (int) the timesteps of this call
+        """
+        self.learning_rate_schedule = Scheduler(initial_value=self.learning_rate,
+                                                n_values=max(int(total_timesteps), 1), schedule=self.lr_schedule)
+
     def _advance_learning_rate(self, n_samples: int) -> float:
         """
         For the algorithms whose rate follows a :class:`~stable_baselines.common.schedules.Scheduler` in
@@ -173,7 +186,7 @@ class OnPolicyRLModel(ActorCriticRLModel):
         """
         return update == 1 or update % log_interval == 0
 
-    def _rollout_collected(self, rollout: Tuple[Any, ...], update: int, loop: Dict[str, Any],
+    def _rollout_collected(self, rollout: Any, update: int, loop: Dict[str, Any],
                            callback: BaseCallback) -> None:
         """
         Called after the runner returned, before ``on_rollout_end``.
@@ -184,16 +197,17 @@ class OnPolicyRLModel(ActorCriticRLModel):
         :param callback: (BaseCallback) the callback
         """
 
-    @abstractmethod
-    def _rollout_episodes(self, rollout: Tuple[Any, ...]) -> Tuple[list, np.ndarray, np.ndarray]:
+    def _rollout_episodes(self, rollout: Any) -> Tuple[list, np.ndarray, np.ndarray]:
         """
-        :param rollout: (tuple) what the runner returned
+        :param rollout: (NamedTuple) what the runner returned (here: one with the fields ``ep_infos``,
+            ``true_rewards`` and ``masks``, as A2C's, ACKTR's and PPO2's)
         :return: ([dict], np.ndarray, np.ndarray) the Monitor records of the episodes that ended, the rewards as
             the environment gave them and the episode flags of the tensorboard reward curve (``n_batch`` each)
         """
+        return rollout.ep_infos, rollout.true_rewards, rollout.masks
 
     @abstractmethod
-    def _train_on_rollout(self, rollout: Tuple[Any, ...], update: int, writer: Any,
+    def _train_on_rollout(self, rollout: Any, update: int, writer: Any,
                           loop: Dict[str, Any]) -> Optional[Any]:
         """
         Learn from one rollout.
