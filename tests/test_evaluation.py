@@ -145,10 +145,11 @@ def test_callback_and_render():
     assert len(rendered) == 6
 
 
-def test_vec_env_with_several_envs_is_an_error():
+def test_vec_env_with_several_envs_is_evaluated():
+    # once refused; several environments are now evaluated together (tests/test_evaluation_multi_env.py)
     vec_env = DummyVecEnv([lambda: IdentityEnv(2, ep_length=3) for _ in range(2)])
-    with pytest.raises(ValueError, match="exactly one environment.*num_envs=2"):
-        evaluate_policy(CopyModel(), vec_env)
+    rewards, lengths = evaluate_policy(CopyModel(), vec_env, return_episode_rewards=True)
+    assert rewards == [3.0] * 10 and lengths == [3] * 10
 
 
 def test_bad_n_eval_episodes():

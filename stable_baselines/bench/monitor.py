@@ -44,6 +44,53 @@ def _scalar_reward(reward: Any) -> float:
     return float(np.sum(reward))
 
 
+def summarize_episode(episode_return: float, episode_length: int, elapsed: float) -> Dict[str, Any]:
+    """
+    The record of a finished episode, as ``info['episode']`` holds it and as a row of the csv log.
+
+    :param episode_return: (float) the sum of the episode's rewards
+    :param episode_length: (int) its number of steps
+    :param elapsed: (float) seconds from the monitor's creation to the episode's end
+    :return: (dict) ``{'r': return, 'l': length, 't': elapsed}``, floats rounded to 6 decimals
+    """
+    return {"r": round(float(episode_return), 6), "l": int(episode_length), "t": round(float(elapsed), 6)}
+
+
+class ResultsWriter(object):
+    """
+    Writer of a monitor log (what :func:`load_results` reads): a first line ``#{"t_start": ..., ...}`` holding
+    ``header`` as JSON, a csv header line, then one row per episode, flushed at once.
+
+    :param filename: (str) the log file; a folder gets ``<filename>/monitor.csv`` and a path not ending with
+        ``monitor.csv`` gets ``<filename>.monitor.csv``
+    :param header: (dict) what the first line records (``t_start``, ``env_id``, ...)
+    :param extra_keys: (tuple) the columns written after ``r``, ``l`` and ``t``
+    """
+
+    def __init__(self, filename: str, header: Dict[str, Any], extra_keys: Tuple[str, ...] = ()) -> None:
+        self.filename = _log_path(os.fspath(filename))
+        self.file_handler = open(self.filename, "wt", newline="")  # type: TextIO
+        self.file_handler.write("#{}\n".format(json.dumps(header)))
+        self.logger = csv.DictWriter(self.file_handler, fieldnames=("r", "l", "t") + tuple(extra_keys))
+        self.logger.writeheader()
+        self.file_handler.flush()
+
+    def write_row(self, episode_info: Dict[str, Any]) -> None:
+        """
+        Append the record of one episode.
+
+        :param episode_info: (dict) the values of the columns (``r``, ``l``, ``t`` and the extra keys)
+        """
+        self.logger.writerow(episode_info)
+        self.file_handler.flush()
+
+    def close(self) -> None:
+        """
+        Close the file.
+        """
+        self.file_handler.close()
+
+
 class Monitor(gymnasium.Wrapper):
     """
     Environment wrapper that records the reward, length and wall time of each episode.
@@ -79,7 +126,7 @@ class Monitor(gymnasium.Wrapper):
         self.file_handler = None
         self.logger = None  # type: Optional[csv.DictWriter]
         if filename is not None:
-            self._open_log(_log_path(os.fspath(filename)))
+            self._open_log(os.fspath(filename))
         self.rewards = None  # type: Optional[List[float]]
         self.needs_reset = True
         self.episode_rewards = []  # type: List[float]
@@ -90,16 +137,11 @@ class Monitor(gymnasium.Wrapper):
         self.current_reset_info = {}  # type: Dict[str, Any]
 
     def _open_log(self, path: str) -> None:
-        """Create the csv log: the JSON header line, then the column names."""
-        self.filename = path
-        self.file_handler = open(path, "wt", newline="")
+        """Create the csv log (see :class:`ResultsWriter`)."""
         spec = self.env.spec
-        header = {"t_start": self.t_start, "env_id": None if spec is None else spec.id}
-        self.file_handler.write("#{}\n".format(json.dumps(header)))
-        columns = ("r", "l", "t") + self.reset_keywords + self.info_keywords
-        self.logger = csv.DictWriter(self.file_handler, fieldnames=columns)
-        self.logger.writeheader()
-        self.file_handler.flush()
+        writer = ResultsWriter(path, header={"t_start": self.t_start, "env_id": None if spec is None else spec.id},
+                               extra_keys=self.reset_keywords + self.info_keywords)
+        self.filename, self.file_handler, self.logger = writer.filename, writer.file_handler, writer.logger
 
     def reset(self, **kwargs: Any) -> Any:
         """
@@ -155,7 +197,7 @@ class Monitor(gymnasium.Wrapper):
         episode_return = sum(rewards)
         length = len(rewards)
         elapsed = time.time() - self.t_start
-        summary = {"r": round(episode_return, 6), "l": length, "t": round(elapsed, 6)}
+        summary = summarize_episode(episode_return, length, elapsed)
         for key in self.info_keywords:
             if key not in info:
                 raise KeyError("Monitor(info_keywords={}) expected the key '{}' in the info dict returned by "

@@ -347,15 +347,10 @@ class _ExistingEnv(object):
         return self.env
 
 
-def _single_vec_env(env: Any) -> Any:
-    """The evaluation environment as a VecEnv of exactly one environment (or a clear error)."""
+def _as_vec_env(env: Any) -> Any:
+    """The evaluation environment as a VecEnv (a single environment becomes a DummyVecEnv of one)."""
     from stable_baselines.common.vec_env import DummyVecEnv, VecEnv  # pylint: disable=import-outside-toplevel
-    if not isinstance(env, VecEnv):
-        env = DummyVecEnv([_ExistingEnv(env)])
-    if env.num_envs != 1:
-        raise ValueError("EvalCallback needs an evaluation environment with exactly one environment, got a {} "
-                         "with num_envs={}".format(type(env).__name__, env.num_envs))
-    return env
+    return env if isinstance(env, VecEnv) else DummyVecEnv([_ExistingEnv(env)])
 
 
 class EvalCallback(EventCallback):
@@ -364,9 +359,10 @@ class EvalCallback(EventCallback):
     results (``evaluations.npz`` with the arrays ``timesteps``, ``results``, ``ep_lengths``) and the
     best model so far (``best_model.zip``), and call a child callback on each new best mean return.
 
-    :param eval_env: (Union[gym.Env, VecEnv]) the evaluation environment (a VecEnv must hold one env)
+    :param eval_env: (Union[gym.Env, VecEnv]) the evaluation environment (a VecEnv may hold several)
     :param callback_on_new_best: (Optional[BaseCallback]) called when the mean return beats the best so far
-    :param n_eval_episodes: (int) episodes per evaluation
+    :param n_eval_episodes: (int) episodes per evaluation, in total over the environments (see
+        :func:`~stable_baselines.common.evaluation.evaluate_policy`)
     :param eval_freq: (int) calls between two evaluations (0 or less: never evaluate)
     :param log_path: (str) folder for ``evaluations.npz``, rewritten after each evaluation (None: no file)
     :param best_model_save_path: (str) folder for ``best_model.zip`` (None: not saved)
@@ -385,7 +381,7 @@ class EvalCallback(EventCallback):
                  render: bool = False,
                  verbose: int = 1) -> None:
         super().__init__(callback_on_new_best, verbose=verbose)
-        self.eval_env = _single_vec_env(eval_env)
+        self.eval_env = _as_vec_env(eval_env)
         self.eval_freq = eval_freq
         self.n_eval_episodes = n_eval_episodes
         self.deterministic, self.render = deterministic, render

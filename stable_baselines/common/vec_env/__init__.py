@@ -11,6 +11,9 @@ from stable_baselines.common.vec_env.vec_frame_stack import VecFrameStack
 from stable_baselines.common.vec_env.vec_normalize import VecNormalize
 from stable_baselines.common.vec_env.vec_video_recorder import VecVideoRecorder
 from stable_baselines.common.vec_env.vec_check_nan import VecCheckNan
+from stable_baselines.common.vec_env.vec_monitor import VecMonitor
+from stable_baselines.common.vec_env.vec_extract_dict_obs import VecExtractDictObs
+from stable_baselines.common.vec_env.vec_transpose import VecTransposeImage
 
 
 def unwrap_vec_normalize(env: Any) -> Optional[VecNormalize]:
@@ -53,4 +56,5 @@ def sync_envs_normalization(env: Any, eval_env: Any) -> None:
 
 __all__ = ["AlreadySteppingError", "NotSteppingError", "VecEnv", "VecEnvWrapper", "CloudpickleWrapper",
            "DummyVecEnv", "SubprocVecEnv", "EnvWorkerError", "VecFrameStack", "VecNormalize", "VecVideoRecorder",
-           "VecCheckNan", "sync_envs_normalization", "unwrap_vec_normalize"]
+           "VecCheckNan", "VecMonitor", "VecExtractDictObs", "VecTransposeImage", "sync_envs_normalization",
+           "unwrap_vec_normalize"]
