@@ -1,0 +1,236 @@
+"""
+``model.export``: each format, loaded with its own runtime (TensorFlow's SavedModel loader, the TFLite
+interpreter, onnxruntime), answers 1 000 raw observations as ``predict(obs, deterministic=True)`` does.
+"""
+import os
+import warnings
+from typing import Any, Callable, Dict, List, Optional
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+from stable_baselines import A2C, ACER, ACKTR, DQN, HER, PPO2, SAC, TD3
+from stable_baselines.common.bit_flipping_env import BitFlippingEnv
+from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
+
+try:
+    from stable_baselines import DDPG, GAIL, PPO1, TRPO
+except ImportError:  # without mpi4py
+    DDPG = GAIL = PPO1 = TRPO = None
+
+FORMATS = ("savedmodel", "tflite", "onnx")
+N_OBS = 1000
+# the largest difference allowed between exported and predicted continuous actions (float32 arithmetic in a
+# different order; measured differences are below 1e-6)
+ATOL = 1e-5
+TINY_AC = dict(net_arch=[dict(pi=[8], vf=[8])])
+TINY = dict(layers=[8])
+
+
+class TinyImageEnv(gymnasium.Env):
+    """Observations are 36x36 RGB images (the smallest NatureCNN takes), two discrete actions."""
+
+    observation_space = spaces.Box(0, 255, (36, 36, 3), dtype=np.uint8)
+    action_space = spaces.Discrete(2)
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Any:
+        super().reset(seed=seed)
+        return self.observation_space.sample(), {}
+
+    def step(self, action: Any) -> Any:
+        return self.observation_space.sample(), 0.0, False, False, {}
+
+
+# ---------------------------------------------------------------------------------------------- the runtimes
+Run = Callable[[List[np.ndarray]], List[np.ndarray]]
+
+
+def load_saved_model(path: str) -> Run:
+    """:return: (callable) runs the ``serving_default`` signature (outputs: actions first)"""
+    graph = tf.Graph()
+    session = tf.Session(graph=graph)
+    meta_graph = tf.saved_model.loader.load(session, [tf.saved_model.tag_constants.SERVING], path)
+    signature = meta_graph.signature_def["serving_default"]
+    input_names = [name for name in ("observations", "state", "mask") if name in signature.inputs]
+    assert sorted(signature.inputs) == sorted(input_names)
+    fetches = [signature.outputs[name].name for name in ("actions", "new_state") if name in signature.outputs]
+
+    def run(inputs: List[np.ndarray]) -> List[np.ndarray]:
+        return session.run(fetches, {signature.inputs[name].name: value for name, value in zip(input_names, inputs)})
+    return run
+
+
+def load_tflite(path: str) -> Run:
+    """:return: (callable) runs the TFLite model, its inputs resized to what it is given"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tf.lite.Interpreter announces its move to ai_edge_litert
+        interpreter = tf.lite.Interpreter(model_path=path)
+    details = interpreter.get_input_details()
+    assert details[0]["name"] == "observations"
+    outputs = sorted(interpreter.get_output_details(), key=lambda detail: detail["name"] != "actions")
+
+    def run(inputs: List[np.ndarray]) -> List[np.ndarray]:
+        current = interpreter.get_input_details()
+        if any(tuple(detail["shape"]) != value.shape for detail, value in zip(current, inputs)):
+            for detail, value in zip(current, inputs):
+                interpreter.resize_tensor_input(detail["index"], list(value.shape))
+        interpreter.allocate_tensors()
+        for detail, value in zip(current, inputs):
+            interpreter.set_tensor(detail["index"], value.astype(detail["dtype"]))
+        interpreter.invoke()
+        return [interpreter.get_tensor(detail["index"]) for detail in outputs]
+    return run
+
+
+def load_onnx(path: str) -> Run:
+    """:return: (callable) runs the ONNX model under onnxruntime"""
+    import onnxruntime  # pylint: disable=import-outside-toplevel
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    names = [value.name for value in session.get_inputs()]
+    assert names[0] == "observations"
+
+    def run(inputs: List[np.ndarray]) -> List[np.ndarray]:
+        assert len(inputs) == len(names)
+        return session.run(None, dict(zip(names, inputs)))
+    return run
+
+
+RUNTIMES: Dict[str, Callable[[str], Run]] = {"savedmodel": load_saved_model, "tflite": load_tflite,
+                                            "onnx": load_onnx}
+
+
+def export_and_load(model: Any, directory: Any, export_format: str) -> Run:
+    """:return: (callable) ``model`` exported in ``export_format`` into ``directory``, loaded by its runtime"""
+    path = os.path.join(str(directory), "policy" + ("" if export_format == "savedmodel" else "." + export_format))
+    model.export(path, format=export_format)
+    assert os.path.isdir(path) == (export_format == "savedmodel")
+    return RUNTIMES[export_format](path)
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def sample_observations(space: spaces.Space, n_obs: int = N_OBS, seed: int = 0) -> np.ndarray:
+    """:return: (np.ndarray) ``n_obs`` observations drawn from ``space``, stacked"""
+    space.seed(seed)
+    return np.stack([space.sample() for _ in range(n_obs)])
+
+
+def perturb_parameters(model: Any, seed: int = 1) -> None:
+    """Move every parameter away from its initial value (the export must read the current values)."""
+    rng = np.random.default_rng(seed)
+    model.load_parameters({name: value + 0.1 * rng.standard_normal(value.shape).astype(value.dtype)
+                           for name, value in model.get_parameters().items()})
+
+
+def assert_same_actions(exported: np.ndarray, expected: np.ndarray, label: str) -> None:
+    """Discrete actions must be equal; continuous ones equal to ``ATOL``."""
+    exported = np.asarray(exported).reshape(expected.shape)
+    if np.issubdtype(expected.dtype, np.integer):
+        assert np.array_equal(exported, expected), "{}: {} of {} discrete actions differ".format(
+            label, int(np.sum(exported != expected)), expected.size)
+    else:
+        error = float(np.max(np.abs(exported - expected)))
+        assert error <= ATOL, "{}: largest difference {}".format(label, error)
+
+
+def check_all_formats(model: Any, tmp_path: Any, observations: np.ndarray,
+                      expected: Optional[np.ndarray] = None) -> None:
+    """Each format answers ``observations`` as ``predict(observations, deterministic=True)`` does."""
+    if expected is None:
+        expected, _ = model.predict(observations, deterministic=True)
+    for export_format in FORMATS:
+        actions = export_and_load(model, tmp_path / export_format, export_format)([observations])[0]
+        assert_same_actions(actions, np.asarray(expected), "{} {}".format(type(model).__name__, export_format))
+
+
+def mpi_algorithm(name: str) -> Any:
+    """:return: (type) the MPI algorithm, or a skip when mpi4py is missing"""
+    algorithm = {"DDPG": DDPG, "GAIL": GAIL, "PPO1": PPO1, "TRPO": TRPO}[name]
+    if algorithm is None:
+        pytest.skip("{} needs mpi4py (the [mpi] extra)".format(name))
+    return algorithm
+
+
+# every algorithm, on an env of the kind of action space it is made for
+MODELS: Dict[str, Callable[[], Any]] = {
+    "A2C": lambda: A2C("MlpPolicy", "CartPole-v1", n_steps=4, policy_kwargs=TINY_AC, seed=0),
+    "ACER": lambda: ACER("MlpPolicy", "CartPole-v1", n_steps=4, policy_kwargs=TINY_AC, seed=0),
+    "ACKTR": lambda: ACKTR("MlpPolicy", "Pendulum-v1", n_steps=4, policy_kwargs=TINY_AC, seed=0),
+    "PPO2": lambda: PPO2("MlpPolicy", "CartPole-v1", n_steps=8, policy_kwargs=TINY_AC, seed=0),
+    "PPO1": lambda: mpi_algorithm("PPO1")("MlpPolicy", "Pendulum-v1", timesteps_per_actorbatch=16,
+                                          policy_kwargs=TINY_AC, seed=0),
+    "TRPO": lambda: mpi_algorithm("TRPO")("MlpPolicy", "CartPole-v1", timesteps_per_batch=16,
+                                          policy_kwargs=TINY_AC, seed=0),
+    "GAIL": lambda: mpi_algorithm("GAIL")("MlpPolicy", "Pendulum-v1", timesteps_per_batch=16,
+                                          policy_kwargs=TINY_AC, seed=0),
+    "DQN": lambda: DQN("MlpPolicy", "CartPole-v1", policy_kwargs=TINY, seed=0),
+    "SAC": lambda: SAC("MlpPolicy", "Pendulum-v1", policy_kwargs=TINY, seed=0),
+    "TD3": lambda: TD3("MlpPolicy", "Pendulum-v1", policy_kwargs=TINY, seed=0),
+    "DDPG": lambda: mpi_algorithm("DDPG")("MlpPolicy", "Pendulum-v1", normalize_observations=True,
+                                          policy_kwargs=TINY, seed=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_export_every_algorithm(name: str, tmp_path: Any) -> None:
+    model = MODELS[name]()
+    perturb_parameters(model)
+    check_all_formats(model, tmp_path, sample_observations(model.observation_space))
+
+
+@pytest.mark.parametrize("model_class", [SAC, DQN])
+def test_export_her_wrapped_model(model_class: type, tmp_path: Any) -> None:
+    env = BitFlippingEnv(4, continuous=model_class is SAC, max_steps=4)
+    model = HER("MlpPolicy", env, model_class, n_sampled_goal=2, policy_kwargs=TINY, seed=0)
+    perturb_parameters(model)
+    # the export takes the flat goal observation (observation, achieved goal, desired goal)
+    flat_space = model.model.observation_space
+    observations = sample_observations(flat_space).astype(np.float32)
+    check_all_formats(model, tmp_path, observations)
+
+
+def test_export_bakes_vec_normalize_in(tmp_path: Any) -> None:
+    env = VecNormalize(DummyVecEnv([lambda: gymnasium.make("Pendulum-v1")]), clip_obs=2.0)
+    model = PPO2("MlpPolicy", env, n_steps=32, nminibatches=1, noptepochs=1, policy_kwargs=TINY_AC, seed=0)
+    model.learn(64)  # moves both the policy and the running statistics
+    assert model.get_vec_normalize_env() is env
+    assert np.max(np.abs(env.obs_rms.mean)) > 0.01
+    raw = sample_observations(model.observation_space) * 1.5  # some beyond the clipping bound once normalised
+    expected, _ = model.predict(env.normalize_obs(raw), deterministic=True)
+    check_all_formats(model, tmp_path, raw.astype(np.float32), expected)
+
+
+def test_export_cnn_policy(tmp_path: Any) -> None:
+    model = PPO2("CnnPolicy", DummyVecEnv([TinyImageEnv]), n_steps=4, seed=0)
+    perturb_parameters(model)
+    observations = sample_observations(model.observation_space, n_obs=200)
+    assert observations.dtype == np.uint8
+    check_all_formats(model, tmp_path, observations)
+
+
+@pytest.mark.parametrize("model_class, policy", [(PPO2, "MlpLstmPolicy"), (A2C, "MlpLnLstmPolicy")])
+def test_export_recurrent_policy(model_class: type, policy: str, tmp_path: Any) -> None:
+    n_envs, n_steps = 2, 100
+    env = DummyVecEnv([lambda: gymnasium.make("CartPole-v1")] * n_envs)
+    kwargs = dict(nminibatches=n_envs) if model_class is PPO2 else {}
+    model = model_class(policy, env, n_steps=4, policy_kwargs=dict(n_lstm=8), seed=0, **kwargs)
+    perturb_parameters(model)
+    rng = np.random.default_rng(0)
+    observations = sample_observations(model.observation_space, n_envs * n_steps).reshape(n_steps, n_envs, -1)
+    masks = rng.random((n_steps, n_envs)) < 0.2
+    expected_actions, expected_states = [], []
+    state = model.initial_state
+    for obs, mask in zip(observations, masks):
+        actions, state = model.predict(obs, state=state, mask=mask, deterministic=True)
+        expected_actions.append(actions)
+        expected_states.append(state)
+    for export_format in FORMATS:
+        run = export_and_load(model, tmp_path / export_format, export_format)
+        state = model.initial_state.astype(np.float32)
+        for step, (obs, mask) in enumerate(zip(observations, masks)):
+            actions, state = run([obs.astype(np.float32), state, mask.astype(np.float32)])
+            label = "{} {} step {}".format(policy, export_format, step)
+            assert_same_actions(actions, expected_actions[step], label)
+            assert np.max(np.abs(state - expected_states[step])) <= ATOL, label
