@@ -3,6 +3,7 @@
 interpreter, onnxruntime), answers 1 000 raw observations as ``predict(obs, deterministic=True)`` does.
 """
 import os
+import sys
 import warnings
 from typing import Any, Callable, Dict, List, Optional
 
@@ -234,3 +235,54 @@ def test_export_recurrent_policy(model_class: type, policy: str, tmp_path: Any) 
             label = "{} {} step {}".format(policy, export_format, step)
             assert_same_actions(actions, expected_actions[step], label)
             assert np.max(np.abs(state - expected_states[step])) <= ATOL, label
+
+
+# ---------------------------------------------------------------------------------------------- the target path
+@pytest.fixture(scope="module")
+def small_model() -> Any:
+    """A PPO2 model on CartPole (untrained)."""
+    return PPO2("MlpPolicy", "CartPole-v1", n_steps=8, policy_kwargs=TINY_AC, seed=0)
+
+
+def test_unknown_format_names_the_known_ones(small_model: Any, tmp_path: Any) -> None:
+    with pytest.raises(ValueError, match="'savedmodel', 'tflite', 'onnx'"):
+        small_model.export(str(tmp_path / "policy.pb"), format="protobuf")
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_export_replaces_a_previous_export(small_model: Any, tmp_path: Any) -> None:
+    observations = sample_observations(small_model.observation_space, n_obs=50)
+    expected, _ = small_model.predict(observations, deterministic=True)
+    for export_format in FORMATS:
+        path = str(tmp_path / ("policy." + export_format))
+        small_model.export(path, format=export_format)
+        small_model.export(path, format=export_format)  # over its own previous export
+        actions = RUNTIMES[export_format](path)([observations.astype(np.float32)])[0]
+        assert np.array_equal(actions, expected)
+    # nothing but the three exports is left beside them (no temporary siblings)
+    assert sorted(os.listdir(str(tmp_path))) == ["policy." + name for name in sorted(FORMATS)]
+
+
+def test_export_refuses_a_target_of_the_wrong_kind(small_model: Any, tmp_path: Any) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("keep me")
+    with pytest.raises(ValueError, match="is an existing file"):
+        small_model.export(str(a_file), format="savedmodel")
+    a_directory = tmp_path / "data"
+    a_directory.mkdir()
+    (a_directory / "results.csv").write_text("1,2")
+    with pytest.raises(ValueError, match="non-empty directory that is not a SavedModel"):
+        small_model.export(str(a_directory), format="savedmodel")
+    for export_format in ("tflite", "onnx"):
+        with pytest.raises(ValueError, match="is an existing directory"):
+            small_model.export(str(a_directory), format=export_format)
+    assert a_file.read_text() == "keep me"
+    assert os.listdir(str(a_directory)) == ["results.csv"]
+    assert sorted(os.listdir(str(tmp_path))) == ["data", "notes.txt"]
+
+
+def test_onnx_without_tf2onnx_says_which_extra(small_model: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    monkeypatch.setitem(sys.modules, "tf2onnx", None)  # what Python does for a package that is not installed
+    with pytest.raises(ImportError, match=r"pip install stable-baselines\[export\]"):
+        small_model.export(str(tmp_path / "policy.onnx"), format="onnx")
+    assert os.listdir(str(tmp_path)) == []
