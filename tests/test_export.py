@@ -237,6 +237,43 @@ def test_export_recurrent_policy(model_class: type, policy: str, tmp_path: Any) 
             assert np.max(np.abs(state - expected_states[step])) <= ATOL, label
 
 
+def test_export_recurrent_policy_for_another_batch_size(tmp_path: Any) -> None:
+    # trained with 3 environments, deployed for one: the rebuilt function steps row 0 as predict does
+    n_envs, n_steps = 3, 300
+    env = DummyVecEnv([lambda: gymnasium.make("Pendulum-v1")] * n_envs)
+    model = PPO2("MlpLstmPolicy", env, n_steps=4, nminibatches=n_envs, policy_kwargs=dict(n_lstm=8), seed=0)
+    perturb_parameters(model)
+    rng = np.random.default_rng(1)
+    observations = sample_observations(model.observation_space, n_envs * n_steps).reshape(n_steps, n_envs, -1)
+    masks = rng.random((n_steps, n_envs)) < 0.1
+    runs = {export_format: export_and_load_batch(model, tmp_path / export_format, export_format, 1)
+            for export_format in FORMATS}
+    states = {export_format: model.initial_state[:1].astype(np.float32) for export_format in FORMATS}
+    state = model.initial_state
+    for step, (obs, mask) in enumerate(zip(observations, masks)):
+        expected, state = model.predict(obs, state=state, mask=mask, deterministic=True)
+        for export_format, run in runs.items():
+            actions, states[export_format] = run([obs[:1].astype(np.float32), states[export_format],
+                                                  mask[:1].astype(np.float32)])
+            label = "batch 1 {} step {}".format(export_format, step)
+            assert_same_actions(actions, expected[:1], label)
+            assert np.max(np.abs(states[export_format] - state[:1])) <= ATOL, label
+
+
+def export_and_load_batch(model: Any, directory: Any, export_format: str, batch_size: int) -> Run:
+    """:return: (callable) ``model`` exported for ``batch_size`` sequences, loaded by its runtime"""
+    path = os.path.join(str(directory), "policy." + export_format)
+    model.export(path, format=export_format, batch_size=batch_size)
+    return RUNTIMES[export_format](path)
+
+
+def test_batch_size_is_for_recurrent_policies(tmp_path: Any) -> None:
+    model = PPO2("MlpPolicy", "CartPole-v1", n_steps=8, policy_kwargs=TINY_AC, seed=0)
+    with pytest.raises(ValueError, match="batch_size is for recurrent policies"):
+        model.export(str(tmp_path / "policy"), batch_size=4)
+    assert os.listdir(str(tmp_path)) == []
+
+
 # ---------------------------------------------------------------------------------------------- the target path
 @pytest.fixture(scope="module")
 def small_model() -> Any:

@@ -436,9 +436,9 @@ class HER(BaseRLModel):
                                                         kwargs, extra_settings=_HER_SETTINGS)
         return model
 
-    def _export_spec(self) -> ExportSpec:
+    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
         """
         :return: (ExportSpec) the wrapped model's: the export takes the flat goal observation (observation,
             achieved goal and desired goal concatenated, as HERGoalEnvWrapper gives it)
         """
-        return self.model._export_spec()  # pylint: disable=protected-access
+        return self.model._export_spec(batch_size)  # pylint: disable=protected-access

@@ -273,7 +273,7 @@ class TD3(SquashedActorModel):
     def get_parameter_list(self) -> List[Any]:
         return self._built(self.params, "params") + self._built(self.target_params, "target_params")
 
-    def _export_spec(self) -> ExportSpec:
+    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
         """:return: (ExportSpec) the actor's tanh output, rescaled to the bounds of the action space"""
         policy = self._built(self.policy_tf, "policy_tf")
         return box_spec(self.sess, policy.obs_ph, policy.policy, self.action_space, UNSCALE)

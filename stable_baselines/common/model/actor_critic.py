@@ -8,7 +8,7 @@ from typing import Any, Callable, List, Optional, Tuple, Union
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.export import CLIP, ExportSpec, box_spec
+from stable_baselines.common.export import ExportSpec, actor_critic_spec, policy_for_batch
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.observations import batch_observation
 from stable_baselines.common.model.probabilities import probability_of_actions
@@ -221,15 +221,15 @@ class ActorCriticRLModel(BaseRLModel):
             return result
         return result[0]
 
-    def _export_spec(self) -> ExportSpec:
-        """:return: (ExportSpec) the acting policy's mode, clipped to a Box action space (and its LSTM state)"""
+    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
+        """
+        :param batch_size: (int) recurrent policies: the number of sequences stepped at once (None: n_envs)
+        :return: (ExportSpec) the acting policy's mode, clipped to a Box action space (and its LSTM state)
+        """
         policy = self._built(self.acting_policy, "acting_policy")
-        recurrent = {}
-        if isinstance(policy, RecurrentActorCriticPolicy):
-            # `snew`, the state after the step, is what recurrent policies (LstmPolicy and custom ones) define
-            new_state = getattr(policy, "snew", None)
-            if new_state is None:
-                raise ValueError("Cannot export the recurrent policy {}: it has no `snew` tensor (the state after "
-                                 "the step)".format(type(policy).__name__))
-            recurrent = dict(state=policy.states_ph, mask=policy.dones_ph, new_state=new_state)
-        return box_spec(self.sess, policy.obs_ph, policy.deterministic_action, self.action_space, CLIP, **recurrent)
+        if batch_size is None or batch_size == self.n_envs or not isinstance(policy, RecurrentActorCriticPolicy):
+            return actor_critic_spec(policy, self.sess, self.action_space)
+        observation_space, action_space = self._model_spaces()
+        policy, session = policy_for_batch(self.policy, observation_space, action_space, self.policy_kwargs,
+                                           batch_size, self.get_parameters())
+        return actor_critic_spec(policy, session, action_space, owns_session=True)

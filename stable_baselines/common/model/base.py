@@ -615,11 +615,15 @@ class BaseRLModel(ABC):
         return data, params
 
     # ------------------------------------------------------------------ export
-    def _export_spec(self) -> ExportSpec:
-        """:return: (ExportSpec) the acting graph of the model, as ``export`` needs it (each family defines it)"""
+    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
+        """
+        :param batch_size: (int) recurrent policies: the number of sequences stepped at once (None: n_envs)
+        :return: (ExportSpec) the acting graph of the model, as ``export`` needs it (each family defines it)
+        """
         raise NotImplementedError("{} cannot be exported".format(type(self).__name__))
 
-    def export(self, path: str, format: str = "savedmodel") -> None:  # pylint: disable=redefined-builtin
+    def export(self, path: str, format: str = "savedmodel",  # pylint: disable=redefined-builtin
+               batch_size: Optional[int] = None) -> None:
         """
         Write the deterministic policy as a standalone inference function that takes RAW observations (batch
         first; the observation normalisation of a ``VecNormalize`` env is built in with its current statistics)
@@ -629,6 +633,8 @@ class BaseRLModel(ABC):
         :param path: (str) where to write: a directory for "savedmodel", a file for "tflite" and "onnx"
         :param format: (str) "savedmodel" (TensorFlow SavedModel, signature ``serving_default``), "tflite"
             (TensorFlow Lite) or "onnx" (through tf2onnx: ``pip install stable-baselines[export]``)
+        :param batch_size: (int) recurrent policies only: how many sequences the function steps at once (None:
+            the model's number of environments); feed-forward policies take any batch
         """
         check_export_format(format)
-        export_model(self._export_spec(), self.get_vec_normalize_env(), path, format)
+        export_model(self._export_spec(batch_size), self.get_vec_normalize_env(), path, format, batch_size)
