@@ -14,6 +14,7 @@ from gymnasium import spaces
 
 from stable_baselines import A2C, ACER, ACKTR, DQN, HER, PPO2, SAC, TD3
 from stable_baselines.common.bit_flipping_env import BitFlippingEnv
+from stable_baselines.common.identity_env import IdentityEnv, IdentityEnvMultiBinary, IdentityEnvMultiDiscrete
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
 
@@ -188,8 +189,20 @@ def test_export_her_wrapped_model(model_class: type, tmp_path: Any) -> None:
     perturb_parameters(model)
     # the export takes the flat goal observation (observation, achieved goal, desired goal)
     flat_space = model.model.observation_space
-    observations = sample_observations(flat_space).astype(np.float32)
+    observations = sample_observations(flat_space)
+    assert observations.dtype == flat_space.dtype
     check_all_formats(model, tmp_path, observations)
+
+
+@pytest.mark.parametrize("env_class", [IdentityEnv, IdentityEnvMultiDiscrete, IdentityEnvMultiBinary])
+def test_export_other_spaces(env_class: type, tmp_path: Any) -> None:
+    # Discrete observations (one-hot inside the graph), MultiDiscrete and MultiBinary actions
+    model = PPO2("MlpPolicy", DummyVecEnv([lambda: env_class(4)]), n_steps=8, policy_kwargs=TINY_AC, seed=0)
+    perturb_parameters(model, seed=2)
+    observations = sample_observations(model.observation_space)
+    expected, _ = model.predict(observations, deterministic=True)
+    assert len(np.unique(expected, axis=0)) > 1  # the actions depend on the observation
+    check_all_formats(model, tmp_path, observations, expected)
 
 
 def test_export_bakes_vec_normalize_in(tmp_path: Any) -> None:
@@ -201,6 +214,28 @@ def test_export_bakes_vec_normalize_in(tmp_path: Any) -> None:
     raw = sample_observations(model.observation_space) * 1.5  # some beyond the clipping bound once normalised
     expected, _ = model.predict(env.normalize_obs(raw), deterministic=True)
     check_all_formats(model, tmp_path, raw.astype(np.float32), expected)
+
+
+def test_export_zoo_agent_with_its_vec_normalize_statistics(tmp_path: Any) -> None:
+    # an agent trained and saved by the original library, with the statistics of its VecNormalize
+    legacy_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models", "ppo2")
+    env = VecNormalize(DummyVecEnv([lambda: gymnasium.make("MountainCar-v0")]), training=False, norm_reward=False)
+    with pytest.warns(DeprecationWarning, match="load_running_average"):
+        env.load_running_average(os.path.join(legacy_dir, "MountainCar-v0"))
+    with pytest.warns(DeprecationWarning, match="old format"):
+        model = PPO2.load(os.path.join(legacy_dir, "MountainCar-v0.pkl"), env=env)
+    raw = sample_observations(model.observation_space)
+    expected, _ = model.predict(env.normalize_obs(raw), deterministic=True)
+    check_all_formats(model, tmp_path, raw.astype(np.float32), expected)
+    # the ONNX file alone drives the car up the hill from raw observations
+    run = load_onnx(str(tmp_path / "onnx" / "policy.onnx"))
+    raw_env = gymnasium.make("MountainCar-v0")
+    obs, _ = raw_env.reset(seed=0)
+    for step in range(200):
+        obs, _, terminated, truncated, _ = raw_env.step(int(run([obs[None].astype(np.float32)])[0][0]))
+        if terminated or truncated:
+            break
+    assert terminated, "the exported agent did not reach the flag in {} steps".format(step + 1)
 
 
 def test_export_cnn_policy(tmp_path: Any) -> None:

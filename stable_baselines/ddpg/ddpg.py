@@ -543,5 +543,5 @@ class DDPG(DDPGGraph, DDPGCycles):
 
     def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
         """:return: (ExportSpec) the actor's output (without noise), rescaled to the bounds of the action space"""
-        return box_spec(self.sess, self.obs_train, self._built(self.actor_tf, "actor_tf"), self.action_space,
-                        UNSCALE)
+        return box_spec(self.sess, self.obs_train, self._built(self.actor_tf, "actor_tf"), self.observation_space,
+                        self.action_space, UNSCALE)

@@ -604,4 +604,6 @@ class DQN(OffPolicyRLModel):
     def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
         """:return: (ExportSpec) the greedy action: the argmax of the step model's Q-values"""
         step_model = self._built(self.step_model, "step_model")
-        return ExportSpec(self.sess, step_model.obs_ph, step_model.q_values, ARGMAX)
+        observation_space, _ = self._model_spaces()
+        return ExportSpec(self.sess, step_model.obs_ph, step_model.q_values, ARGMAX,
+                          observation_dtype=observation_space.dtype)

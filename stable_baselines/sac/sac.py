@@ -369,4 +369,5 @@ class SAC(SquashedActorModel):
     def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
         """:return: (ExportSpec) the tanh of the actor's mean, rescaled to the bounds of the action space"""
         policy = self._built(self.policy_tf, "policy_tf")
-        return box_spec(self.sess, policy.obs_ph, policy.deterministic_policy, self.action_space, UNSCALE)
+        return box_spec(self.sess, policy.obs_ph, policy.deterministic_policy, self.observation_space, self.action_space,
+                        UNSCALE)

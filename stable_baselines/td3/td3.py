@@ -276,4 +276,5 @@ class TD3(SquashedActorModel):
     def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
         """:return: (ExportSpec) the actor's tanh output, rescaled to the bounds of the action space"""
         policy = self._built(self.policy_tf, "policy_tf")
-        return box_spec(self.sess, policy.obs_ph, policy.policy, self.action_space, UNSCALE)
+        return box_spec(self.sess, policy.obs_ph, policy.policy, self.observation_space, self.action_space,
+                        UNSCALE)

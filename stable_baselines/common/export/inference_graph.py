@@ -162,6 +162,18 @@ def _shape(tensor: tf.Tensor) -> List[Optional[int]]:
     return list(tensor.shape.as_list())
 
 
+def _input_dtype(spec: ExportSpec, normalization: Optional[ObservationNormalization]) -> tf.DType:
+    """
+    :return: (tf.DType) the dtype of the exported observations: float32 when normalised, else the dtype of the
+        observation space (what the env gives; cast to the placeholder's inside the graph)
+    """
+    if normalization is not None:
+        return tf.float32
+    if spec.observation_dtype is None or np.dtype(spec.observation_dtype).kind not in "biuf":
+        return spec.observations.dtype
+    return tf.as_dtype(np.dtype(spec.observation_dtype))
+
+
 def build_inference_graph(spec: ExportSpec, normalization: Optional[ObservationNormalization]) -> InferenceGraph:
     """
     Build the exported function of a model.
@@ -175,11 +187,10 @@ def build_inference_graph(spec: ExportSpec, normalization: Optional[ObservationN
     placeholder = spec.observations
     graph = tf.Graph()
     with graph.as_default():
-        raw_dtype = tf.float32 if normalization is not None else placeholder.dtype
-        observations = tf.placeholder(raw_dtype, _shape(placeholder), name=OBSERVATIONS)
-        feed = observations
-        if normalization is not None:
-            feed = tf.cast(normalization.apply(observations), placeholder.dtype)
+        observations = tf.placeholder(_input_dtype(spec, normalization), _shape(placeholder), name=OBSERVATIONS)
+        feed = observations if normalization is None else normalization.apply(observations)
+        if feed.dtype != placeholder.dtype:
+            feed = tf.cast(feed, placeholder.dtype)
         input_map = {placeholder.name: feed}
         inputs = [observations]
         if spec.recurrent:

@@ -33,6 +33,8 @@ class ExportSpec:
     :param mask: (tf.Tensor) the episode-start placeholder (recurrent policies only)
     :param new_state: (tf.Tensor) the state after the step (recurrent policies only)
     :param owns_session: (bool) whether the session was made for the export (closed after it)
+    :param observation_dtype: (np.dtype) the dtype of the observation space, which the exported function takes
+        (None: the placeholder's)
     """
 
     session: Any
@@ -45,6 +47,7 @@ class ExportSpec:
     mask: Optional[tf.Tensor] = None
     new_state: Optional[tf.Tensor] = None
     owns_session: bool = False
+    observation_dtype: Any = None
 
     def bounds(self) -> Tuple[np.ndarray, np.ndarray]:
         """:return: (np.ndarray, np.ndarray) the bounds of the Box action space, as float32"""
@@ -58,27 +61,30 @@ class ExportSpec:
         return self.new_state is not None
 
 
-def box_spec(session: Any, observations: tf.Tensor, action: tf.Tensor, action_space: Any, transform: str,
-             **recurrent: Any) -> ExportSpec:
+def box_spec(session: Any, observations: tf.Tensor, action: tf.Tensor, observation_space: Any, action_space: Any,
+             transform: str, **recurrent: Any) -> ExportSpec:
     """
     :param session: (tf.Session) the model's session
     :param observations: (tf.Tensor) the observation placeholder
     :param action: (tf.Tensor) the deterministic action
+    :param observation_space: (gymnasium.spaces.Space) the observation space (the dtype of the exported input)
     :param action_space: (gymnasium.spaces.Space) the action space (its bounds are used when it is a Box)
     :param transform: (str) the transform for a Box action space (other spaces: ``AS_IS``)
     :param recurrent: (tf.Tensor) ``state``, ``mask`` and ``new_state`` of a recurrent policy
     :return: (ExportSpec) the spec, with the bounds of a Box action space
     """
-    if not isinstance(action_space, spaces.Box):
-        return ExportSpec(session, observations, action, **recurrent)
-    return ExportSpec(session, observations, action, transform, np.asarray(action_space.low),
-                      np.asarray(action_space.high), **recurrent)
+    spec = ExportSpec(session, observations, action, observation_dtype=observation_space.dtype, **recurrent)
+    if isinstance(action_space, spaces.Box):
+        spec.transform, spec.low, spec.high = transform, np.asarray(action_space.low), np.asarray(action_space.high)
+    return spec
 
 
-def actor_critic_spec(policy: Any, session: Any, action_space: Any, owns_session: bool = False) -> ExportSpec:
+def actor_critic_spec(policy: Any, session: Any, observation_space: Any, action_space: Any,
+                      owns_session: bool = False) -> ExportSpec:
     """
     :param policy: (ActorCriticPolicy) the acting policy (feed-forward or recurrent)
     :param session: (tf.Session) the session holding its variables
+    :param observation_space: (gymnasium.spaces.Space) the observation space
     :param action_space: (gymnasium.spaces.Space) the action space
     :param owns_session: (bool) whether the session was made for the export
     :return: (ExportSpec) the policy's mode, clipped to a Box action space (and its state, mask and new state)
@@ -91,7 +97,8 @@ def actor_critic_spec(policy: Any, session: Any, action_space: Any, owns_session
             raise ValueError("Cannot export the recurrent policy {}: it has no `snew` tensor (the state after the "
                              "step)".format(type(policy).__name__))
         recurrent = dict(state=policy.states_ph, mask=policy.dones_ph, new_state=new_state)
-    spec = box_spec(session, policy.obs_ph, policy.deterministic_action, action_space, CLIP, **recurrent)
+    spec = box_spec(session, policy.obs_ph, policy.deterministic_action, observation_space, action_space, CLIP,
+                    **recurrent)
     spec.owns_session = owns_session
     return spec
 

@@ -227,9 +227,9 @@ class ActorCriticRLModel(BaseRLModel):
         :return: (ExportSpec) the acting policy's mode, clipped to a Box action space (and its LSTM state)
         """
         policy = self._built(self.acting_policy, "acting_policy")
-        if batch_size is None or batch_size == self.n_envs or not isinstance(policy, RecurrentActorCriticPolicy):
-            return actor_critic_spec(policy, self.sess, self.action_space)
         observation_space, action_space = self._model_spaces()
+        if batch_size is None or batch_size == self.n_envs or not isinstance(policy, RecurrentActorCriticPolicy):
+            return actor_critic_spec(policy, self.sess, observation_space, action_space)
         policy, session = policy_for_batch(self.policy, observation_space, action_space, self.policy_kwargs,
                                            batch_size, self.get_parameters())
-        return actor_critic_spec(policy, session, action_space, owns_session=True)
+        return actor_critic_spec(policy, session, observation_space, action_space, owns_session=True)
