@@ -274,7 +274,7 @@ def test_export_recurrent_policy(model_class: type, policy: str, tmp_path: Any) 
 
 def test_export_recurrent_policy_for_another_batch_size(tmp_path: Any) -> None:
     # trained with 3 environments, deployed for one: the rebuilt function steps row 0 as predict does
-    n_envs, n_steps = 3, 300
+    n_envs, n_steps = 3, 150
     env = DummyVecEnv([lambda: gymnasium.make("Pendulum-v1")] * n_envs)
     model = PPO2("MlpLstmPolicy", env, n_steps=4, nminibatches=n_envs, policy_kwargs=dict(n_lstm=8), seed=0)
     perturb_parameters(model)
@@ -358,3 +358,42 @@ def test_onnx_without_tf2onnx_says_which_extra(small_model: Any, tmp_path: Any, 
     with pytest.raises(ImportError, match=r"pip install stable-baselines\[export\]"):
         small_model.export(str(tmp_path / "policy.onnx"), format="onnx")
     assert os.listdir(str(tmp_path)) == []
+
+
+def test_export_in_tf2_behaviour(tmp_path: Any) -> None:
+    # STABLE_BASELINES_TF2_BEHAVIOR=1: resource variables in the model's graph, eager TensorFlow around it; the
+    # SavedModel is loaded with TF2's tf.saved_model.load, as the export guide shows
+    import subprocess  # pylint: disable=import-outside-toplevel
+    import textwrap  # pylint: disable=import-outside-toplevel
+    script = textwrap.dedent("""
+        import os
+        import numpy as np
+        import onnxruntime
+        import tensorflow as tf2
+        from stable_baselines import SAC
+        assert tf2.executing_eagerly()
+        model = SAC("MlpPolicy", "Pendulum-v1", policy_kwargs=dict(layers=[8]), seed=0)
+        assert "VarHandleOp" in {{node.op for node in model.graph.as_graph_def().node}}
+        obs = np.random.default_rng(0).uniform(-1, 1, (1000, 3)).astype(np.float32)
+        expected, _ = model.predict(obs, deterministic=True)
+        for export_format in ("savedmodel", "tflite", "onnx"):
+            model.export(os.path.join({tmp!r}, export_format), format=export_format)
+        serve = tf2.saved_model.load(os.path.join({tmp!r}, "savedmodel")).signatures["serving_default"]
+        actions = serve(observations=tf2.constant(obs))["actions"].numpy()
+        assert np.max(np.abs(actions - expected)) <= {atol}, "savedmodel"
+        session = onnxruntime.InferenceSession(os.path.join({tmp!r}, "onnx"), providers=["CPUExecutionProvider"])
+        actions = session.run(["actions"], {{"observations": obs}})[0]
+        assert np.max(np.abs(actions - expected)) <= {atol}, "onnx"
+        interpreter = tf2.lite.Interpreter(model_path=os.path.join({tmp!r}, "tflite"))
+        interpreter.resize_tensor_input(interpreter.get_input_details()[0]["index"], [1000, 3])
+        interpreter.allocate_tensors()
+        interpreter.set_tensor(interpreter.get_input_details()[0]["index"], obs)
+        interpreter.invoke()
+        actions = interpreter.get_tensor(interpreter.get_output_details()[0]["index"])
+        assert np.max(np.abs(actions - expected)) <= {atol}, "tflite"
+        print("TF2-OK")
+    """).format(tmp=str(tmp_path), atol=ATOL)
+    env = dict(os.environ, STABLE_BASELINES_TF2_BEHAVIOR="1", TF_CPP_MIN_LOG_LEVEL="3")
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "TF2-OK" in result.stdout

@@ -110,20 +110,21 @@ def _variable_values(session: Any, names: Sequence[str]) -> Dict[str, np.ndarray
     return dict(zip(names, values))
 
 
-def frozen_subgraph(session: Any, outputs: Sequence[tf.Tensor]) -> Any:
+def frozen_subgraph(graph: tf.Graph, outputs: Sequence[tf.Tensor], session: Any = None) -> Any:
     """
-    The part of the session's graph that ``outputs`` depend on, its variables replaced by constants holding
-    their current values.
+    The part of a graph that ``outputs`` depend on, its variables replaced by constants holding their current
+    values.
 
-    :param session: (tf.Session) the session holding the variables
+    :param graph: (tf.Graph) the graph
     :param outputs: ([tf.Tensor]) the tensors to compute
+    :param session: (tf.Session) the session holding the variables (None for a graph without variables)
     :return: (tf.GraphDef) the frozen subgraph
     """
-    graph_def = session.graph.as_graph_def()
+    graph_def = graph.as_graph_def()
     nodes = {node.name: node for node in graph_def.node}
     needed = _ancestors(nodes, [tensor.op.name for tensor in outputs])
     variable_names = sorted(name for name in needed if nodes[name].op in _VARIABLE_OPS)
-    values = _variable_values(session, variable_names)
+    values = _variable_values(session, variable_names) if variable_names else {}
     frozen = tf.GraphDef()
     frozen.versions.CopyFrom(graph_def.versions)
     for node in graph_def.node:  # in the graph's order (inputs before the nodes that use them)
@@ -183,7 +184,7 @@ def build_inference_graph(spec: ExportSpec, normalization: Optional[ObservationN
     :return: (InferenceGraph) the frozen function: raw observations (and state, mask) in, action (and state) out
     """
     model_outputs = [spec.action] + ([spec.new_state] if spec.new_state is not None else [])
-    policy = frozen_subgraph(spec.session, model_outputs)
+    policy = frozen_subgraph(spec.session.graph, model_outputs, spec.session)
     placeholder = spec.observations
     graph = tf.Graph()
     with graph.as_default():
@@ -204,17 +205,6 @@ def build_inference_graph(spec: ExportSpec, normalization: Optional[ObservationN
         outputs = [tf.identity(_to_action_space(imported[0], spec), name=ACTIONS)]
         if spec.recurrent:
             outputs.append(tf.identity(imported[1], name=NEW_STATE))
-        graph_def = frozen_subgraph_of_fresh(graph, outputs)
+        graph_def = frozen_subgraph(graph, outputs)
     return InferenceGraph(graph_def, [tensor.name for tensor in inputs], [tensor.name for tensor in outputs],
                           [_shape(tensor) for tensor in inputs])
-
-
-def frozen_subgraph_of_fresh(graph: tf.Graph, outputs: Sequence[tf.Tensor]) -> Any:
-    """:return: (tf.GraphDef) the part of a graph without variables that ``outputs`` depend on"""
-    graph_def = graph.as_graph_def()
-    nodes = {node.name: node for node in graph_def.node}
-    needed = _ancestors(nodes, [tensor.op.name for tensor in outputs])
-    pruned = tf.GraphDef()
-    pruned.versions.CopyFrom(graph_def.versions)
-    pruned.node.extend(node for node in graph_def.node if node.name in needed)
-    return pruned

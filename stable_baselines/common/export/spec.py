@@ -122,15 +122,18 @@ def policy_for_batch(policy_class: type, observation_space: Any, action_space: A
         raise ValueError("batch_size must be a positive integer, got {!r}".format(batch_size))
     graph = tf.Graph()
     session = tf.Session(graph=graph)
-    with graph.as_default():
-        policy = policy_class(session, observation_space, action_space, int(batch_size), 1, int(batch_size),
-                              reuse=False, **(policy_kwargs or {}))
-        variables = graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)
-        missing = [var.name for var in variables if var.name not in parameters]
-        if missing:
-            session.close()
-            raise ValueError("Cannot rebuild the policy for batch_size={}: the model has no parameters named {}"
-                             .format(batch_size, missing))
-        session.run([var.assign(parameters[var.name]) for var in variables])
+    try:
+        with graph.as_default():
+            policy = policy_class(session, observation_space, action_space, int(batch_size), 1, int(batch_size),
+                                  reuse=False, **(policy_kwargs or {}))
+            variables = graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)
+            missing = [var.name for var in variables if var.name not in parameters]
+            if missing:
+                raise ValueError("Cannot rebuild the policy for batch_size={}: the model has no parameters named {}"
+                                 .format(batch_size, missing))
+            session.run([var.assign(parameters[var.name]) for var in variables])
+    except BaseException:
+        session.close()
+        raise
     return policy, session
 
