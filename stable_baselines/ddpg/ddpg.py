@@ -18,6 +18,7 @@ from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity, _UnvecWrapper, _predict_input
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.buffers import ReplayBuffer
+from stable_baselines.common.export import UNSCALE, ExportSpec, box_spec
 from stable_baselines.common.gym_compat import as_gymnasium_env
 from stable_baselines.common.math_util import unscale_action
 from stable_baselines.common.persistence import SettingKind
@@ -539,3 +540,8 @@ class DDPG(DDPGGraph, DDPGCycles):
             model.buffer_size = model.memory_limit
             model.replay_buffer = ReplayBuffer(model.buffer_size)
         return model
+
+    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
+        """:return: (ExportSpec) the actor's output (without noise), rescaled to the bounds of the action space"""
+        return box_spec(self.sess, self.obs_train, self._built(self.actor_tf, "actor_tf"), self.observation_space,
+                        self.action_space, UNSCALE)

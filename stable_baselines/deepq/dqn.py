@@ -15,6 +15,7 @@ from stable_baselines.common.model.arguments import check_gamma, check_learning_
 from stable_baselines.common.model.off_policy_loop import (UNSET, LearnArguments, OffPolicyLoopState,
                                                             check_finite_losses, visible)
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
+from stable_baselines.common.export import ARGMAX, ExportSpec
 from stable_baselines.common.schedules import LinearSchedule
 from stable_baselines.common.session_call import SessionCall
 from stable_baselines.common.tf_compat import tf
@@ -602,3 +603,10 @@ class DQN(OffPolicyRLModel):
         :return: ([tf.Variable]) the variables
         """
         return self._built(self.params, "params")
+
+    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
+        """:return: (ExportSpec) the greedy action: the argmax of the step model's Q-values"""
+        step_model = self._built(self.step_model, "step_model")
+        observation_space, _ = self._model_spaces()
+        return ExportSpec(self.sess, step_model.obs_ph, step_model.q_values, ARGMAX,
+                          observation_dtype=observation_space.dtype)

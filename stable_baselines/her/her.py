@@ -14,6 +14,7 @@ import numpy as np
 
 from stable_baselines.common import save_util
 from stable_baselines.common.base_class import BaseRLModel, OffPolicyRLModel, _UnvecWrapper, check_spaces_match
+from stable_baselines.common.export import ExportSpec
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, make_env
 from stable_baselines.common.persistence import NONE, NUMBER, SIZED_SPACE, SettingKind
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
@@ -434,3 +435,10 @@ class HER(BaseRLModel):
         model.model = data["model_class"]._load_checked(load_path, model.env, custom_objects,  # pylint: disable=protected-access
                                                         kwargs, extra_settings=_HER_SETTINGS)
         return model
+
+    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
+        """
+        :return: (ExportSpec) the wrapped model's: the export takes the flat goal observation (observation,
+            achieved goal and desired goal concatenated, as HERGoalEnvWrapper gives it)
+        """
+        return self.model._export_spec(batch_size)  # pylint: disable=protected-access

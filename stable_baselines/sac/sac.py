@@ -6,6 +6,7 @@ import numpy as np
 
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import _predict_input
+from stable_baselines.common.export import UNSCALE, ExportSpec, box_spec
 from stable_baselines.common.math_util import unscale_action
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.squashed_actor import SquashedActorModel
@@ -364,3 +365,9 @@ class SAC(SquashedActorModel):
         if name in ("ent_coef", "target_entropy") and not isinstance(value, str):
             value = float(value)
         return value
+
+    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
+        """:return: (ExportSpec) the tanh of the actor's mean, rescaled to the bounds of the action space"""
+        policy = self._built(self.policy_tf, "policy_tf")
+        return box_spec(self.sess, policy.obs_ph, policy.deterministic_policy, self.observation_space, self.action_space,
+                        UNSCALE)

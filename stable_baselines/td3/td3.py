@@ -6,6 +6,7 @@ import numpy as np
 
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import _predict_input
+from stable_baselines.common.export import UNSCALE, ExportSpec, box_spec
 from stable_baselines.common.math_util import unscale_action
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.squashed_actor import SquashedActorModel
@@ -271,3 +272,9 @@ class TD3(SquashedActorModel):
 
     def get_parameter_list(self) -> List[Any]:
         return self._built(self.params, "params") + self._built(self.target_params, "target_params")
+
+    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
+        """:return: (ExportSpec) the actor's tanh output, rescaled to the bounds of the action space"""
+        policy = self._built(self.policy_tf, "policy_tf")
+        return box_spec(self.sess, policy.obs_ph, policy.policy, self.observation_space, self.action_space,
+                        UNSCALE)

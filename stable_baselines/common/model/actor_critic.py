@@ -8,6 +8,7 @@ from typing import Any, Callable, List, Optional, Tuple, Union
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common.export import ExportSpec, actor_critic_spec, policy_for_batch
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.observations import batch_observation
 from stable_baselines.common.model.probabilities import probability_of_actions
@@ -219,3 +220,16 @@ class ActorCriticRLModel(BaseRLModel):
         if result is None or batched:
             return result
         return result[0]
+
+    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
+        """
+        :param batch_size: (int) recurrent policies: the number of sequences stepped at once (None: n_envs)
+        :return: (ExportSpec) the acting policy's mode, clipped to a Box action space (and its LSTM state)
+        """
+        policy = self._built(self.acting_policy, "acting_policy")
+        observation_space, action_space = self._model_spaces()
+        if batch_size is None or batch_size == self.n_envs or not isinstance(policy, RecurrentActorCriticPolicy):
+            return actor_critic_spec(policy, self.sess, observation_space, action_space)
+        policy, session = policy_for_batch(self.policy, observation_space, action_space, self.policy_kwargs,
+                                           batch_size, self.get_parameters())
+        return actor_critic_spec(policy, session, observation_space, action_space, owns_session=True)

@@ -14,6 +14,7 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.common import save_util, tf_util
 from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
+from stable_baselines.common.export import ExportSpec, check_export_format, export_model
 from stable_baselines.common.fast_path import FastPath
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, seed_on_next_reset
 from stable_baselines.common.math_util import safe_mean
@@ -588,3 +589,28 @@ class BaseRLModel(ABC):
             if data is not None and data.get(key) is not None:
                 data[key] = convert_space(data[key])
         return data, params
+
+    # ------------------------------------------------------------------ export
+    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
+        """
+        :param batch_size: (int) recurrent policies: the number of sequences stepped at once (None: n_envs)
+        :return: (ExportSpec) the acting graph of the model, as ``export`` needs it (each family defines it)
+        """
+        raise NotImplementedError("{} cannot be exported".format(type(self).__name__))
+
+    def export(self, path: str, format: str = "savedmodel",  # pylint: disable=redefined-builtin
+               batch_size: Optional[int] = None) -> None:
+        """
+        Write the deterministic policy as a standalone inference function that takes RAW observations (batch
+        first; the observation normalisation of a ``VecNormalize`` env is built in with its current statistics)
+        and returns the action as ``predict(obs, deterministic=True)`` does. Recurrent policies also take the
+        state and the episode-start mask, and return the new state. See :ref:`export`.
+
+        :param path: (str) where to write: a directory for "savedmodel", a file for "tflite" and "onnx"
+        :param format: (str) "savedmodel" (TensorFlow SavedModel, signature ``serving_default``), "tflite"
+            (TensorFlow Lite) or "onnx" (through tf2onnx: ``pip install stable-baselines[export]``)
+        :param batch_size: (int) recurrent policies only: how many sequences the function steps at once (None:
+            the model's number of environments); feed-forward policies take any batch
+        """
+        check_export_format(format)
+        export_model(self._export_spec(batch_size), self.get_vec_normalize_env(), path, format, batch_size)
