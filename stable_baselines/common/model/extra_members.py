@@ -121,7 +121,7 @@ def _encode_arrays(name: str, arrays: Any) -> bytes:
                 raise TypeError("Array {!r} of the extra member {!r} has dtype {}; only numeric and boolean arrays "
                                 "are stored".format(key, name, array.dtype))
             with archive.open(key + ".npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
+                np.lib.format.write_array(member, np.array(array, order="C", copy=True), allow_pickle=False)
     return buffer.getvalue()
 
 
