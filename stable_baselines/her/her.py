@@ -25,7 +25,8 @@ from stable_baselines.her.utils import KEY_ORDER, GoalObservationLayout, HERGoal
 
 # what BaseRLModel.__init__ sets but HER leaves to the wrapped model: reading them goes through __getattr__
 _MODEL_ATTRIBUTES = ("graph", "sess", "params", "_param_load_ops", "episode_reward", "ep_info_buf",
-                     "policy_kwargs", "num_timesteps", "n_cpu_tf_sess", "seed", "_vec_normalize_env")
+                     "policy_kwargs", "num_timesteps", "n_cpu_tf_sess", "seed", "_vec_normalize_env",
+                     "_file_normalization")
 
 # the entries HER writes into the wrapped model's file, with the kind each must have when read back
 _HER_SETTINGS = {
@@ -363,10 +364,10 @@ class HER(BaseRLModel):
         """
         her_data = self._her_save_data()
 
-        def save_with_her_data(path, data=None, params=None, cloudpickle=False):
+        def save_with_her_data(path, data=None, params=None, cloudpickle=False, extra=None):
             merged = dict(data or {})
             merged.update(her_data)
-            BaseRLModel._save_to_file(path, data=merged, params=params, cloudpickle=cloudpickle)
+            BaseRLModel._save_to_file(path, data=merged, params=params, cloudpickle=cloudpickle, extra=extra)
 
         # the wrapped model gathers its settings and parameters as usual and writes them through this function
         self.model.__dict__["_save_to_file"] = save_with_her_data

@@ -3,6 +3,7 @@
 session, its parameters, the front door of ``predict``, the frame of ``learn``, ``pretrain``, ``save`` and
 ``load``.
 """
+import warnings
 from abc import ABC, abstractmethod
 from collections import OrderedDict, deque
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from stable_baselines.common.fast_path import FastPath
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, seed_on_next_reset
 from stable_baselines.common.math_util import safe_mean
 from stable_baselines.common.misc_util import set_global_seeds
-from stable_baselines.common.model import parameters as parameter_io
+from stable_baselines.common.model import normalization, parameters as parameter_io
 from stable_baselines.common.model.arguments import check_positive_int, check_total_timesteps
 from stable_baselines.common.model.context import SetVerbosity, TensorboardWriter
 from stable_baselines.common.model.environment import (check_spaces_match, env_from_id, fit_env_to_model,
@@ -30,6 +31,7 @@ from stable_baselines.common.model.pretraining import behaviour_cloning, build_c
 from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind
 from stable_baselines.common.policies import get_policy_from_name
 from stable_baselines.common.vec_env import VecEnv, VecNormalize, unwrap_vec_normalize
+from stable_baselines.common.vec_env.vec_normalize import NormalizationStatistics
 
 _Model = TypeVar("_Model", bound="BaseRLModel")
 _PartT = TypeVar("_PartT")
@@ -101,6 +103,8 @@ class BaseRLModel(ABC):
         # the NumPy copies of the acting networks and the generator of their random draws
         self.fast_path = FastPath(lambda: self.seed)
         self._pretrain_graph: Optional[Dict[str, Any]] = None
+        # the VecNormalize statistics stored in the file the model was loaded from (None: none)
+        self._file_normalization: Optional[NormalizationStatistics] = None
 
         if env is not None:
             if isinstance(env, str):
@@ -127,6 +131,16 @@ class BaseRLModel(ABC):
         :return: (VecNormalize) the ``VecNormalize`` wrapper inside the training environment, or None
         """
         return self._vec_normalize_env
+
+    def get_normalization_statistics(self) -> Optional[NormalizationStatistics]:
+        """
+        :return: (NormalizationStatistics) a copy of the observation and return statistics and the settings of
+            the ``VecNormalize`` in the model's environment, or else of those its model file stored (a model
+            loaded without an environment); None when there are neither
+        """
+        if self._vec_normalize_env is not None:
+            return self._vec_normalize_env.get_statistics()
+        return None if self._file_normalization is None else self._file_normalization.copy()
 
     def _graph_fixes_n_envs(self) -> bool:
         """
@@ -511,7 +525,7 @@ class BaseRLModel(ABC):
         :param cloudpickle: (bool) write the older cloudpickle format instead of the zip archive
         """
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle)
+                           cloudpickle=cloudpickle, extra=self._extra_members_to_save())
 
     @classmethod
     def load(cls: Type[_Model], load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,
@@ -557,9 +571,32 @@ class BaseRLModel(ABC):
         data.update((name, getattr(self, name)) for name in COMMON_SETTINGS)
         return data
 
+    def _extra_members_to_save(self) -> Dict[str, Any]:
+        """
+        :return: (dict) the extra members ``save`` writes beside the original's three, name -> value (see
+            :mod:`stable_baselines.common.model.extra_members`): the VecNormalize statistics, if any
+        """
+        return normalization.statistics_members(self.get_normalization_statistics())
+
+    def _restore_extra_members(self, members: Dict[str, Any], what: str) -> None:
+        """
+        Take what the model needs from the extra members of its file (called by ``load`` once the model is built,
+        its parameters loaded and its environment set).
+
+        :param members: (dict) the file's registered extra members, decoded (empty for files without any)
+        :param what: (str) the file, for messages
+        """
+        statistics = normalization.statistics_from_members(members, self.observation_space, what)
+        self._file_normalization = statistics
+        if statistics is not None and self.env is not None:
+            env = normalization.normalized_env(self.env, self._vectorize_action, self._vec_normalize_env,
+                                               statistics, what)
+            if env is not self.env:
+                self.set_env(env)
+
     @staticmethod
     def _save_to_file(save_path: Any, data: Optional[Dict[str, Any]] = None, params: Any = None,
-                      cloudpickle: bool = False) -> None:
+                      cloudpickle: bool = False, extra: Optional[Dict[str, Any]] = None) -> None:
         """
         Write a model file (the zip archive, or the older cloudpickle format); writing to a path is atomic.
 
@@ -567,11 +604,15 @@ class BaseRLModel(ABC):
         :param data: (dict) the settings
         :param params: (OrderedDict) the parameters
         :param cloudpickle: (bool) the older format
+        :param extra: (dict) extra members of the zip archive (the cloudpickle format has no place for them)
         """
         if cloudpickle:
+            if extra:
+                warnings.warn("The cloudpickle format holds only the settings and parameters: {} not saved (save "
+                              "without cloudpickle=True to keep them)".format(", ".join(sorted(extra))))
             save_util.save_to_pkl(save_path, data, params)
         else:
-            save_util.save_to_zip(save_path, data, params)
+            save_util.save_to_zip(save_path, data, params, extra=extra)
 
     @staticmethod
     def _load_from_file(load_path: Any, load_data: bool = True, custom_objects: Optional[Dict[str, Any]] = None
