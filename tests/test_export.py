@@ -216,6 +216,18 @@ def test_export_bakes_vec_normalize_in(tmp_path: Any) -> None:
     check_all_formats(model, tmp_path, raw.astype(np.float32), expected)
 
 
+def test_export_of_a_model_loaded_without_env_uses_the_statistics_of_its_file(tmp_path: Any) -> None:
+    env = VecNormalize(DummyVecEnv([lambda: gymnasium.make("Pendulum-v1")]), clip_obs=2.0)
+    model = PPO2("MlpPolicy", env, n_steps=32, nminibatches=1, noptepochs=1, policy_kwargs=TINY_AC, seed=0)
+    model.learn(64)
+    model.save(str(tmp_path / "shipped.zip"))
+    loaded = PPO2.load(str(tmp_path / "shipped.zip"))
+    assert loaded.get_vec_normalize_env() is None
+    raw = sample_observations(model.observation_space) * 1.5
+    expected, _ = model.predict(env.normalize_obs(raw), deterministic=True)
+    check_all_formats(loaded, tmp_path, raw.astype(np.float32), expected)
+
+
 def test_export_zoo_agent_with_its_vec_normalize_statistics(tmp_path: Any) -> None:
     # an agent trained and saved by the original library, with the statistics of its VecNormalize
     legacy_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models", "ppo2")

@@ -33,7 +33,7 @@ def export_model(spec: ExportSpec, vec_normalize: Any, path: str, export_format:
     Write the inference function of a model.
 
     :param spec: (ExportSpec) the model's acting graph
-    :param vec_normalize: (VecNormalize or None) the model's VecNormalize env (its statistics are built in)
+    :param vec_normalize: (VecNormalize, NormalizationStatistics or None) the observation statistics to build in
     :param path: (str) where to write
     :param export_format: (str) "savedmodel", "tflite" or "onnx"
     :param batch_size: (int) the batch size the spec was built for (recurrent policies only)

@@ -41,7 +41,7 @@ class ObservationNormalization:
     @classmethod
     def of_env(cls, vec_normalize: Any) -> Optional["ObservationNormalization"]:
         """
-        :param vec_normalize: (VecNormalize or None) the model's VecNormalize env
+        :param vec_normalize: (VecNormalize, NormalizationStatistics or None) the statistics and settings
         :return: (ObservationNormalization or None) its current statistics, None without observation normalisation
         """
         if vec_normalize is None or not vec_normalize.norm_obs:

@@ -643,7 +643,8 @@ class BaseRLModel(ABC):
                batch_size: Optional[int] = None) -> None:
         """
         Write the deterministic policy as a standalone inference function that takes RAW observations (batch
-        first; the observation normalisation of a ``VecNormalize`` env is built in with its current statistics)
+        first; the observation normalisation of a ``VecNormalize`` env is built in with its current statistics, or
+        with those of the model file when the model was loaded without an env)
         and returns the action as ``predict(obs, deterministic=True)`` does. Recurrent policies also take the
         state and the episode-start mask, and return the new state. See :ref:`export`.
 
@@ -654,4 +655,4 @@ class BaseRLModel(ABC):
             the model's number of environments); feed-forward policies take any batch
         """
         check_export_format(format)
-        export_model(self._export_spec(batch_size), self.get_vec_normalize_env(), path, format, batch_size)
+        export_model(self._export_spec(batch_size), self.get_normalization_statistics(), path, format, batch_size)
