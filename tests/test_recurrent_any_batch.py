@@ -288,3 +288,15 @@ def test_evaluate_policy_on_three_envs(ppo2_model):
     assert all(length >= 1 for length in lengths)
     mean, std = evaluate_policy(ppo2_model, _cartpole_envs(3), n_eval_episodes=4)
     assert mean > 0 and std >= 0
+
+
+@pytest.mark.skipif(not _evaluation_takes_several_envs(),
+                    reason="this checkout's evaluate_policy takes a VecEnv of one environment only")
+def test_eval_callback_with_a_recurrent_model_on_three_envs():
+    from stable_baselines.common.callbacks import EvalCallback
+    model = A2C("MlpLstmPolicy", _cartpole_envs(2), n_steps=8, seed=0, n_cpu_tf_sess=1,
+                policy_kwargs=dict(n_lstm=N_LSTM))
+    callback = EvalCallback(_cartpole_envs(3), n_eval_episodes=3, eval_freq=16, verbose=0)
+    model.learn(64, callback=callback)
+    assert callback.n_calls == 32 and np.isfinite(callback.last_mean_reward)
+    assert callback.last_mean_reward >= 8  # CartPole lasts at least 8 steps
