@@ -40,8 +40,8 @@ class PPO2(OnPolicyRLModel):
         (None disables the rescaling)
     :param lam: (float) GAE lambda: 0 gives the one-step TD advantage (low variance, more bias), 1 the
         Monte-Carlo one (no bias, high variance)
-    :param nminibatches: (int) number of minibatches each rollout is cut into. With a recurrent policy the
-        number of environment copies must be a multiple of it.
+    :param nminibatches: (int) number of minibatches each rollout is cut into. To train a recurrent policy,
+        the number of environment copies must be a multiple of it (acting and loading take any number).
     :param noptepochs: (int) passes over the rollout per update
     :param cliprange: (float or callable) how far the probability ratio may move from 1 before the surrogate
         stops rewarding the change; a callable is evaluated like ``learning_rate``

@@ -404,8 +404,10 @@ class BaseRLModel(ABC):
         The model's action for an observation (or a batch of them).
 
         :param observation: (np.ndarray) one observation, or a batch of them
-        :param state: (np.ndarray) the recurrent state returned by the previous call (recurrent policies)
-        :param mask: (np.ndarray) which envs started a new episode at this step (recurrent policies)
+        :param state: (np.ndarray) the recurrent state returned by the previous call, one row per observation
+            (recurrent policies; None: the initial state, zeros)
+        :param mask: (np.ndarray) which envs started a new episode at this step, one flag per observation
+            (recurrent policies)
         :param deterministic: (bool) the most likely action instead of a sampled one
         :return: (np.ndarray, np.ndarray) the action(s), and the next recurrent state (None if not recurrent)
         """
@@ -422,8 +424,8 @@ class BaseRLModel(ABC):
         MultiBinary) or the probability density (Box) of those actions, one per observation.
 
         :param observation: (np.ndarray) one observation, or a batch of them
-        :param state: (np.ndarray) the recurrent state (recurrent policies)
-        :param mask: (np.ndarray) the episode-start mask (recurrent policies)
+        :param state: (np.ndarray) the recurrent state, one row per observation (recurrent policies)
+        :param mask: (np.ndarray) the episode-start mask, one flag per observation (recurrent policies)
         :param actions: (np.ndarray) actions to evaluate, one per observation (None: the whole distribution)
         :param logp: (bool) with ``actions``, return the log of the probability (density)
         :return: (np.ndarray) the distribution or the (log) probabilities
