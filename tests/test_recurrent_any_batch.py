@@ -131,6 +131,8 @@ def test_bad_state_shape_names_expected_and_given(ppo2_model):
         ppo2_model.predict(_observations(1)[0], state=np.zeros((1, 31)))
     with pytest.raises(ValueError, match=r"mask of a recurrent policy .*expected shape \(8,\), got \(4,\)"):
         ppo2_model.predict(_observations(8), mask=np.zeros(4, bool))
+    with pytest.raises(ValueError, match="at least one observation, got an empty batch"):
+        ppo2_model.predict(np.zeros((0, 4)))
 
 
 @pytest.mark.parametrize("model_class, policy", [(A2C, "MlpLstmPolicy"), (ACER, "MlpLnLstmPolicy"),

@@ -99,6 +99,8 @@ def recurrent_inputs(observations: Any, state: Optional[Any], mask: Optional[Any
     :return: (RecurrentInputs)
     """
     n_rows = count_rows(observations)
+    if n_rows == 0:
+        raise ValueError("A recurrent policy needs at least one observation, got an empty batch")
     if state is None:
         state = np.zeros((n_rows,) + state_shape, dtype=np.float32)
     state = _check_state(state, n_rows, n_envs, state_shape)
