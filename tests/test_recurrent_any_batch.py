@@ -302,3 +302,21 @@ def test_eval_callback_with_a_recurrent_model_on_three_envs():
     model.learn(64, callback=callback)
     assert callback.n_calls == 32 and np.isfinite(callback.last_mean_reward)
     assert callback.last_mean_reward >= 8  # CartPole lasts at least 8 steps
+
+
+def test_a_policy_that_cannot_be_copied_is_a_clear_error():
+    from stable_baselines.common.policies import LstmPolicy
+
+    class ExtraVariablePolicy(LstmPolicy):
+        """Makes a variable with tf.Variable: a copy sharing the variables would have a new, uninitialised one."""
+
+        def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, **kwargs):
+            super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, n_lstm=N_LSTM, reuse=reuse,
+                             feature_extraction="mlp", **kwargs)
+            self.extra = tf.Variable(1.0, name="extra")
+
+    model = A2C(ExtraVariablePolicy, _cartpole_envs(2), n_steps=4, seed=0)
+    assert model.predict(_observations(2))[0].shape == (2,)
+    with pytest.raises(ValueError, match=r"Acting on 3 observations needs a copy of this recurrent policy .* "
+                                         r"failed: it created new variables"):
+        model.predict(_observations(3))

@@ -11,7 +11,8 @@ from gymnasium import spaces
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.observations import batch_observation
 from stable_baselines.common.model.probabilities import probability_of_actions
-from stable_baselines.common.model.recurrent_batch import InferenceCopies, RecurrentInputs, recurrent_inputs
+from stable_baselines.common.model.recurrent_batch import (InferenceCopies, RecurrentInputs, count_rows,
+                                                           recurrent_inputs)
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import make_session
@@ -118,7 +119,7 @@ class ActorCriticRLModel(BaseRLModel):
         """
         if not issubclass(self.policy, RecurrentActorCriticPolicy):
             return (self.step, self.proba_step, batch, self.initial_state if state is None else state,
-                    [False] * self._known_n_envs() if mask is None else mask, len(batch))
+                    [False] * self._known_n_envs() if mask is None else mask, count_rows(batch))
         inputs = self._recurrent_inputs(batch, state, mask)
         step, proba_step = self._acting_functions(inputs.batch_size)
         return step, proba_step, inputs.observations, inputs.state, inputs.mask, inputs.n_rows

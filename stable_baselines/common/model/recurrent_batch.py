@@ -142,7 +142,24 @@ class InferenceCopies:
             self._graph, self._copies = graph, {}
         if batch_size not in self._copies:
             scope = inference_scope(batch_size)
-            with graph.as_default(), \
-                    tf.variable_scope(scope, reuse=True, custom_getter=outer_scope_getter(scope)):
-                self._copies[batch_size] = build(batch_size)
+            known = set(graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES))
+            try:
+                with graph.as_default(), \
+                        tf.variable_scope(scope, reuse=True, custom_getter=outer_scope_getter(scope)):
+                    copy = build(batch_size)
+            except ValueError as error:
+                # e.g. a custom policy naming a variable after the batch size
+                raise _copy_failed(batch_size, str(error)) from error
+            # a variable made outside tf.get_variable would be a new, uninitialised one
+            new = [variable.name for variable in graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)
+                   if variable not in known]
+            if new:
+                raise _copy_failed(batch_size, "it created new variables {}".format(new))
+            self._copies[batch_size] = copy
         return self._copies[batch_size]
+
+
+def _copy_failed(batch_size: int, reason: str) -> ValueError:
+    return ValueError("Acting on {} observations needs a copy of this recurrent policy built for that batch size "
+                      "with the variables of the acting network, and building it failed: {}. Give as many "
+                      "observations as the model has environments instead.".format(batch_size, reason))
