@@ -208,10 +208,14 @@ def test_num_procs_is_deprecated_for_n_cpu_tf_sess():
     assert any(issubclass(w.category, DeprecationWarning) and "n_cpu_tf_sess" in str(w.message) for w in caught)
 
 
-def test_set_env_checks_number_of_envs_and_spaces():
+def test_set_env_checks_spaces_and_rebuilds_for_another_number_of_envs():
     model = _small_acer(_cartpole_vec(2))
-    with pytest.raises(ValueError, match="expected 2, got 3"):
-        model.set_env(_cartpole_vec(3))
+    # the graph has the number of envs in its shapes: it is built again for 3, the variables keep their values
+    params = _params(model)
+    model.set_env(_cartpole_vec(3))
+    assert (model.n_envs, model.n_batch) == (3, 3 * model.n_steps)
+    for name, value in _params(model).items():
+        np.testing.assert_array_equal(value, params[name])
     with pytest.raises(ValueError):
         model.set_env(DummyVecEnv([IdentityEnvBox, IdentityEnvBox]))
 

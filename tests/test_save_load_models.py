@@ -93,11 +93,15 @@ def test_set_env_checks_spaces_and_n_envs():
     assert (model.n_envs, model.n_batch) == (3, 48)
     model.learn(96)
     assert model.num_timesteps == 96
-    # a recurrent policy's graph holds one state row per environment: refused, with both numbers named
+    # a recurrent policy's graph holds one state row per environment: it is built again for 3 (issue 22), but
+    # training cuts whole env sequences into nminibatches parts, which 3 envs and nminibatches=2 cannot give
     lstm = PPO2("MlpLstmPolicy", DummyVecEnv([lambda: IdentityEnv(10)] * 2), n_steps=16, nminibatches=2)
-    with pytest.raises(ValueError, match=r"number of environments.*expected 2, got 3"):
-        lstm.set_env(DummyVecEnv([lambda: IdentityEnv(10)] * 3))
+    lstm.set_env(DummyVecEnv([lambda: IdentityEnv(10)] * 3))
+    assert (lstm.n_envs, lstm.n_batch, lstm.initial_state.shape[0]) == (3, 48, 3)
+    with pytest.raises(ValueError, match=r"environments run in parallel \(3\) must be a multiple of nminibatches"):
+        lstm.learn(48)
     lstm.set_env(DummyVecEnv([lambda: IdentityEnv(10)] * 2))
+    lstm.learn(32)
 
 
 @pytest.mark.parametrize("model_class", [A2C, PPO2])

@@ -237,7 +237,7 @@ class ACER(OnPolicyRLModel):
         """
         Once built, the training graph of ACER has batch sizes fixed by the number of environments (the
         placeholders of the loss, the Retrace recursion along each environment's segment, the replay buffer
-        layout): ``set_env`` then refuses another number of environments, whatever the policy.
+        layout): ``set_env`` with another number of environments builds it again, whatever the policy.
 
         :return: (bool)
         """

@@ -40,8 +40,8 @@ class PPO2(OnPolicyRLModel):
         (None disables the rescaling)
     :param lam: (float) GAE lambda: 0 gives the one-step TD advantage (low variance, more bias), 1 the
         Monte-Carlo one (no bias, high variance)
-    :param nminibatches: (int) number of minibatches each rollout is cut into. With a recurrent policy the
-        number of environment copies must be a multiple of it.
+    :param nminibatches: (int) number of minibatches each rollout is cut into. To train a recurrent policy,
+        the number of environment copies must be a multiple of it (acting and loading take any number).
     :param noptepochs: (int) passes over the rollout per update
     :param cliprange: (float or callable) how far the probability ratio may move from 1 before the surrogate
         stops rewarding the change; a callable is evaluated like ``learning_rate``
@@ -96,6 +96,8 @@ class PPO2(OnPolicyRLModel):
                          seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
 
         if _init_setup_model:
+            if self.env is not None:
+                self._check_recurrent_minibatches(self._known_n_envs())
             self.setup_model()
 
     def _make_runner(self) -> "Runner":
@@ -119,19 +121,19 @@ class PPO2(OnPolicyRLModel):
         observation_space, action_space, n_envs = self._graph_inputs()
         acting_batch: Optional[int] = None
         training_batch: Optional[int] = None
+        training_envs = n_envs // self.nminibatches
         if issubclass(self.policy, RecurrentActorCriticPolicy):
-            # a minibatch of a recurrent policy is made of whole environment sequences
-            if n_envs % self.nminibatches != 0:
-                raise ValueError("PPO2 with a recurrent policy needs the number of environments run in parallel "
-                                 "({}) to be a multiple of nminibatches ({})."
-                                 .format(n_envs, self.nminibatches))
-            acting_batch, training_batch = n_envs, self.n_batch // self.nminibatches
+            # a minibatch of a recurrent policy is made of whole environment sequences; with a number of envs
+            # that nminibatches does not divide the model acts but cannot train (learn says so), and its
+            # training network takes one sequence
+            training_envs = max(training_envs, 1)
+            acting_batch, training_batch = n_envs, training_envs * self.n_steps
         spaces_args = (self.sess, observation_space, action_space)
 
         acting = self.policy(*spaces_args, n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
         share_weights = tf_util.outer_scope_getter("train_model")
         with tf.variable_scope("train_model", reuse=True, custom_getter=share_weights):
-            training = self.policy(*spaces_args, n_envs // self.nminibatches, self.n_steps, training_batch,
+            training = self.policy(*spaces_args, training_envs, self.n_steps, training_batch,
                                    reuse=True, **self.policy_kwargs)
         return acting, training
 
@@ -395,8 +397,24 @@ class PPO2(OnPolicyRLModel):
                                            cliprange_vf=cliprange_vf_now))
         return np.mean(losses, axis=0)
 
+    def _check_recurrent_minibatches(self, n_envs: int) -> None:
+        """
+        Raise a clear error when a recurrent policy cannot be trained on ``n_envs`` environments: its minibatches
+        are made of whole environment sequences, ``n_envs / nminibatches`` of them (acting, ``predict`` and
+        ``load`` take any number of environments).
+
+        :param n_envs: (int) the number of environments to train on
+        """
+        if issubclass(self.policy, RecurrentActorCriticPolicy) and n_envs % self.nminibatches != 0:
+            raise ValueError("PPO2 with a recurrent policy trains on minibatches of whole environment sequences, "
+                             "so the number of environments run in parallel ({}) must be a multiple of "
+                             "nminibatches ({}): change nminibatches (e.g. model.nminibatches = {}) or the number "
+                             "of environments. predict() takes any number of observations."
+                             .format(n_envs, self.nminibatches, _largest_divisor(n_envs, self.nminibatches)))
+
     def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
         check_minibatches(self.nminibatches, self._known_n_envs(), self.n_steps)
+        self._check_recurrent_minibatches(self._known_n_envs())
         # constants become constant schedules of the remaining progress
         self.learning_rate = get_schedule_fn(self.learning_rate)
         self.cliprange = get_schedule_fn(self.cliprange)
@@ -492,3 +510,8 @@ class PPO2Batch(NamedTuple):
     states: Any  # (np.ndarray) recurrent states at the start of the rollout (None for feed-forward policies)
     ep_infos: Any  # ([dict]) the Monitor records of the episodes that ended
     true_rewards: Any  # (np.ndarray) the rewards as the environment gave them
+
+
+def _largest_divisor(number: int, at_most: int) -> int:
+    """:return: (int) the largest divisor of ``number`` that is not above ``at_most``"""
+    return max(divisor for divisor in range(1, min(number, at_most) + 1) if number % divisor == 0)

@@ -12,6 +12,8 @@ from stable_baselines.common.export import ExportSpec, actor_critic_spec, policy
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.observations import batch_observation
 from stable_baselines.common.model.probabilities import probability_of_actions
+from stable_baselines.common.model.recurrent_batch import (InferenceCopies, RecurrentInputs, count_rows,
+                                                           recurrent_inputs)
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import make_session
@@ -56,6 +58,8 @@ class ActorCriticRLModel(BaseRLModel):
         self.acting_policy: Optional[Any] = None
         self.params = None
         self._runner: Optional[Any] = None
+        # copies of a recurrent acting network for other batch sizes than n_envs, made by predict on demand
+        self._inference_copies = InferenceCopies()
 
     def _make_runner(self) -> Any:
         """:return: (AbstractEnvRunner) a new runner over ``self.env`` (algorithms with a runner define it)"""
@@ -104,50 +108,49 @@ class ActorCriticRLModel(BaseRLModel):
         self.acting_policy = policy
         self.step, self.proba_step = policy.step, policy.proba_step
 
-    def _recurrent_batch(self, observation: np.ndarray, state: Any, mask: Any
-                         ) -> Tuple[np.ndarray, Any, Any, int]:
+    def _acting_inputs(self, batch: Any, state: Any, mask: Any) -> Tuple[Optional[Callable[..., Any]],
+                                                                          Optional[Callable[..., Any]],
+                                                                          Any, Any, Any, int]:
         """
-        Check the state and mask given with the observations of a recurrent policy, and fill the batch to the
-        ``n_envs`` rows of its step model with zeros (so that one observation can be given to ``predict``).
-
-        :return: (np.ndarray, np.ndarray, np.ndarray, int) the observations, state and mask, and how many rows are
-            real
+        :param batch: (np.ndarray) the observations, with a batch axis
+        :param state: (np.ndarray) the recurrent state given by the caller, or None
+        :param mask: (np.ndarray) the episode-start flags given by the caller, or None
+        :return: (callable, callable, np.ndarray, np.ndarray, np.ndarray, int) the ``step`` and ``proba_step`` to
+            run, their observations, state and mask, and how many leading rows of their answer are the caller's
         """
-        n_rows = observation.shape[0]
         if not issubclass(self.policy, RecurrentActorCriticPolicy):
-            return observation, state, mask, n_rows
-        if n_rows > self.n_envs:
-            raise ValueError("This recurrent model was built for {} environments; got {} observations at once"
-                             .format(self.n_envs, n_rows))
-        state = self._checked_state(state)
-        mask = self._checked_mask(mask, n_rows)
-        n_padding = self.n_envs - n_rows
-        if n_padding == 0:
-            return observation, state, mask, n_rows
-        observation = np.concatenate([observation, np.zeros((n_padding,) + observation.shape[1:],
-                                                            dtype=observation.dtype)])
-        mask = np.concatenate([mask[:n_rows], np.zeros(n_padding, dtype=bool)])
-        return observation, state, mask, n_rows
+            return (self.step, self.proba_step, batch, self.initial_state if state is None else state,
+                    [False] * self._known_n_envs() if mask is None else mask, count_rows(batch))
+        inputs = self._recurrent_inputs(batch, state, mask)
+        step, proba_step = self._acting_functions(inputs.batch_size)
+        return step, proba_step, inputs.observations, inputs.state, inputs.mask, inputs.n_rows
 
-    def _checked_state(self, state: Any) -> np.ndarray:
-        """:return: (np.ndarray) ``state``, refused unless it has the shape of ``initial_state``"""
-        array = np.asarray(state)
-        expected = np.shape(self._built(self.initial_state, "initial_state"))
-        if array.shape != expected or array.dtype.kind not in "biuf":
-            raise ValueError("The state of this recurrent policy is an array of shape (n_envs, state size) = {}, "
-                             "got {} of dtype {}: pass the state returned by the previous predict() call (or None "
-                             "to start from the initial state)".format(expected, array.shape, array.dtype))
-        return array
+    def _recurrent_inputs(self, batch: Any, state: Any, mask: Any) -> RecurrentInputs:
+        """
+        :return: (RecurrentInputs) what a recurrent policy's step is fed for this batch, and the batch size of the
+            network to run (see :mod:`stable_baselines.common.model.recurrent_batch`)
+        """
+        initial_state = self._built(self.initial_state, "initial_state")
+        return recurrent_inputs(batch, state, mask, len(initial_state), tuple(initial_state.shape[1:]))
 
-    def _checked_mask(self, mask: Any, n_rows: int) -> np.ndarray:
-        """:return: (np.ndarray) ``mask``, refused unless it has one entry per observation or per environment"""
-        array = np.asarray(mask)
-        if array.ndim != 1 or len(array) not in (n_rows, self.n_envs):
-            lengths = "({},)".format(self.n_envs) if n_rows == self.n_envs else \
-                "({},) or ({},)".format(n_rows, self.n_envs)
-            raise ValueError("The mask of a recurrent policy has one entry per environment (True where an episode "
-                             "just started): expected shape {}, got {}".format(lengths, array.shape))
-        return array
+    def _acting_functions(self, batch_size: int) -> Tuple[Optional[Callable[..., Any]],
+                                                         Optional[Callable[..., Any]]]:
+        """
+        :param batch_size: (int) the rows of the batch to act on
+        :return: (callable, callable) ``step`` and ``proba_step`` of the acting network, or of its copy built
+            for ``batch_size`` rows when that differs from the acting network's (recurrent policies)
+        """
+        if self.initial_state is None or batch_size == len(self.initial_state):
+            return self.step, self.proba_step
+        policy_class = self.policy
+        observation_space, action_space = self._model_spaces()
+
+        def build(rows: int) -> Any:
+            return policy_class(self.sess, observation_space, action_space, rows, 1, rows, reuse=True,
+                                **self.policy_kwargs)
+
+        copy = self._inference_copies.get(self.graph, batch_size, build)
+        return copy.step, copy.proba_step
 
     def _predict_in_numpy(self, observation: Any, deterministic: bool) -> Optional[np.ndarray]:
         """
@@ -183,14 +186,10 @@ class ActorCriticRLModel(BaseRLModel):
         actions = self._predict_in_numpy(observation, deterministic)
         if actions is not None:
             return actions, None
-        if state is None:
-            state = self.initial_state
         observation_space, _ = self._model_spaces()
         batch, batched = batch_observation(observation, observation_space)
-        batch, state, mask, n_rows = self._recurrent_batch(
-            batch, state, [False] * self._known_n_envs() if mask is None else mask)
-        step = self._built(self.step, "step")
-        actions, _, states, _ = step(batch, state, mask, deterministic=deterministic)
+        step, _, batch, state, mask, n_rows = self._acting_inputs(batch, state, mask)
+        actions, _, states, _ = self._built(step, "step")(batch, state, mask, deterministic=deterministic)
         actions = actions[:n_rows]
         if isinstance(self.action_space, spaces.Box):
             # the Gaussian is not bounded: keep the actions inside the space
@@ -200,13 +199,10 @@ class ActorCriticRLModel(BaseRLModel):
     def action_probability(self, observation: np.ndarray, state: Optional[np.ndarray] = None,
                            mask: Optional[np.ndarray] = None, actions: Optional[np.ndarray] = None,
                            logp: bool = False) -> Optional[np.ndarray]:
-        if state is None:
-            state = self.initial_state
         observation_space, action_space = self._model_spaces()
         batch, batched = batch_observation(observation, observation_space)
-        batch, state, mask, n_rows = self._recurrent_batch(
-            batch, state, [False] * self._known_n_envs() if mask is None else mask)
-        distribution = self._built(self.proba_step, "proba_step")(batch, state, mask)
+        _, proba_step, batch, state, mask, n_rows = self._acting_inputs(batch, state, mask)
+        distribution = self._built(proba_step, "proba_step")(batch, state, mask)
         if isinstance(distribution, list):
             distribution = [np.asarray(part)[:n_rows] for part in distribution]
         else:

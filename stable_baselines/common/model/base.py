@@ -25,6 +25,7 @@ from stable_baselines.common.model.arguments import check_positive_int, check_to
 from stable_baselines.common.model.context import SetVerbosity, TensorboardWriter
 from stable_baselines.common.model.environment import (check_spaces_match, env_from_id, fit_env_to_model,
                                                         vec_env_from_id)
+from stable_baselines.common.model.graph_rebuild import rebuild_keeping_values
 from stable_baselines.common.model.loading import load_model
 from stable_baselines.common.model.observations import is_vectorized_observation, softmax
 from stable_baselines.common.model.pretraining import behaviour_cloning, build_cloning_graph, check_pretrain_inputs
@@ -144,9 +145,9 @@ class BaseRLModel(ABC):
 
     def _graph_fixes_n_envs(self) -> bool:
         """
-        :return: (bool) whether the built graph has the number of environments in its shapes, so ``set_env``
-            cannot change it (recurrent policies keep one state row per env; before the graph exists, as
-            during ``load``, any number is fine)
+        :return: (bool) whether the built graph has the number of environments in its shapes, so that
+            ``set_env`` with another number builds it again, keeping every variable's value (recurrent policies
+            keep one state row per env; before the graph exists, as during ``load``, nothing is rebuilt)
         """
         return self.graph is not None and getattr(self.policy, "recurrent", False)
 
@@ -172,17 +173,15 @@ class BaseRLModel(ABC):
         check_spaces_match(observation_space, convert_space(env.observation_space), "observation")
         check_spaces_match(action_space, convert_space(env.action_space), "action")
         env, n_envs, self._vectorize_action = fit_env_to_model(env, self._requires_vec_env)
+        rebuild = False
         if n_envs != self.n_envs and self._requires_vec_env:
-            if self._graph_fixes_n_envs():
-                raise ValueError("Error: the environment passed must have the same number of environments as "
-                                 "the model was trained on (expected {}, got {}): the training graph of {} with "
-                                 "{} has batch sizes fixed by the number of environments."
-                                 .format(self.n_envs, n_envs, type(self).__name__,
-                                         getattr(self.policy, "__name__", self.policy)))
+            rebuild = self._graph_fixes_n_envs()
             self._n_envs_changed(n_envs)
         self.n_envs = n_envs
         self.env = env
         self._vec_normalize_env = unwrap_vec_normalize(env)
+        if rebuild:
+            rebuild_keeping_values(self)
 
     def _model_spaces(self) -> Tuple[spaces.Space, spaces.Space]:
         """
@@ -396,8 +395,10 @@ class BaseRLModel(ABC):
         The model's action for an observation (or a batch of them).
 
         :param observation: (np.ndarray) one observation, or a batch of them
-        :param state: (np.ndarray) the recurrent state returned by the previous call (recurrent policies)
-        :param mask: (np.ndarray) which envs started a new episode at this step (recurrent policies)
+        :param state: (np.ndarray) the recurrent state returned by the previous call, one row per observation
+            (recurrent policies; None: the initial state, zeros)
+        :param mask: (np.ndarray) which envs started a new episode at this step, one flag per observation
+            (recurrent policies)
         :param deterministic: (bool) the most likely action instead of a sampled one
         :return: (np.ndarray, np.ndarray) the action(s), and the next recurrent state (None if not recurrent)
         """
@@ -414,8 +415,8 @@ class BaseRLModel(ABC):
         MultiBinary) or the probability density (Box) of those actions, one per observation.
 
         :param observation: (np.ndarray) one observation, or a batch of them
-        :param state: (np.ndarray) the recurrent state (recurrent policies)
-        :param mask: (np.ndarray) the episode-start mask (recurrent policies)
+        :param state: (np.ndarray) the recurrent state, one row per observation (recurrent policies)
+        :param mask: (np.ndarray) the episode-start mask, one flag per observation (recurrent policies)
         :param actions: (np.ndarray) actions to evaluate, one per observation (None: the whole distribution)
         :param logp: (bool) with ``actions``, return the log of the probability (density)
         :return: (np.ndarray) the distribution or the (log) probabilities
