@@ -74,12 +74,13 @@ class FastPath:
             self._policies.add(policy)
         return bool(enabled)
 
-    def copy_of(self, policy: Any) -> Any:
+    @staticmethod
+    def copy_of(policy: BasePolicy) -> Any:
         """
-        :param policy: (BasePolicy) a policy
+        :param policy: (BasePolicy) a policy of the model
         :return: (Any) its NumPy copy, or None when the graph answers for it
         """
-        return policy.numpy_forward if isinstance(policy, BasePolicy) else None
+        return policy.numpy_forward
 
     def weights_changed(self) -> None:
         """The graph's weights changed: every copy reads them again before its next use."""

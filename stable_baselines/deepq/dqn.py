@@ -344,7 +344,7 @@ class DQN(OffPolicyRLModel):
         self.beta_schedule, state.prioritized_replay_beta_iters = self._beta_schedule(state.total_timesteps)
         self.exploration = self._exploration_schedule(state.total_timesteps)
         # the NumPy Q-network acts epsilon-greedily without a session call (MLP policies, no parameter noise)
-        state.numpy_q = None if self.param_noise else self.fast_path.copy_of(self.step_model)
+        state.numpy_q = None if self.param_noise else self.fast_path.copy_of(self._built(self.step_model, "step_model"))
         state.rng = self.fast_path.generator
         state.n_actions = int(self._built(self.action_space, "action_space").n)
         state.last_eps = None
@@ -477,7 +477,7 @@ class DQN(OffPolicyRLModel):
         """
         state.out = self._built(self._fused_train, "_fused_train")(*batch)
         if _Q_WEIGHTS in state.out:
-            state.forward = self.fast_path.copy_of(self.step_model)
+            state.forward = self.fast_path.copy_of(self._built(self.step_model, "step_model"))
             self.fast_path.receive_weights(self.step_model, state.out[_Q_WEIGHTS])
         return state.out[_TD_ERRORS]
 
