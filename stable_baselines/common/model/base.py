@@ -612,3 +612,30 @@ class BaseRLModel(ABC):
             if data is not None and data.get(key) is not None:
                 data[key] = convert_space(data[key])
         return data, params
+
+    # ------------------------------------------------------------------ exact resume (common/model/training_state.py)
+    def _training_state_extras(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+        """
+        :return: (dict, dict) what the algorithm's next ``learn`` depends on beyond what
+            :func:`~stable_baselines.common.model.training_state.capture_training_state` takes from every model:
+            JSON-able values and numeric arrays by name (nothing by default)
+        """
+        return {}, {}
+
+    def _restore_training_state_extras(self, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
+        """
+        Take back what :meth:`_training_state_extras` gave (checking it: it comes from a file).
+
+        :param info: (dict) the JSON-able values
+        :param arrays: (dict) the arrays by name
+        """
+        if info or arrays:
+            raise ValueError("{} keeps no extra training state, got {}".format(type(self).__name__,
+                                                                              sorted(info) + sorted(arrays)))
+
+    def _tf_random_draws(self) -> Dict[str, int]:
+        """
+        :return: (dict) name of a random op of the graph -> the number of values the training drew from it in this
+            session so far (the ops an algorithm runs while training; nothing by default)
+        """
+        return {}
