@@ -26,11 +26,12 @@ import tempfile
 import warnings
 import zipfile
 from collections import OrderedDict
-from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 import cloudpickle
 import numpy as np
 
+from stable_baselines.common.model import extra_members
 from stable_baselines.common.safe_loading import limits, load_pickle
 from stable_baselines.common.safe_loading.archive import ZIP_MAGIC, ParameterArchive, ZipModel, parse_json, \
     read_parameter_archive, read_whole
@@ -38,8 +39,8 @@ from stable_baselines.common.safe_loading.errors import InvalidModelFileError, S
 
 __all__ = ["InvalidModelFileError", "SafeUnpicklingError", "ModelFileNotFoundError", "is_json_serializable",
            "data_to_json", "json_to_data", "params_to_bytes", "bytes_to_params", "save_to_zip", "load_from_zip",
-           "save_to_pkl", "load_from_pkl", "load_model_file", "read_model_file", "ModelParameters",
-           "PICKLE_PROTOCOL"]
+           "save_to_pkl", "load_from_pkl", "load_model_file", "read_model_file", "read_model_contents",
+           "ModelParameters", "ModelFile", "PICKLE_PROTOCOL"]
 
 # protocol 4 is readable by every Python 3.4+ (the original library ran on 3.5 - 3.7)
 PICKLE_PROTOCOL = 4
@@ -347,18 +348,22 @@ def _with_default_extension(path: Any, extension: str) -> str:
 # ----------------------------------------------------------------------------------------------
 # zip format
 # ----------------------------------------------------------------------------------------------
-def _write_zip(file_obj: Any, serialized_data: Optional[str], params: Optional[Dict[str, np.ndarray]]) -> None:
-    # the original library: zipfile.ZipFile(path, "w") (ZIP_STORED), members data, parameters, parameter_list
+def _write_zip(file_obj: Any, serialized_data: Optional[str], params: Optional[Dict[str, np.ndarray]],
+               members: Mapping[str, bytes]) -> None:
+    # the original library: zipfile.ZipFile(path, "w") (ZIP_STORED), members data, parameters, parameter_list;
+    # our extra members (which it ignores) come after them
     with zipfile.ZipFile(file_obj, "w", compression=zipfile.ZIP_STORED) as archive:
         if serialized_data is not None:
             archive.writestr("data", serialized_data)
         if params is not None:
             archive.writestr("parameters", params_to_bytes(params))
             archive.writestr("parameter_list", json.dumps(list(params.keys()), indent=4))
+        extra_members.write_members(archive, members)
 
 
 def save_to_zip(save_path_or_file: PathOrFile, data: Optional[Dict[str, Any]] = None,
-                params: Optional[Dict[str, np.ndarray]] = None) -> Optional[str]:
+                params: Optional[Dict[str, np.ndarray]] = None,
+                extra: Optional[Mapping[str, Any]] = None) -> Optional[str]:
     """
     Save model data and parameters to a zip archive, in the original library's format.
 
@@ -369,18 +374,21 @@ def save_to_zip(save_path_or_file: PathOrFile, data: Optional[Dict[str, Any]] = 
     :param data: (dict) Class parameters being stored (None: no ``data`` member)
     :param params: (OrderedDict) Model parameters (variable name -> array) being stored, in order
         (None: no ``parameters`` / ``parameter_list`` members)
+    :param extra: (dict) registered extra members, name -> value (JSON value or dict of arrays, see
+        :mod:`stable_baselines.common.model.extra_members`), written after the original's three members
     :return: (str) the path written to, or None for a file-like object
     """
     serialized_data = data_to_json(data) if data is not None else None
     if params is not None and not isinstance(params, dict):
         raise TypeError("params must be an OrderedDict of variable name -> array, got {!r}".format(
             type(params).__name__))
+    members = extra_members.encode_members(extra or {})
     if _is_path(save_path_or_file):
         path = _with_default_extension(save_path_or_file, ".zip")
-        _atomic_write(path, lambda file_handler: _write_zip(file_handler, serialized_data, params))
+        _atomic_write(path, lambda file_handler: _write_zip(file_handler, serialized_data, params, members))
         return path
     _check_writable(save_path_or_file)
-    _write_zip(save_path_or_file, serialized_data, params)
+    _write_zip(save_path_or_file, serialized_data, params, members)
     return None
 
 
@@ -447,8 +455,25 @@ class ModelParameters(object):
         return self.values
 
 
-def _read_zip(content: bytes, what: str, custom_objects: Optional[Dict[str, Any]],
-              load_data: bool) -> Tuple[Optional[Dict[str, Any]], ModelParameters]:
+class ModelFile(NamedTuple):
+    """
+    What a model file holds, as :func:`read_model_contents` returns it.
+
+    :param data: (dict) the class parameters (None when not read, or absent)
+    :param params: (ModelParameters) the parameters, read once the model knows its variables
+    :param members: (dict) the registered extra members of a zip file, decoded (see
+        :mod:`stable_baselines.common.model.extra_members`); empty for ``.pkl`` files
+    :param what: (str) the file, for messages
+    """
+
+    data: Optional[Dict[str, Any]]
+    params: ModelParameters
+    members: Dict[str, Any]
+    what: str
+
+
+def _read_zip(content: bytes, what: str, custom_objects: Optional[Dict[str, Any]], load_data: bool,
+              with_members: bool) -> ModelFile:
     model = ZipModel(content, what)
     if not model.has("data") and not model.has("parameters"):
         raise model.invalid("the zip archive has neither a 'data' nor a 'parameters' member (members: {})".format(
@@ -457,7 +482,8 @@ def _read_zip(content: bytes, what: str, custom_objects: Optional[Dict[str, Any]
     if model.has("data") and load_data:
         data = _entries_from_json(model.read_json("data", limits.MAX_DATA_BYTES), "the 'data' member of {}".format(
             what), custom_objects)
-    return data, ModelParameters(archive=read_parameter_archive(model))
+    members = extra_members.read_members(model) if with_members else {}
+    return ModelFile(data, ModelParameters(archive=read_parameter_archive(model)), members, what)
 
 
 def load_from_zip(load_path_or_file: PathOrFile, custom_objects: Optional[Dict[str, Any]] = None,
@@ -554,12 +580,13 @@ def load_from_pkl(load_path_or_file: PathOrFile, custom_objects: Optional[Dict[s
 # ----------------------------------------------------------------------------------------------
 # either format
 # ----------------------------------------------------------------------------------------------
-def read_model_file(path_or_file: PathOrFile, custom_objects: Optional[Dict[str, Any]] = None,
-                    load_data: bool = True, formats: Tuple[str, ...] = ("zip", "pkl")) -> \
-        Tuple[Optional[Dict[str, Any]], ModelParameters]:
+def read_model_contents(path_or_file: PathOrFile, custom_objects: Optional[Dict[str, Any]] = None,
+                        load_data: bool = True, formats: Tuple[str, ...] = ("zip", "pkl"),
+                        with_members: bool = True) -> ModelFile:
     """
     Read a model file of either format, detected from its content, leaving the parameters to be read once the
-    model knows its variables (:meth:`ModelParameters.read`).
+    model knows its variables (:meth:`ModelParameters.read`); the registered extra members of a zip file are
+    read too.
 
     :param path_or_file: (str or file-like) the file; for a path that does not exist, the path with the format's
         extension added ('.zip', then '.pkl') is tried (as the original library did)
@@ -567,7 +594,8 @@ def read_model_file(path_or_file: PathOrFile, custom_objects: Optional[Dict[str,
     :param load_data: (bool) whether to read the class parameters (False returns None for them; a zip file then
         needs no ``data`` member)
     :param formats: (tuple) the formats accepted: 'zip', 'pkl'
-    :return: (dict, ModelParameters) class parameters and parameters
+    :param with_members: (bool) also read the registered extra members (False: ``members`` is empty)
+    :return: (ModelFile) class parameters, parameters and extra members
     :raises ModelFileNotFoundError: no such file
     :raises InvalidModelFileError: the file is not a valid model file or holds something a model file may not
     """
@@ -588,17 +616,33 @@ def read_model_file(path_or_file: PathOrFile, custom_objects: Optional[Dict[str,
     if not content:
         raise _invalid(what, "the file is empty")
     if content[:4] in ZIP_MAGIC and "zip" in formats:
-        return _read_zip(content, what, custom_objects, load_data)
+        return _read_zip(content, what, custom_objects, load_data, with_members)
     if content[:1] == b"\x80" and "pkl" in formats:
         if formats != ("pkl",):
             warnings.warn("It appears you are loading from a file with old format. Older cloudpickle format has been "
                           "replaced with zip-archived models. Consider saving the model with new format.",
                           DeprecationWarning)
         data, params = _read_pkl(content, what, custom_objects)
-        return (data if load_data else None), params
+        return ModelFile(data if load_data else None, params, {}, what)
     expected = "neither a zip archive nor a pickle" if len(formats) == 2 else \
         "not {}".format({"zip": "a zip archive", "pkl": "a pickle"}[formats[0]])
     raise _invalid(what, "it is {} (it starts with {!r})".format(expected, content[:4]))
+
+
+def read_model_file(path_or_file: PathOrFile, custom_objects: Optional[Dict[str, Any]] = None,
+                    load_data: bool = True, formats: Tuple[str, ...] = ("zip", "pkl")) -> \
+        Tuple[Optional[Dict[str, Any]], ModelParameters]:
+    """
+    :func:`read_model_contents` without the extra members.
+
+    :param path_or_file: (str or file-like) the file (see :func:`read_model_contents`)
+    :param custom_objects: (dict) values replacing the class parameters of the same keys, which are not read
+    :param load_data: (bool) whether to read the class parameters
+    :param formats: (tuple) the formats accepted: 'zip', 'pkl'
+    :return: (dict, ModelParameters) class parameters and parameters
+    """
+    contents = read_model_contents(path_or_file, custom_objects, load_data, formats, with_members=False)
+    return contents.data, contents.params
 
 
 def load_model_file(path_or_file: PathOrFile, custom_objects: Optional[Dict[str, Any]] = None,

@@ -362,10 +362,10 @@ class HER(BaseRLModel):
         """
         her_data = self._her_save_data()
 
-        def save_with_her_data(path, data=None, params=None, cloudpickle=False):
+        def save_with_her_data(path, data=None, params=None, cloudpickle=False, extra=None):
             merged = dict(data or {})
             merged.update(her_data)
-            BaseRLModel._save_to_file(path, data=merged, params=params, cloudpickle=cloudpickle)
+            BaseRLModel._save_to_file(path, data=merged, params=params, cloudpickle=cloudpickle, extra=extra)
 
         # the wrapped model gathers its settings and parameters as usual and writes them through this function
         self.model.__dict__["_save_to_file"] = save_with_her_data

@@ -568,8 +568,7 @@ class TRPO(ActorCriticRLModel):
     def save(self, save_path: Any, cloudpickle: bool = False) -> None:
         if self.using_gail and self.expert_dataset is not None:
             self.expert_dataset.prepare_pickling()  # stops the loader's worker processes so it can be pickled
-        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle)
+        super().save(save_path, cloudpickle=cloudpickle)
 
 
 def _flat_actions(actions: np.ndarray) -> np.ndarray:

@@ -3,6 +3,7 @@
 session, its parameters, the front door of ``predict``, the frame of ``learn``, ``pretrain``, ``save`` and
 ``load``.
 """
+import warnings
 from abc import ABC, abstractmethod
 from collections import OrderedDict, deque
 from contextlib import contextmanager
@@ -534,7 +535,7 @@ class BaseRLModel(ABC):
         :param cloudpickle: (bool) write the older cloudpickle format instead of the zip archive
         """
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle)
+                           cloudpickle=cloudpickle, extra=self._extra_members_to_save())
 
     @classmethod
     def load(cls: Type[_Model], load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,
@@ -580,9 +581,25 @@ class BaseRLModel(ABC):
         data.update((name, getattr(self, name)) for name in COMMON_SETTINGS)
         return data
 
+    def _extra_members_to_save(self) -> Dict[str, Any]:
+        """
+        :return: (dict) the extra members ``save`` writes beside the original's three, name -> value (see
+            :mod:`stable_baselines.common.model.extra_members`)
+        """
+        return {}
+
+    def _restore_extra_members(self, members: Dict[str, Any], what: str) -> None:
+        """
+        Take what the model needs from the extra members of its file (called by ``load`` once the model is built,
+        its parameters loaded and its environment set).
+
+        :param members: (dict) the file's registered extra members, decoded (empty for files without any)
+        :param what: (str) the file, for messages
+        """
+
     @staticmethod
     def _save_to_file(save_path: Any, data: Optional[Dict[str, Any]] = None, params: Any = None,
-                      cloudpickle: bool = False) -> None:
+                      cloudpickle: bool = False, extra: Optional[Dict[str, Any]] = None) -> None:
         """
         Write a model file (the zip archive, or the older cloudpickle format); writing to a path is atomic.
 
@@ -590,11 +607,15 @@ class BaseRLModel(ABC):
         :param data: (dict) the settings
         :param params: (OrderedDict) the parameters
         :param cloudpickle: (bool) the older format
+        :param extra: (dict) extra members of the zip archive (the cloudpickle format has no place for them)
         """
         if cloudpickle:
+            if extra:
+                warnings.warn("The cloudpickle format holds only the settings and parameters: {} not saved (save "
+                              "without cloudpickle=True to keep them)".format(", ".join(sorted(extra))))
             save_util.save_to_pkl(save_path, data, params)
         else:
-            save_util.save_to_zip(save_path, data, params)
+            save_util.save_to_zip(save_path, data, params, extra=extra)
 
     @staticmethod
     def _load_from_file(load_path: Any, load_data: bool = True, custom_objects: Optional[Dict[str, Any]] = None

@@ -1,7 +1,8 @@
 """
 ``ALGO.load``: a model rebuilt from a model file, taking from the file only the settings the algorithm saves
 (checked by :mod:`stable_baselines.common.persistence`) and the parameter arrays (read against the shapes of
-the rebuilt model's variables).
+the rebuilt model's variables); last, the model restores what it wants from the file's extra members
+(:mod:`stable_baselines.common.model.extra_members`).
 """
 import os
 from typing import Any, Dict, Optional
@@ -36,7 +37,8 @@ def load_model(cls: type, load_path: Any, env: Any, custom_objects: Optional[dic
             type(custom_objects).__name__))
     trusted = {key: value for key, value in kwargs.items() if key != "policy_kwargs"}
     trusted.update(custom_objects or {})
-    data, params = save_util.read_model_file(load_path, custom_objects=trusted or None)
+    contents = save_util.read_model_contents(load_path, custom_objects=trusted or None)
+    data, params = contents.data, contents.params
     what = _describe(load_path)
     if data is None:
         raise InvalidModelFileError("{} has no 'data' member: it holds parameters only (load them into a model "
@@ -62,4 +64,5 @@ def load_model(cls: type, load_path: Any, env: Any, custom_objects: Optional[dic
     model.set_env(env)
     model.setup_model()
     model.load_parameters(params)
+    model._restore_extra_members(contents.members, what)  # pylint: disable=protected-access
     return model
