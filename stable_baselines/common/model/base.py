@@ -653,10 +653,3 @@ class BaseRLModel(ABC):
         if info or arrays:
             raise ValueError("{} keeps no extra training state, got {}".format(type(self).__name__,
                                                                               sorted(info) + sorted(arrays)))
-
-    def _tf_random_draws(self) -> Dict[str, int]:
-        """
-        :return: (dict) name of a random op of the graph -> the number of values the training drew from it in this
-            session so far (the ops an algorithm runs while training; nothing by default)
-        """
-        return {}

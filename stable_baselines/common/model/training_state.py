@@ -10,8 +10,9 @@ What a :class:`TrainingState` holds:
 - the generators: Python's ``random``, NumPy's global generator, the generator of the actions drawn in NumPy, the
   generators of the model's action and observation spaces;
 - where TensorFlow's random operations stand: a graph seeded with ``seed`` gives each random op a fixed stream,
-  restarted by every new session; the algorithms count what their training draws from these ops
-  (``_tf_random_draws``) and a restored model draws (and drops) as many numbers from the same ops first;
+  restarted by every new session; the library counts what its session calls draw from these ops
+  (:mod:`stable_baselines.common.tf_random_draws`) and a restored model draws (and drops) as many values from the
+  same ops first;
 - ``num_timesteps``, the objects of the model that keep state outside TensorFlow (MPI Adam optimizers, action
   noise, adaptive parameter-noise specs), the replay buffer of an off-policy model (in the format of
   ``save_replay_buffer``), and what an algorithm adds through ``_training_state_extras``.
@@ -23,6 +24,7 @@ import os
 import random
 import sys
 import tempfile
+import warnings
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
@@ -31,10 +33,9 @@ from stable_baselines.common.buffer_files import load_buffer, save_buffer
 from stable_baselines.common.noise import ActionNoise, AdaptiveParamNoiseSpec
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_random_draws import RANDOM_OP_TYPES, session_draws, set_session_draws
 
 VERSION = 1
-# the random ops whose stream advances linearly with the number of values drawn (256 Philox counters per value)
-RANDOM_OP_TYPES = ("RandomStandardNormal", "RandomUniform", "RandomUniformInt", "TruncatedNormal")
 # values drawn per session call when a restored model advances a random op
 _DRAW_CHUNK = 1 << 20
 # the bounds of what a training state may describe
@@ -268,7 +269,7 @@ def _check_draws(model: Any, draws: Any) -> Dict[str, int]:
     for name, count in draws.items():
         if name not in ops:
             raise _fail("the model's graph has no random op {!r}".format(name))
-        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_RANDOM_DRAWS:
+        if not isinstance(count, int) or isinstance(count, bool) or not -1 <= count <= MAX_RANDOM_DRAWS:
             raise _fail("the draws of {!r} must be an int in [0, {}], got {!r}".format(name, MAX_RANDOM_DRAWS,
                                                                                     count))
         if ops[name].inputs[0].shape.as_list()[0] is None:
@@ -336,7 +337,7 @@ def capture_training_state(model: Any) -> TrainingState:
     info: Dict[str, Any] = {"version": VERSION, "algorithm": type(model).__name__,
                             "num_timesteps": int(model.num_timesteps),
                             "variables": [var.name for var in variables],
-                            "tf_random_draws": dict(model._tf_random_draws())}
+                            "tf_random_draws": session_draws(model.sess)}
     arrays = {"variables/" + var.name: value for var, value in zip(variables, model.sess.run(variables))}
     _capture_generators(model, info, arrays)
     _capture_objects(model, info, arrays)
@@ -402,5 +403,11 @@ def restore_training_state(model: Any, state: TrainingState) -> None:
     model._restore_training_state_extras(_entry(info, "extras", dict),
                                          {name[len("extras/"):]: array for name, array in arrays.items()
                                           if name.startswith("extras/")})
-    advance_random_ops(model, info["tf_random_draws"])
+    draws = info["tf_random_draws"]
+    uncounted = sorted(name for name, count in draws.items() if count < 0)
+    if uncounted:
+        warnings.warn("The training state cannot tell how far the random ops {} had advanced: the resumed model "
+                      "draws other random numbers from them than the saved one would have".format(uncounted))
+    advance_random_ops(model, {name: count for name, count in draws.items() if count > 0})
+    set_session_draws(model.sess, draws)
     model.num_timesteps = info["num_timesteps"]
