@@ -26,6 +26,7 @@ from stable_baselines.common.model.environment import (check_spaces_match, env_f
 from stable_baselines.common.model.loading import load_model
 from stable_baselines.common.model.observations import is_vectorized_observation, softmax
 from stable_baselines.common.model.pretraining import behaviour_cloning, build_cloning_graph, check_pretrain_inputs
+from stable_baselines.common.model.training_state import restore_training_state_members, training_state_members
 from stable_baselines.common.numpy_forward import make_rng
 from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind
 from stable_baselines.common.policies import BasePolicy, get_policy_from_name
@@ -525,7 +526,7 @@ class BaseRLModel(ABC):
         return self
 
     # ------------------------------------------------------------------ saving and loading
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
+    def save(self, save_path: Any, cloudpickle: bool = False, include_training_state: bool = False) -> None:
         """
         Write the model (settings and parameters) to a file: the settings the algorithm names in
         ``_saved_settings`` and every parameter (the replay buffer of an off-policy model is not part of it, see
@@ -533,9 +534,15 @@ class BaseRLModel(ABC):
 
         :param save_path: (str or file-like) where to write it
         :param cloudpickle: (bool) write the older cloudpickle format instead of the zip archive
+        :param include_training_state: (bool) also store what continuing training needs (optimizer state,
+            generators, counters, the replay buffer), so that the loaded model's next
+            ``learn(..., reset_num_timesteps=False)`` continues exactly as this model's would (zip archive only)
         """
+        extra = self._extra_members_to_save()
+        if include_training_state:
+            extra.update(training_state_members(self))
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle, extra=self._extra_members_to_save())
+                           cloudpickle=cloudpickle, extra=extra)
 
     @classmethod
     def load(cls: Type[_Model], load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,
@@ -596,6 +603,7 @@ class BaseRLModel(ABC):
         :param members: (dict) the file's registered extra members, decoded (empty for files without any)
         :param what: (str) the file, for messages
         """
+        restore_training_state_members(self, members, what)
 
     @staticmethod
     def _save_to_file(save_path: Any, data: Optional[Dict[str, Any]] = None, params: Any = None,

@@ -30,17 +30,24 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import numpy as np
 
 from stable_baselines.common.buffer_files import load_buffer, save_buffer
+from stable_baselines.common.buffers import ReplayBuffer
+from stable_baselines.common.model.extra_members import register_member
 from stable_baselines.common.noise import ActionNoise, AdaptiveParamNoiseSpec
+from stable_baselines.common.safe_loading import limits
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_random_draws import RANDOM_OP_TYPES, session_draws, set_session_draws
 
 VERSION = 1
 # values drawn per session call when a restored model advances a random op
-_DRAW_CHUNK = 1 << 20
+_DRAW_CHUNK = 1 << 22
 # the bounds of what a training state may describe
-MAX_RANDOM_DRAWS = 1 << 48
+MAX_RANDOM_DRAWS = 1 << 40
 _MAX_JSON_INT = 1 << 130
+# the members of a model file that hold it (see stable_baselines.common.model.extra_members)
+STATE_MEMBER = register_member("training_state/state.json", 64 << 20)
+ARRAYS_MEMBER = register_member("training_state/arrays.npz", 4 * limits.MAX_PARAMETER_BYTES)
+BUFFER_MEMBER = register_member("training_state/replay_buffer.npz", limits.MAX_REPLAY_BUFFER_BYTES + (1 << 20))
 
 
 class TrainingState:
@@ -206,14 +213,20 @@ def _restore_objects(model: Any, info: Dict[str, Any], arrays: Dict[str, np.ndar
             if entry.get("kind") != "MpiAdam" or not isinstance(step, int) or step < 0:
                 raise _fail("{!r} must be the state of an MpiAdam".format(name))
             for key in ("exp_avg", "exp_avg_sq"):
-                _check_array(arrays[prefix + key], getattr(value, key), prefix + key)
+                _check_array(_array(arrays, prefix + key), getattr(value, key), prefix + key)
             value.exp_avg[:] = arrays[prefix + "exp_avg"]
             value.exp_avg_sq[:] = arrays[prefix + "exp_avg_sq"]
             value.step = step
         elif isinstance(value, ActionNoise):
             if entry.get("kind") != "ActionNoise":
                 raise _fail("{!r} must be the state of an action noise".format(name))
-            value.set_state({key: arrays[prefix + key] for key in entry.get("arrays", [])})
+            keys = entry.get("arrays")
+            if not isinstance(keys, list):
+                raise _fail("{!r} must list the arrays of its state".format(name))
+            try:
+                value.set_state({str(key): _array(arrays, prefix + str(key)) for key in keys})
+            except ValueError as err:
+                raise _fail("the state of {!r}: {}".format(name, err)) from err
         else:
             stddev = entry.get("current_stddev")
             if entry.get("kind") != "AdaptiveParamNoiseSpec" or not isinstance(stddev, (int, float)):
@@ -225,6 +238,12 @@ def _check_array(array: np.ndarray, like: np.ndarray, name: str) -> None:
     if array.shape != np.shape(like) or array.dtype != np.asarray(like).dtype:
         raise _fail("{} must be a {} array of shape {}, got {} of shape {}".format(
             name, np.asarray(like).dtype, np.shape(like), array.dtype, array.shape))
+
+
+def _array(arrays: Dict[str, np.ndarray], key: str) -> np.ndarray:
+    if key not in arrays:
+        raise _fail("it lacks the array {!r}".format(key))
+    return arrays[key]
 
 
 def _entry(mapping: Dict[str, Any], key: str, kind: type) -> Any:
@@ -309,10 +328,30 @@ def buffer_from_bytes(content: bytes) -> Any:
         os.remove(path)
 
 
+def _numeric_copy(buffer: Any) -> Any:
+    """
+    :param buffer: (ReplayBuffer) a buffer that keeps its transitions in a list because their reward or done
+        values came as different scalar types (HER stores ``False`` beside ``0.0``)
+    :return: (ReplayBuffer) a copy with every reward and done flag a Python float, in the same slots, which
+        samples the same batches
+    """
+    copy = type(buffer)(buffer.buffer_size)
+    for obs_t, action, reward, obs_tp1, done in buffer.storage:
+        if np.ndim(reward) != 0 or np.ndim(done) != 0:
+            return buffer
+        copy.add(obs_t, action, float(reward), obs_tp1, float(done))
+    copy._next_idx = buffer._next_idx  # pylint: disable=protected-access
+    return copy
+
+
 def _capture_buffer(model: Any, info: Dict[str, Any]) -> Optional[bytes]:
     inner = model._inner_replay_buffer() if model.replay_buffer is not None else None
     info["replay_buffer"] = {"present": inner is not None, "loaded": bool(model._replay_buffer_loaded)}
-    return None if inner is None else _buffer_bytes(inner)
+    if inner is None:
+        return None
+    if type(inner) is ReplayBuffer and inner._storage is not None:  # pylint: disable=protected-access
+        inner = _numeric_copy(inner)
+    return _buffer_bytes(inner)
 
 
 def _restore_buffer(model: Any, info: Dict[str, Any], content: Optional[bytes]) -> None:
@@ -374,6 +413,12 @@ def check_training_state(model: Any, state: TrainingState) -> List[Any]:
     lacking = sorted(key for key in expected if key not in state.arrays)
     if lacking:
         raise _fail("it lacks the arrays {}".format(lacking))
+    unknown = sorted(key for key in state.arrays if key not in expected and not key.startswith(("objects/", "extras/")))
+    if unknown:
+        raise _fail("it has unknown arrays {}".format(unknown))
+    for key in ("rng/python", "rng/numpy"):
+        if state.arrays[key].dtype != np.uint32:
+            raise _fail("{} must be a uint32 array, got {}".format(key, state.arrays[key].dtype))
     for name in names:
         array, var = state.arrays["variables/" + name], variables[name]
         shape, dtype = tuple(var.shape.as_list()), var.dtype.base_dtype.as_numpy_dtype
@@ -411,3 +456,135 @@ def restore_training_state(model: Any, state: TrainingState) -> None:
     advance_random_ops(model, {name: count for name, count in draws.items() if count > 0})
     set_session_draws(model.sess, draws)
     model.num_timesteps = info["num_timesteps"]
+
+
+# ---------------------------------------------------------------------------------------------------- model files
+def training_state_members(model: Any) -> Dict[str, Any]:
+    """
+    :param model: (BaseRLModel) a model whose graph is built
+    :return: (dict) its training state as extra members of its model file, name -> value
+    """
+    state = capture_training_state(model)
+    members: Dict[str, Any] = {STATE_MEMBER: state.info, ARRAYS_MEMBER: state.arrays}
+    if state.replay_buffer is not None:
+        members[BUFFER_MEMBER] = {"file": np.frombuffer(state.replay_buffer, dtype=np.uint8)}
+    return members
+
+
+def restore_training_state_members(model: Any, members: Dict[str, Any], what: str) -> bool:
+    """
+    Restore the training state stored in the extra members of a model file, if it has one.
+
+    :param model: (BaseRLModel) the model loaded from the file
+    :param members: (dict) the file's extra members, decoded
+    :param what: (str) the file, for messages
+    :return: (bool) whether the file held a training state
+    """
+    if STATE_MEMBER not in members:
+        stray = sorted(name for name in (ARRAYS_MEMBER, BUFFER_MEMBER) if name in members)
+        if stray:
+            raise InvalidModelFileError("{} has the members {} of a training state but not its {!r}".format(
+                what, stray, STATE_MEMBER))
+        return False
+    content = None
+    if BUFFER_MEMBER in members:
+        stored = members[BUFFER_MEMBER]
+        if set(stored) != {"file"} or stored["file"].dtype != np.uint8 or stored["file"].ndim != 1:
+            raise InvalidModelFileError("{}: the member {!r} must hold one uint8 array 'file'".format(
+                what, BUFFER_MEMBER))
+        content = stored["file"].tobytes()
+    try:
+        restore_training_state(model, TrainingState(members[STATE_MEMBER], dict(members.get(ARRAYS_MEMBER, {})),
+                                                    content))
+    except InvalidModelFileError as err:
+        raise InvalidModelFileError("{}: {}".format(what, err)) from err
+    return True
+
+
+# ---------------------------------------------------------------------------------------------------- HER's episode
+_EPISODE_FIELDS = ("obs_t", "action", "obs_tp1")
+
+
+def _scalar_tag(value: Any) -> str:
+    """:return: (str) how to rebuild a reward or done value of this type"""
+    if type(value) in (bool, int, float):
+        return type(value).__name__
+    return "numpy:" + np.asarray(value).dtype.str
+
+
+def _from_tag(value: float, tag: Any) -> Any:
+    if tag in ("bool", "int", "float"):
+        return {"bool": bool, "int": int, "float": float}[tag](value)
+    if isinstance(tag, str) and tag.startswith("numpy:"):
+        try:
+            dtype = np.dtype(tag[len("numpy:"):])
+        except TypeError as err:
+            raise _fail("unknown scalar type {!r}".format(tag)) from err
+        if dtype.kind in "biuf":
+            return dtype.type(value)
+    raise _fail("unknown scalar type {!r}".format(tag))
+
+
+def _json_info(info: Any) -> Any:
+    """:return: (Any) a step's info as JSON values (NumPy scalars as Python ones); ValueError when it has others"""
+    if isinstance(info, np.generic):
+        return info.item()
+    if isinstance(info, dict):
+        if not all(isinstance(key, str) for key in info):
+            raise ValueError("keys that are not strings")
+        return {key: _json_info(value) for key, value in info.items()}
+    if isinstance(info, (list, tuple)):
+        return [_json_info(value) for value in info]
+    if info is None or isinstance(info, (str, bool, int, float)):
+        return info
+    raise ValueError("a value of type {}".format(type(info).__name__))
+
+
+def episode_to_plain(transitions: List[tuple]) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+    """
+    :param transitions: ([tuple]) the steps of HER's unfinished episode: (obs_t, action, reward, obs_tp1, done,
+        info)
+    :return: (dict, dict) the JSON-able description and the arrays of the steps (extras of a training state)
+    """
+    if not transitions:
+        return {}, {}
+    columns = list(zip(*transitions))
+    arrays = {"her_episode/" + name: np.stack([np.asarray(value) for value in columns[index]])
+              for name, index in zip(_EPISODE_FIELDS, (0, 1, 3))}
+    arrays["her_episode/reward"] = np.asarray(columns[2], dtype=np.float64)
+    arrays["her_episode/done"] = np.asarray(columns[4], dtype=np.float64)
+    try:
+        infos = [_json_info(info) for info in columns[5]]
+    except ValueError as err:
+        warnings.warn("The infos of HER's unfinished episode hold {}: they are stored empty, so the resumed model's "
+                      "relabelled rewards may differ".format(err))
+        infos = [{} for _ in columns[5]]
+    return {"her_episode": {"length": len(transitions), "infos": infos,
+                            "reward_types": [_scalar_tag(value) for value in columns[2]],
+                            "done_types": [_scalar_tag(value) for value in columns[4]]}}, arrays
+
+
+def episode_from_plain(info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> List[tuple]:
+    """
+    :param info: (dict) the description of :func:`episode_to_plain` (checked)
+    :param arrays: (dict) its arrays
+    :return: ([tuple]) the steps of the unfinished episode
+    """
+    episode = _entry(info, "her_episode", dict)
+    length = episode.get("length")
+    if not isinstance(length, int) or length < 1:
+        raise _fail("the length of HER's episode must be a positive int")
+    columns = {}
+    for name in _EPISODE_FIELDS + ("reward", "done"):
+        array = _array(arrays, "her_episode/" + name)
+        if array.ndim < 1 or array.shape[0] != length:
+            raise _fail("the array {!r} of HER's episode must have {} rows".format(name, length))
+        columns[name] = array
+    lists = {key: episode.get(key) for key in ("infos", "reward_types", "done_types")}
+    if not all(isinstance(value, list) and len(value) == length for value in lists.values()) \
+            or not all(isinstance(item, dict) for item in lists["infos"]):
+        raise _fail("HER's episode must list {} infos (dicts), reward and done types".format(length))
+    return [(columns["obs_t"][row], columns["action"][row],
+             _from_tag(columns["reward"][row], lists["reward_types"][row]), columns["obs_tp1"][row],
+             _from_tag(columns["done"][row], lists["done_types"][row]), lists["infos"][row])
+            for row in range(length)]
