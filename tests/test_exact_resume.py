@@ -22,7 +22,7 @@ from stable_baselines.common.callbacks import CheckpointCallback
 from stable_baselines.common.gym_compat import seed_on_next_reset
 from stable_baselines.common.model.training_state import (ARRAYS_MEMBER, BUFFER_MEMBER, STATE_MEMBER,
                                                           capture_training_state)
-from stable_baselines.common.noise import NormalActionNoise, OrnsteinUhlenbeckActionNoise
+from stable_baselines.common.noise import AdaptiveParamNoiseSpec, NormalActionNoise, OrnsteinUhlenbeckActionNoise
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.vec_env import VecEnv
 
@@ -58,6 +58,8 @@ CASES = {
             {}),
     "DQN-prioritized": ("CartPole-v1", lambda env: DQN("MlpPolicy", env, prioritized_replay=True, **OFF_POLICY,
                                                        **SMALL), {}),
+    "DQN-param-noise": ("CartPole-v1", lambda env: DQN("MlpPolicy", env, param_noise=True, **OFF_POLICY, **SMALL),
+                        {}),
     "SAC": ("Pendulum-v1", lambda env: SAC("MlpPolicy", env, **OFF_POLICY, **SMALL), {}),
     "TD3": ("Pendulum-v1", lambda env: TD3("MlpPolicy", env, action_noise=NormalActionNoise(np.zeros(1),
                                                                                             0.1 * np.ones(1)),
@@ -80,6 +82,9 @@ if DDPG is not None:
                                                  action_noise=OrnsteinUhlenbeckActionNoise(np.zeros(1),
                                                                                            0.2 * np.ones(1)),
                                                  **SMALL), {}),
+        "DDPG-param-noise": ("Pendulum-v1", lambda env: DDPG("MlpPolicy", env, nb_rollout_steps=20, nb_train_steps=5,
+                                                             batch_size=16, buffer_size=500,
+                                                             param_noise=AdaptiveParamNoiseSpec(), **SMALL), {}),
     })
 
 

@@ -11,7 +11,7 @@ The library's code that runs random ops reports the draws with :func:`record_dra
 :func:`session_draws`.
 """
 import weakref
-from typing import Any, Dict, MutableMapping, Optional, Sequence
+from typing import Any, Dict, List, MutableMapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -22,8 +22,8 @@ RANDOM_OP_TYPES = ("RandomStandardNormal", "RandomUniform", "RandomUniformInt", 
 
 # session -> {random op name: values drawn}
 _DRAWS: "MutableMapping[Any, Dict[str, int]]" = weakref.WeakKeyDictionary()
-# key of record_draws -> {random op name: values drawn per row of its first dimension} (None: the op has other unknown dims)
-_PER_ROW: "MutableMapping[Any, Dict[str, Optional[int]]]" = weakref.WeakKeyDictionary()
+# key of record_draws -> what its random ops draw per call (see random_ops_behind)
+_DRAWN: "MutableMapping[Any, Dict[str, Optional[Tuple[int, bool]]]]" = weakref.WeakKeyDictionary()
 
 
 def _as_op(node: Any) -> Any:
@@ -31,26 +31,38 @@ def _as_op(node: Any) -> Any:
     return node.op if isinstance(node, tf.Tensor) else node
 
 
-def random_ops_behind(fetches: Sequence[Any]) -> Dict[str, Optional[int]]:
+def random_ops_behind(fetches: Sequence[Any]) -> Dict[str, Optional[Tuple[int, bool]]]:
     """
     :param fetches: ([tf.Tensor or tf.Operation]) what a session call computes
-    :return: (dict) the random ops they depend on, by name -> the values each draws per row of its first dimension
-        (None when a later dimension is not known before running)
+    :return: (dict) the random ops they depend on, by name -> (values, per_row): the values a call draws per row
+        of the first dimension (``per_row``, a first dimension known only when running) or in all (its shape is
+        known); None when a later dimension is not known before running
     """
-    found: Dict[str, Optional[int]] = {}
+    found: Dict[str, Optional[Tuple[int, bool]]] = {}
     pending = [_as_op(node) for node in fetches]
     seen = {op.name for op in pending}
     while pending:
         op = pending.pop()
         if op.type in RANDOM_OP_TYPES:
-            dims = op.outputs[0].shape.as_list()[1:] if op.outputs[0].shape.rank is not None else [None]
-            found[op.name] = None if any(dim is None for dim in dims) else int(np.prod(dims, dtype=np.int64))
+            found[op.name] = _values_drawn(op.outputs[0].shape)
         for source in list(op.inputs) + list(op.control_inputs):
             source_op = _as_op(source)
             if source_op.name not in seen:
                 seen.add(source_op.name)
                 pending.append(source_op)
     return found
+
+
+def _values_drawn(shape: Any) -> Optional[Tuple[int, bool]]:
+    """:return: ((int, bool) or None) the values of a random op's output of this shape (see random_ops_behind)"""
+    if shape.rank is None or shape.rank == 0:
+        return None if shape.rank is None else (1, False)
+    dims: List[Optional[int]] = shape.as_list()
+    rest = dims[1:]
+    if any(dim is None for dim in rest):
+        return None
+    per_row = int(np.prod(np.array(rest, dtype=np.int64)))
+    return (per_row, True) if dims[0] is None else (per_row * int(dims[0]), False)
 
 
 def record_draws(sess: Any, key: Any, n_rows: int, fetches: Optional[Sequence[Any]] = None) -> None:
@@ -60,20 +72,24 @@ def record_draws(sess: Any, key: Any, n_rows: int, fetches: Optional[Sequence[An
     :param sess: (tf.Session) the session that ran it
     :param key: (tf.Tensor, tf.Operation or another object that lives as long as the graph) the fetched tensor,
         or what identifies the fetches (the random ops behind them are found once per key)
-    :param n_rows: (int) the size of the first dimension of those random ops in that call
+    :param n_rows: (int) the size of the first dimension of those random ops in that call (used for the ops whose
+        first dimension is only known when running)
     :param fetches: ([tf.Tensor or tf.Operation]) what the call computed (None: ``key`` itself)
     """
-    per_row = _PER_ROW.get(key)
-    if per_row is None:
-        per_row = _PER_ROW[key] = random_ops_behind([key] if fetches is None else fetches)
-    if not per_row:
+    drawn = _DRAWN.get(key)
+    if drawn is None:
+        drawn = _DRAWN[key] = random_ops_behind([key] if fetches is None else fetches)
+    if not drawn:
         return
     counts = _DRAWS.get(sess)
     if counts is None:
         counts = _DRAWS[sess] = {}
-    for name, values in per_row.items():
-        # a value of None marks an op whose draws cannot be counted (-1: never resumed exactly)
-        counts[name] = -1 if values is None or counts.get(name, 0) < 0 else counts.get(name, 0) + values * n_rows
+    for name, values in drawn.items():
+        before = counts.get(name, 0)
+        if values is None or before < 0:
+            counts[name] = -1  # an op whose draws cannot be counted: never resumed exactly
+        else:
+            counts[name] = before + values[0] * (n_rows if values[1] else 1)
 
 
 def session_draws(sess: Any) -> Dict[str, int]:
