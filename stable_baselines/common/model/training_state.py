@@ -43,6 +43,7 @@ VERSION = 1
 _DRAW_CHUNK = 1 << 22
 # the bounds of what a training state may describe
 MAX_RANDOM_DRAWS = 1 << 40
+MAX_SCALAR_DRAWS = 1 << 20
 _MAX_JSON_INT = 1 << 130
 # the members of a model file that hold it (see stable_baselines.common.model.extra_members)
 STATE_MEMBER = register_member("training_state/state.json", 64 << 20)
@@ -147,10 +148,13 @@ def _restore_generators(model: Any, info: Dict[str, Any], arrays: Dict[str, np.n
     gauss_next = python.get("gauss_next")
     if python.get("version") != 3 or not (gauss_next is None or isinstance(gauss_next, float)):
         raise _fail("the state of Python's generator is not one of version 3")
-    if numpy_state.get("name") != "MT19937" or not isinstance(numpy_state.get("pos"), int) \
-            or not isinstance(numpy_state.get("has_gauss"), int) \
+    position = numpy_state.get("pos")
+    if numpy_state.get("name") != "MT19937" or not (type(position) is int and 0 <= position <= 624) \
+            or numpy_state.get("has_gauss") not in (0, 1) \
             or not isinstance(numpy_state.get("cached_gaussian"), (int, float)):
         raise _fail("the state of NumPy's global generator is not a MT19937 state")
+    if int(python_keys[-1]) > 624:
+        raise _fail("the state of Python's generator has an invalid position")
     forward = model._numpy_forward_rng()
     forward_state = _check_generator_state(rng.get("forward"), forward, "the NumPy action generator")
     spaces = _entry(rng, "spaces", dict)
@@ -276,8 +280,10 @@ def advance_random_ops(model: Any, draws: Dict[str, int]) -> None:
         shape_input = ops[name].inputs[0]
         rank = shape_input.shape.as_list()[0]
         while count > 0:
-            chunk = min(count, _DRAW_CHUNK)
-            model.sess.run(ops[name].outputs[0], feed_dict={shape_input: [chunk] + [1] * (rank - 1)})
+            # one value per call from an op of scalar output, else up to a chunk of values in one row each
+            chunk = 1 if rank == 0 else min(count, _DRAW_CHUNK)
+            feed = {} if rank == 0 else {shape_input: [chunk] + [1] * (rank - 1)}
+            model.sess.run(ops[name].outputs[0], feed_dict=feed)
             count -= chunk
 
 
@@ -288,10 +294,12 @@ def _check_draws(model: Any, draws: Any) -> Dict[str, int]:
     for name, count in draws.items():
         if name not in ops:
             raise _fail("the model's graph has no random op {!r}".format(name))
-        if not isinstance(count, int) or isinstance(count, bool) or not -1 <= count <= MAX_RANDOM_DRAWS:
-            raise _fail("the draws of {!r} must be an int in [0, {}], got {!r}".format(name, MAX_RANDOM_DRAWS,
-                                                                                    count))
-        if ops[name].inputs[0].shape.as_list()[0] is None:
+        rank = ops[name].inputs[0].shape.as_list()[0] if ops[name].inputs[0].shape.rank == 1 else None
+        limit = MAX_SCALAR_DRAWS if rank == 0 else MAX_RANDOM_DRAWS
+        if not isinstance(count, int) or isinstance(count, bool) or not -1 <= count <= limit:
+            raise _fail("the draws of {!r} must be an int in [-1, {}] (-1: not counted), got {!r}".format(
+                name, limit, count))
+        if rank is None:
             raise _fail("the random op {!r} has a shape of unknown rank".format(name))
     return draws
 
