@@ -46,7 +46,8 @@ def rewrite(raw, replace):
 
 
 def test_round_trip_after_the_original_members():
-    arrays = OrderedDict([("a", np.array([1.5, -2.0])), ("flag", np.array(True)), ("n", np.arange(4, dtype=np.int64))])
+    arrays = OrderedDict([("a", np.array([1.5, -2.0])), ("flag", np.array(True)), ("n", np.arange(4, dtype=np.int64)),
+                          ("fortran", np.asfortranarray(np.arange(6.0).reshape(2, 3)))])
     raw = save_bytes({JSON_MEMBER: {"step": 3, "names": ["x", "y"]}, ARRAY_MEMBER: arrays})
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         assert archive.namelist() == ["data", "parameters", "parameter_list", JSON_MEMBER, ARRAY_MEMBER]
@@ -58,9 +59,10 @@ def test_round_trip_after_the_original_members():
     np.testing.assert_array_equal(contents.params.read()["model/w:0"], PARAMS["model/w:0"])
     assert contents.members[JSON_MEMBER] == {"step": 3, "names": ["x", "y"]}
     restored = contents.members[ARRAY_MEMBER]
-    assert list(restored) == ["a", "flag", "n"]
+    assert list(restored) == ["a", "flag", "n", "fortran"]
+    np.testing.assert_array_equal(restored["fortran"], np.arange(6.0).reshape(2, 3))
     np.testing.assert_array_equal(restored["a"], [1.5, -2.0])
-    assert restored["flag"].dtype == np.bool_ and bool(restored["flag"]) is True
+    assert restored["flag"].dtype == np.bool_ and restored["flag"].shape == () and bool(restored["flag"]) is True
     assert restored["n"].dtype == np.int64
     # the two-value reader and load_model_file are unchanged
     data, params = save_util.read_model_file(io.BytesIO(raw))

@@ -24,7 +24,8 @@ from stable_baselines.her.utils import KEY_ORDER, GoalObservationLayout, HERGoal
 
 # what BaseRLModel.__init__ sets but HER leaves to the wrapped model: reading them goes through __getattr__
 _MODEL_ATTRIBUTES = ("graph", "sess", "params", "_param_load_ops", "episode_reward", "ep_info_buf",
-                     "policy_kwargs", "num_timesteps", "n_cpu_tf_sess", "seed", "_vec_normalize_env")
+                     "policy_kwargs", "num_timesteps", "n_cpu_tf_sess", "seed", "_vec_normalize_env",
+                     "_file_normalization")
 
 # the entries HER writes into the wrapped model's file, with the kind each must have when read back
 _HER_SETTINGS = {

@@ -18,7 +18,7 @@ from stable_baselines.common.callbacks import BaseCallback, CallbackList, Conver
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, seed_on_next_reset
 from stable_baselines.common.math_util import safe_mean
 from stable_baselines.common.misc_util import set_global_seeds
-from stable_baselines.common.model import parameters as parameter_io
+from stable_baselines.common.model import normalization, parameters as parameter_io
 from stable_baselines.common.model.arguments import check_positive_int, check_total_timesteps
 from stable_baselines.common.model.context import SetVerbosity, TensorboardWriter
 from stable_baselines.common.model.environment import (check_spaces_match, env_from_id, fit_env_to_model,
@@ -31,6 +31,7 @@ from stable_baselines.common.numpy_forward import make_rng
 from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind
 from stable_baselines.common.policies import BasePolicy, get_policy_from_name
 from stable_baselines.common.vec_env import VecEnv, VecNormalize, unwrap_vec_normalize
+from stable_baselines.common.vec_env.vec_normalize import NormalizationStatistics
 
 _Model = TypeVar("_Model", bound="BaseRLModel")
 _PartT = TypeVar("_PartT")
@@ -101,6 +102,8 @@ class BaseRLModel(ABC):
         self._session_callables: Optional[Tuple[Any, Dict[Any, Any]]] = None
         self._numpy_forward_rng_: Optional[np.random.Generator] = None
         self._pretrain_graph: Optional[Dict[str, Any]] = None
+        # the VecNormalize statistics stored in the file the model was loaded from (None: none)
+        self._file_normalization: Optional[NormalizationStatistics] = None
 
         if env is not None:
             if isinstance(env, str):
@@ -127,6 +130,16 @@ class BaseRLModel(ABC):
         :return: (VecNormalize) the ``VecNormalize`` wrapper inside the training environment, or None
         """
         return self._vec_normalize_env
+
+    def get_normalization_statistics(self) -> Optional[NormalizationStatistics]:
+        """
+        :return: (NormalizationStatistics) a copy of the observation and return statistics and the settings of
+            the ``VecNormalize`` in the model's environment, or else of those its model file stored (a model
+            loaded without an environment); None when there are neither
+        """
+        if self._vec_normalize_env is not None:
+            return self._vec_normalize_env.get_statistics()
+        return None if self._file_normalization is None else self._file_normalization.copy()
 
     def _graph_fixes_n_envs(self) -> bool:
         """
@@ -591,9 +604,9 @@ class BaseRLModel(ABC):
     def _extra_members_to_save(self) -> Dict[str, Any]:
         """
         :return: (dict) the extra members ``save`` writes beside the original's three, name -> value (see
-            :mod:`stable_baselines.common.model.extra_members`)
+            :mod:`stable_baselines.common.model.extra_members`): the VecNormalize statistics, if any
         """
-        return {}
+        return normalization.statistics_members(self.get_normalization_statistics())
 
     def _restore_extra_members(self, members: Dict[str, Any], what: str) -> None:
         """
@@ -603,6 +616,13 @@ class BaseRLModel(ABC):
         :param members: (dict) the file's registered extra members, decoded (empty for files without any)
         :param what: (str) the file, for messages
         """
+        statistics = normalization.statistics_from_members(members, self.observation_space, what)
+        self._file_normalization = statistics
+        if statistics is not None and self.env is not None:
+            env = normalization.normalized_env(self.env, self._vectorize_action, self._vec_normalize_env,
+                                               statistics, what)
+            if env is not self.env:
+                self.set_env(env)
         restore_training_state_members(self, members, what)
 
     @staticmethod

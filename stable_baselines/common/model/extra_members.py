@@ -121,8 +121,7 @@ def _encode_arrays(name: str, arrays: Any) -> bytes:
                 raise TypeError("Array {!r} of the extra member {!r} has dtype {}; only numeric and boolean arrays "
                                 "are stored".format(key, name, array.dtype))
             with archive.open(key + ".npy", "w", force_zip64=True) as member:
-                # np.require keeps 0-d arrays 0-d (np.ascontiguousarray makes them 1-d)
-                np.lib.format.write_array(member, np.require(array, requirements="C"), allow_pickle=False)
+                np.lib.format.write_array(member, np.array(array, order="C", copy=True), allow_pickle=False)
     return buffer.getvalue()
 
 

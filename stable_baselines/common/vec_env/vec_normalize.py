@@ -1,9 +1,11 @@
 """VecNormalize: running normalization of observations and rewards."""
+import math
 import os
 import pickle
 import tempfile
 import warnings
-from typing import Any, Dict, Optional
+from copy import deepcopy
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -123,8 +125,7 @@ class VecNormalize(VecEnvWrapper):
         """
         if not self.norm_obs:
             return obs
-        scaled = (obs - self.obs_rms.mean) / np.sqrt(self.obs_rms.var + self.epsilon)
-        return np.clip(scaled, -self.clip_obs, self.clip_obs)
+        return _scaled_obs(obs, self.obs_rms, self.epsilon, self.clip_obs)
 
     def normalize_reward(self, reward: np.ndarray) -> np.ndarray:
         """
@@ -259,9 +260,204 @@ class VecNormalize(VecEnvWrapper):
             raise ValueError("The VecNormalize statistics are for observations of shape {} but the environment's "
                              "observation space has shape {}".format(tuple(np.shape(self.obs_rms.mean)), obs_shape))
 
+    def get_statistics(self) -> "NormalizationStatistics":
+        """
+        :return: (NormalizationStatistics) a copy of the running statistics and the settings, without the
+            environment (what ``model.save`` stores in the model file, without pickle)
+        """
+        return NormalizationStatistics(self.obs_rms, self.ret_rms, clip_obs=self.clip_obs,
+                                       clip_reward=self.clip_reward, gamma=self.gamma, epsilon=self.epsilon,
+                                       norm_obs=self.norm_obs, norm_reward=self.norm_reward)
+
 
 def _shape_of(space: Any) -> tuple:
     return tuple(space.shape) if space.shape is not None else ()
+
+
+def _scaled_obs(obs: np.ndarray, obs_rms: RunningMeanStd, epsilon: float, clip_obs: float) -> np.ndarray:
+    """``clip((obs - mean) / sqrt(var + epsilon), -clip_obs, clip_obs)``"""
+    scaled = (obs - obs_rms.mean) / np.sqrt(obs_rms.var + epsilon)
+    return np.clip(scaled, -clip_obs, clip_obs)
+
+
+class NormalizationStatistics(object):
+    """
+    What a :class:`VecNormalize` has learnt, apart from its environment: the running statistics of the
+    observations and of the discounted returns, and its settings. Plain numbers and arrays: no pickle is needed
+    to store it (:meth:`to_json` and :meth:`to_arrays`; ``model.save`` writes them into the model file), and
+    :meth:`from_stored` checks what it reads back. The statistics given are copied.
+
+    :param obs_rms: (RunningMeanStd) statistics of the observations
+    :param ret_rms: (RunningMeanStd) statistics of the discounted returns
+    :param clip_obs: (float) bound of the normalized observations' absolute values
+    :param clip_reward: (float) bound of the normalized rewards' absolute values
+    :param gamma: (float) discount factor of the returns
+    :param epsilon: (float) added to the variances before the square root
+    :param norm_obs: (bool) whether observations are normalized
+    :param norm_reward: (bool) whether rewards were normalized during training
+    """
+
+    #: version of the layout written by :meth:`to_json` / :meth:`to_arrays`
+    FORMAT = 1
+
+    def __init__(self, obs_rms: RunningMeanStd, ret_rms: RunningMeanStd, clip_obs: float = 10.,
+                 clip_reward: float = 10., gamma: float = 0.99, epsilon: float = 1e-8, norm_obs: bool = True,
+                 norm_reward: bool = True) -> None:
+        self.obs_rms = deepcopy(obs_rms)
+        self.ret_rms = deepcopy(ret_rms)
+        self.clip_obs = clip_obs
+        self.clip_reward = clip_reward
+        self.gamma = gamma
+        self.epsilon = epsilon
+        self.norm_obs = norm_obs
+        self.norm_reward = norm_reward
+
+    def copy(self) -> "NormalizationStatistics":
+        """:return: (NormalizationStatistics) an independent copy"""
+        return NormalizationStatistics(self.obs_rms, self.ret_rms, **self._settings())
+
+    def _settings(self) -> Dict[str, Any]:
+        return {name: getattr(self, name) for name in _STATISTICS_SETTINGS}
+
+    def normalize_obs(self, obs: np.ndarray) -> np.ndarray:
+        """
+        :param obs: (np.ndarray) observations as the environment gives them
+        :return: (np.ndarray) the observations as the VecNormalize with these statistics returns them
+        """
+        if not self.norm_obs:
+            return obs
+        return _scaled_obs(obs, self.obs_rms, self.epsilon, self.clip_obs)
+
+    def wrap(self, venv: VecEnv, training: bool = False, norm_reward: bool = False) -> "VecNormalize":
+        """
+        :param venv: (VecEnv) the environment to normalize
+        :param training: (bool) whether the new wrapper keeps updating the statistics
+        :param norm_reward: (bool) whether it normalizes the rewards (off by default: the true rewards)
+        :return: (VecNormalize) a VecNormalize around ``venv`` starting from copies of these statistics
+        """
+        settings = self._settings()
+        settings["norm_reward"] = norm_reward
+        vec_normalize = VecNormalize(venv, training=training, **settings)
+        vec_normalize.obs_rms = deepcopy(self.obs_rms)
+        vec_normalize.ret_rms = deepcopy(self.ret_rms)
+        vec_normalize.check_statistics_shape()
+        return vec_normalize
+
+    def matches(self, other: "NormalizationStatistics") -> bool:
+        """
+        :param other: (NormalizationStatistics) other statistics
+        :return: (bool) whether both normalize observations alike (same observation settings, statistics equal
+            to a relative 1e-6)
+        """
+        if (self.norm_obs, self.clip_obs, self.epsilon) != (other.norm_obs, other.clip_obs, other.epsilon):
+            return False
+        pairs: List[Tuple[Any, Any]] = [(self.obs_rms.mean, other.obs_rms.mean), (self.obs_rms.var, other.obs_rms.var),
+                                         (self.obs_rms.count, other.obs_rms.count)]
+        return all(np.shape(mine) == np.shape(theirs) and np.allclose(mine, theirs, rtol=1e-6, atol=0.)
+                   for mine, theirs in pairs)
+
+    def to_json(self) -> Dict[str, Any]:
+        """:return: (dict) the settings as JSON values (with the layout version under ``format``)"""
+        settings: Dict[str, Any] = {"format": self.FORMAT}
+        for name, value in self._settings().items():
+            settings[name] = bool(value) if name in _STATISTICS_FLAGS else float(value)
+        return settings
+
+    def to_arrays(self) -> Dict[str, np.ndarray]:
+        """:return: (dict) the running statistics as float64 arrays (counts as 0-d arrays)"""
+        arrays = {}
+        for prefix, rms in (("obs", self.obs_rms), ("ret", self.ret_rms)):
+            arrays[prefix + "_mean"] = np.asarray(rms.mean, dtype=np.float64)
+            arrays[prefix + "_var"] = np.asarray(rms.var, dtype=np.float64)
+            arrays[prefix + "_count"] = np.asarray(rms.count, dtype=np.float64)
+        return arrays
+
+    @classmethod
+    def from_stored(cls, settings: Any, arrays: Mapping[str, np.ndarray], what: str,
+                    obs_shape: Optional[tuple] = None) -> "NormalizationStatistics":
+        """
+        Rebuild statistics from what :meth:`to_json` and :meth:`to_arrays` gave, checking every field.
+
+        :param settings: (dict) the settings (JSON values)
+        :param arrays: (dict) the arrays
+        :param what: (str) where they come from, for messages
+        :param obs_shape: (tuple) the shape the observation statistics must have (None: any)
+        :return: (NormalizationStatistics)
+        :raises InvalidModelFileError: a field is missing, unexpected, of the wrong kind, not finite or out of
+            range, or the shapes do not fit
+        """
+        checked = _checked_settings(settings, what)
+        obs_rms = _checked_rms(arrays, "obs", what, obs_shape)
+        ret_rms = _checked_rms(arrays, "ret", what, ())
+        unknown = sorted(set(arrays) - {prefix + part for prefix in ("obs", "ret")
+                                        for part in ("_mean", "_var", "_count")})
+        if unknown:
+            raise InvalidModelFileError("{} holds unexpected arrays: {}".format(what, ", ".join(unknown)))
+        return cls(obs_rms, ret_rms, **checked)
+
+
+_STATISTICS_SETTINGS = ("clip_obs", "clip_reward", "gamma", "epsilon", "norm_obs", "norm_reward")
+_STATISTICS_FLAGS = ("norm_obs", "norm_reward")
+# name -> (smallest value, whether the smallest value itself is allowed)
+_STATISTICS_RANGES = {"clip_obs": (0., False), "clip_reward": (0., False), "gamma": (0., True),
+                      "epsilon": (0., True)}
+
+
+def _checked_settings(settings: Any, what: str) -> Dict[str, Any]:
+    """The settings of stored statistics, each checked (InvalidModelFileError otherwise)."""
+    if not isinstance(settings, dict):
+        raise InvalidModelFileError("{}: the settings must be a JSON object, got a {}".format(
+            what, type(settings).__name__))
+    if settings.get("format") != NormalizationStatistics.FORMAT:
+        raise InvalidModelFileError("{}: unknown layout format {!r} (this version reads format {})".format(
+            what, settings.get("format"), NormalizationStatistics.FORMAT))
+    expected = set(_STATISTICS_SETTINGS) | {"format"}
+    if set(settings) != expected:
+        raise InvalidModelFileError("{}: the settings must be exactly {}; missing: {}, unexpected: {}".format(
+            what, sorted(expected), sorted(expected - set(settings)), sorted(set(settings) - expected)))
+    checked: Dict[str, Any] = {}
+    for name in _STATISTICS_SETTINGS:
+        value = settings[name]
+        if name in _STATISTICS_FLAGS:
+            if not isinstance(value, bool):
+                raise InvalidModelFileError("{}: {} must be true or false, got {!r}".format(what, name, value))
+        else:
+            lowest, inclusive = _STATISTICS_RANGES[name]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or \
+                    value < lowest or (value == lowest and not inclusive):
+                raise InvalidModelFileError("{}: {} must be a finite number {} {}, got {!r}".format(
+                    what, name, ">=" if inclusive else ">", lowest, value))
+            value = float(value)
+        checked[name] = value
+    return checked
+
+
+def _checked_rms(arrays: Mapping[str, np.ndarray], prefix: str, what: str,
+                 shape: Optional[tuple]) -> RunningMeanStd:
+    """The running statistics ``<prefix>_mean/_var/_count`` of stored arrays, checked."""
+    found = []
+    for part in ("_mean", "_var", "_count"):
+        value = arrays.get(prefix + part)
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "iuf":
+            raise InvalidModelFileError("{}: {}{} must be a numeric array, got {}".format(
+                what, prefix, part, type(value).__name__ if not isinstance(value, np.ndarray) else value.dtype))
+        value = value.astype(np.float64)
+        if not np.all(np.isfinite(value)):
+            raise InvalidModelFileError("{}: {}{} holds NaN or infinite values".format(what, prefix, part))
+        found.append(value)
+    mean, var, count = found
+    if shape is not None and mean.shape != tuple(shape):
+        raise InvalidModelFileError("{}: {}_mean has shape {}, expected {}".format(what, prefix, mean.shape,
+                                                                                    tuple(shape)))
+    if var.shape != mean.shape or count.shape != ():
+        raise InvalidModelFileError("{}: {}_var must have the shape of {}_mean {} and {}_count must be a scalar "
+                                    "(got {} and {})".format(what, prefix, prefix, mean.shape, prefix, var.shape,
+                                                             count.shape))
+    if np.any(var < 0) or float(count) <= 0:
+        raise InvalidModelFileError("{}: {}_var must be >= 0 and {}_count > 0".format(what, prefix, prefix))
+    rms = RunningMeanStd(shape=mean.shape)
+    rms.mean, rms.var, rms.count = mean, var, float(count)
+    return rms
 
 
 # what VecNormalize pickles (``__getstate__``) and the original library's extra attributes

@@ -1,0 +1,371 @@
+"""
+One file to ship: ``model.save`` of a model trained under ``VecNormalize`` stores the statistics in the model file
+(extra members ``vec_normalize.json`` / ``vec_normalize.npz``), and ``ALGO.load(path, env=raw_env)`` normalizes
+the environment as at the end of training, with the statistics frozen and the true rewards.
+"""
+import io
+import json
+import pickle
+import warnings
+import zipfile
+from collections import OrderedDict
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from stable_baselines import PPO2, SAC
+from stable_baselines.common import save_util
+from stable_baselines.common.model import extra_members, normalization
+from stable_baselines.common.model.base import BaseRLModel
+from stable_baselines.common.running_mean_std import RunningMeanStd
+from stable_baselines.common.safe_loading.errors import InvalidModelFileError
+from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
+from stable_baselines.common.vec_env.vec_normalize import NormalizationStatistics
+
+ORIGINAL_MEMBERS = ["data", "parameters", "parameter_list"]
+OUR_MEMBERS = ["vec_normalize.json", "vec_normalize.npz"]
+
+
+def pendulum():
+    return gym.make("Pendulum-v1")
+
+
+def normalized_pendulum(**kwargs):
+    return VecNormalize(DummyVecEnv([pendulum]), clip_obs=5., gamma=0.95, **kwargs)
+
+
+def raw_observations(n=64, seed=0):
+    rng = np.random.RandomState(seed)
+    return rng.uniform([-1, -1, -8], [1, 1, 8], size=(n, 3)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def trained_ppo2(tmp_path_factory):
+    env = normalized_pendulum()
+    model = PPO2("MlpPolicy", env, n_steps=64, nminibatches=1, noptepochs=2, seed=0, n_cpu_tf_sess=1)
+    model.learn(256)
+    path = str(tmp_path_factory.mktemp("ppo2") / "ppo2_pendulum.zip")
+    model.save(path)
+    return model, env, path
+
+
+def members_of(path):
+    with zipfile.ZipFile(path) as archive:
+        return archive.namelist()
+
+
+def read_like_the_original(path):
+    """
+    What the original library's loader does with a zip model file: it lists the names, reads ``data`` as JSON
+    if present, and reads ``parameters`` (numpy .npz) in the order of ``parameter_list``; other members are
+    never opened.
+    """
+    with zipfile.ZipFile(path, "r") as archive:
+        names = archive.namelist()
+        data = json.loads(archive.read("data").decode()) if "data" in names else None
+        params = None
+        if "parameters" in names:
+            order = json.loads(archive.read("parameter_list").decode())
+            stored = np.load(io.BytesIO(archive.read("parameters")))
+            params = OrderedDict((name, stored[name]) for name in order)
+    return data, params
+
+
+def assert_same_rms(first, second):
+    np.testing.assert_array_equal(first.mean, second.mean)
+    np.testing.assert_array_equal(first.var, second.var)
+    assert first.count == second.count
+
+
+def test_the_file_holds_the_statistics_in_two_new_members(trained_ppo2):
+    model, env, path = trained_ppo2
+    assert members_of(path) == ORIGINAL_MEMBERS + OUR_MEMBERS
+    with zipfile.ZipFile(path) as archive:
+        settings = json.loads(archive.read("vec_normalize.json"))
+        arrays = np.load(io.BytesIO(archive.read("vec_normalize.npz")), allow_pickle=False)
+        assert settings == {"format": 1, "clip_obs": 5.0, "clip_reward": 10.0, "gamma": 0.95, "epsilon": 1e-8,
+                            "norm_obs": True, "norm_reward": True}
+        np.testing.assert_array_equal(arrays["obs_mean"], env.obs_rms.mean)
+        np.testing.assert_array_equal(arrays["obs_var"], env.obs_rms.var)
+        assert float(arrays["obs_count"]) == env.obs_rms.count and arrays["obs_count"].shape == ()
+        assert float(arrays["ret_var"]) == float(env.ret_rms.var)
+
+
+def test_the_original_library_still_reads_the_file(trained_ppo2, monkeypatch, tmp_path):
+    model, _, path = trained_ppo2
+    data, params = read_like_the_original(path)
+    assert list(params) == [var.name for var in model.get_parameter_list()]
+    for name, value in model.get_parameters().items():
+        np.testing.assert_array_equal(params[name], value)
+    assert data["gamma"] == model.gamma and data["n_steps"] == 64
+    # the original's three members are byte for byte those of a file saved without the statistics
+    monkeypatch.setattr(BaseRLModel, "_extra_members_to_save", lambda self: {})
+    plain = str(tmp_path / "plain.zip")
+    model.save(plain)
+    assert members_of(plain) == ORIGINAL_MEMBERS
+    with zipfile.ZipFile(path) as ours, zipfile.ZipFile(plain) as theirs:
+        for name in ORIGINAL_MEMBERS:
+            assert ours.read(name) == theirs.read(name)
+
+
+@pytest.mark.parametrize("make_env", [pendulum, lambda: DummyVecEnv([pendulum])], ids=["gym_env", "vec_env"])
+def test_load_with_a_raw_env_normalizes_as_at_the_end_of_training(trained_ppo2, make_env):
+    model, env, path = trained_ppo2
+    loaded = PPO2.load(path, env=make_env())
+    vec_normalize = loaded.get_vec_normalize_env()
+    assert isinstance(vec_normalize, VecNormalize) and loaded.get_env() is vec_normalize
+    assert isinstance(vec_normalize.venv, DummyVecEnv)
+    assert vec_normalize.training is False and vec_normalize.norm_reward is False
+    assert vec_normalize.norm_obs is True
+    assert (vec_normalize.clip_obs, vec_normalize.clip_reward, vec_normalize.gamma, vec_normalize.epsilon) == \
+        (5., 10., 0.95, 1e-8)
+    assert_same_rms(vec_normalize.obs_rms, env.obs_rms)
+    assert_same_rms(vec_normalize.ret_rms, env.ret_rms)
+    observations = raw_observations()
+    np.testing.assert_array_equal(vec_normalize.normalize_obs(observations), env.normalize_obs(observations))
+    # predict keeps its meaning: it receives what the env gives, i.e. normalized observations
+    expected, _ = model.predict(env.normalize_obs(observations), deterministic=True)
+    actions, _ = loaded.predict(vec_normalize.normalize_obs(observations), deterministic=True)
+    np.testing.assert_allclose(actions, expected, rtol=1e-6, atol=1e-6)
+    # the environment returns normalized observations and true rewards, and the statistics stay frozen
+    first = vec_normalize.reset()
+    np.testing.assert_array_equal(first, env.normalize_obs(vec_normalize.get_original_obs()))
+    _, rewards, _, _ = vec_normalize.step(np.zeros((1, 1)))
+    np.testing.assert_array_equal(rewards, vec_normalize.get_original_reward())
+    assert_same_rms(vec_normalize.obs_rms, env.obs_rms)
+
+
+def test_an_env_already_normalized_is_not_wrapped_again(trained_ppo2, tmp_path):
+    _, env, path = trained_ppo2
+    stats_path = str(tmp_path / "vec_normalize.pkl")
+    env.save(stats_path)
+    same = VecNormalize.load(stats_path, DummyVecEnv([pendulum]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loaded = PPO2.load(path, env=same)
+    assert loaded.get_env() is same and loaded.get_vec_normalize_env() is same
+    assert same.training is True  # left as the user set it
+    fresh = normalized_pendulum()
+    with pytest.warns(UserWarning, match="statistics differ"):
+        loaded = PPO2.load(path, env=fresh)
+    assert loaded.get_vec_normalize_env() is fresh
+    np.testing.assert_array_equal(fresh.obs_rms.mean, np.zeros(3))  # the env's own statistics are kept
+
+
+def test_load_without_env_keeps_the_statistics(trained_ppo2, tmp_path):
+    model, env, path = trained_ppo2
+    loaded = PPO2.load(path)
+    assert loaded.get_env() is None and loaded.get_vec_normalize_env() is None
+    statistics = loaded.get_normalization_statistics()
+    assert isinstance(statistics, NormalizationStatistics)
+    assert_same_rms(statistics.obs_rms, env.obs_rms)
+    assert (statistics.clip_obs, statistics.norm_obs, statistics.norm_reward) == (5., True, True)
+    observations = raw_observations()
+    np.testing.assert_array_equal(statistics.normalize_obs(observations), env.normalize_obs(observations))
+    statistics.obs_rms.mean[:] = 123.  # a copy: the model's are untouched
+    assert loaded.get_normalization_statistics().obs_rms.mean[0] != 123.
+    # saved again, the file keeps them
+    again = str(tmp_path / "again.zip")
+    loaded.save(again)
+    assert members_of(again) == ORIGINAL_MEMBERS + OUR_MEMBERS
+    assert_same_rms(PPO2.load(again, env=pendulum()).get_vec_normalize_env().obs_rms, env.obs_rms)
+    # the live VecNormalize of a model is what it reports
+    live = model.get_normalization_statistics()
+    assert_same_rms(live.obs_rms, env.obs_rms) and live is not model.get_normalization_statistics()
+
+
+def test_files_without_the_members_load_as_before(trained_ppo2, monkeypatch, tmp_path):
+    model, _, _ = trained_ppo2
+    monkeypatch.setattr(BaseRLModel, "_extra_members_to_save", lambda self: {})
+    plain = str(tmp_path / "plain.zip")
+    model.save(plain)
+    monkeypatch.undo()
+    raw_env = pendulum()
+    loaded = PPO2.load(plain, env=raw_env)
+    assert loaded.get_vec_normalize_env() is None and loaded.get_normalization_statistics() is None
+    assert isinstance(loaded.get_env(), DummyVecEnv)
+    unnormalized = PPO2("MlpPolicy", pendulum(), n_steps=16, seed=0, n_cpu_tf_sess=1)
+    path = str(tmp_path / "unnormalized.zip")
+    unnormalized.save(path)
+    assert members_of(path) == ORIGINAL_MEMBERS
+
+
+def test_cloudpickle_format_warns_that_the_statistics_are_not_kept(trained_ppo2, tmp_path):
+    model, _, _ = trained_ppo2
+    with pytest.warns(UserWarning, match="vec_normalize.json, vec_normalize.npz not saved"):
+        model.save(str(tmp_path / "old.pkl"), cloudpickle=True)
+    assert PPO2.load(str(tmp_path / "old.pkl")).get_normalization_statistics() is None
+
+
+def test_vec_normalize_save_and_load_still_work(trained_ppo2, tmp_path):
+    _, env, _ = trained_ppo2
+    env.save(str(tmp_path / "stats.pkl"))
+    restored = VecNormalize.load(str(tmp_path / "stats.pkl"), DummyVecEnv([pendulum]))
+    assert_same_rms(restored.obs_rms, env.obs_rms)
+    assert restored.get_statistics().matches(env.get_statistics())
+
+
+def test_sac_off_policy_round_trip(tmp_path):
+    env = normalized_pendulum()
+    model = SAC("MlpPolicy", env, learning_starts=32, batch_size=16, seed=0, n_cpu_tf_sess=1)
+    model.learn(96)
+    path = str(tmp_path / "sac.zip")
+    model.save(path)
+    assert members_of(path) == ORIGINAL_MEMBERS + OUR_MEMBERS
+    loaded = SAC.load(path, env=pendulum())
+    vec_normalize = loaded.get_vec_normalize_env()
+    assert vec_normalize is not None and vec_normalize.training is False and vec_normalize.norm_reward is False
+    assert loaded.get_env().venv is vec_normalize  # one env seen as a single env, as in training
+    assert_same_rms(vec_normalize.obs_rms, env.obs_rms)
+    observations = raw_observations(16)
+    expected, _ = model.predict(env.normalize_obs(observations), deterministic=True)
+    actions, _ = loaded.predict(vec_normalize.normalize_obs(observations), deterministic=True)
+    np.testing.assert_allclose(actions, expected, rtol=1e-6, atol=1e-6)
+    obs = loaded.get_env().reset()
+    np.testing.assert_array_equal(obs, env.normalize_obs(vec_normalize.get_original_obs())[0])
+
+
+# ------------------------------------------------------------------ hostile or corrupt members
+def stored(path):
+    with zipfile.ZipFile(path) as archive:
+        settings = json.loads(archive.read("vec_normalize.json"))
+        arrays = OrderedDict(np.load(io.BytesIO(archive.read("vec_normalize.npz")), allow_pickle=False).items())
+    return settings, arrays
+
+
+def check(settings, arrays, shape=(3,)):
+    return normalization.statistics_from_members({"vec_normalize.json": settings, "vec_normalize.npz": arrays},
+                                                 gym.spaces.Box(-1, 1, shape), "the test file")
+
+
+def changed(base, **changes):
+    result = OrderedDict(base)
+    for key, value in changes.items():
+        if value is None:
+            result.pop(key)
+        else:
+            result[key] = value
+    return result
+
+
+def test_valid_members_give_the_statistics(trained_ppo2):
+    _, env, path = trained_ppo2
+    settings, arrays = stored(path)
+    statistics = check(settings, arrays)
+    assert statistics.matches(env.get_statistics())
+
+
+@pytest.mark.parametrize("settings_change, arrays_change, message", [
+    ({}, {"obs_mean": np.zeros(4), "obs_var": np.ones(4)}, "shape"),
+    ({}, {"obs_var": np.ones(2)}, "shape"),
+    ({}, {"obs_count": np.ones(1)}, "scalar"),
+    ({}, {"ret_mean": np.zeros(3)}, "shape"),
+    ({}, {"obs_mean": np.array([0., np.nan, 0.])}, "NaN"),
+    ({}, {"obs_var": np.array([1., -1., 1.])}, ">= 0"),
+    ({}, {"obs_count": np.array(0.)}, "> 0"),
+    ({}, {"obs_count": np.array(np.inf)}, "infinite"),
+    ({}, {"obs_mean": np.zeros(3, dtype=bool)}, "numeric"),
+    ({}, {"obs_mean": None}, "obs_mean"),
+    ({}, {"extra": np.zeros(1)}, "unexpected arrays"),
+    ({"format": 2}, {}, "format"),
+    ({"clip_obs": -1.}, {}, "clip_obs"),
+    ({"clip_obs": True}, {}, "clip_obs"),
+    ({"epsilon": "1e-8"}, {}, "epsilon"),
+    ({"norm_obs": 1}, {}, "norm_obs"),
+    ({"gamma": None}, {}, "missing"),
+    ({"__class__": "os.system"}, {}, "unexpected"),
+], ids=lambda value: str(value)[:30])
+def test_invalid_statistics_are_refused(trained_ppo2, settings_change, arrays_change, message):
+    settings, arrays = stored(trained_ppo2[2])
+    with pytest.raises(InvalidModelFileError, match=message):
+        check(changed(settings, **settings_change), changed(arrays, **arrays_change))
+
+
+def test_settings_that_are_not_an_object_are_refused(trained_ppo2):
+    _, arrays = stored(trained_ppo2[2])
+    with pytest.raises(InvalidModelFileError, match="JSON object"):
+        check([1, 2], arrays)
+
+
+def rewrite(path, target, replace):
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(target, "w") as out:
+        for name in source.namelist():
+            if name in replace:
+                if replace[name] is not None:
+                    out.writestr(name, replace[name])
+            else:
+                out.writestr(name, source.read(name))
+    return target
+
+
+class Payload(object):
+    calls = []
+
+    def __reduce__(self):
+        return (Payload.calls.append, ("executed",))
+
+
+def npz_bytes(**arrays):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, value in arrays.items():
+            with archive.open(name + ".npy", "w") as member:
+                np.lib.format.write_array(member, value, allow_pickle=True)
+    return buffer.getvalue()
+
+
+def huge_npz():
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (1 << 36,)})
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("obs_mean.npy", header.getvalue() + b"\0" * 64)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("replace, message", [
+    ({"vec_normalize.npz": pickle.dumps(Payload())}, "not a numpy .npz"),
+    ({"vec_normalize.json": pickle.dumps(Payload())}, "UTF-8|JSON"),
+    ({"vec_normalize.npz": npz_bytes(obs_mean=np.array([Payload()], dtype=object))}, "object arrays"),
+    ({"vec_normalize.npz": huge_npz()}, "size limit"),
+    ({"vec_normalize.json": b"{\"format\": 1, \"clip_obs\": NaN"}, "JSON"),
+    ({"vec_normalize.json": None}, "without 'vec_normalize.json'"),
+    ({"vec_normalize.npz": None}, "without 'vec_normalize.npz'"),
+], ids=["npz_pickle", "json_pickle", "object_array", "huge_array", "bad_json", "no_json", "no_npz"])
+def test_hostile_members_are_refused_without_running_code(trained_ppo2, tmp_path, replace, message):
+    path = rewrite(trained_ppo2[2], str(tmp_path / "hostile.zip"), replace)
+    with pytest.raises(InvalidModelFileError, match=message):
+        contents = save_util.read_model_contents(path)
+        normalization.statistics_from_members(contents.members, gym.spaces.Box(-1, 1, (3,)), contents.what)
+    assert Payload.calls == []
+
+
+def test_a_huge_member_is_refused_by_its_declared_size(trained_ppo2, monkeypatch):
+    monkeypatch.setitem(extra_members._REGISTRY, "vec_normalize.json", 64)
+    with pytest.raises(InvalidModelFileError, match="more than the 64 bytes"):
+        save_util.read_model_contents(trained_ppo2[2])
+
+
+def test_load_refuses_statistics_of_another_observation_shape(trained_ppo2, tmp_path):
+    settings, arrays = stored(trained_ppo2[2])
+    arrays = changed(arrays, obs_mean=np.zeros(4), obs_var=np.ones(4))
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    path = rewrite(trained_ppo2[2], str(tmp_path / "shape.zip"), {"vec_normalize.npz": buffer.getvalue()})
+    with pytest.raises(InvalidModelFileError, match=r"obs_mean has shape \(4,\), expected \(3,\)"):
+        PPO2.load(path, env=pendulum())
+
+
+def test_statistics_copy_and_wrap():
+    obs_rms = RunningMeanStd(shape=(3,))
+    obs_rms.update(raw_observations(10))
+    statistics = NormalizationStatistics(obs_rms, RunningMeanStd(shape=()), clip_obs=2., norm_reward=True)
+    obs_rms.mean[:] = 0.  # copied at construction
+    assert statistics.obs_rms.mean[0] != 0.
+    wrapped = statistics.wrap(DummyVecEnv([pendulum]))
+    assert wrapped.training is False and wrapped.norm_reward is False and wrapped.clip_obs == 2.
+    assert wrapped.obs_rms is not statistics.obs_rms
+    assert statistics.matches(wrapped.get_statistics())
+    with pytest.raises(ValueError, match="shape"):
+        statistics.wrap(DummyVecEnv([lambda: gym.make("CartPole-v1")]))
