@@ -72,6 +72,14 @@ ALLOWED_EXTRAS.update({
                                      "the full header (000_* page, and the manual) lists this parameter"
     for name in ("tensorboard_log", "_init_setup_model", "policy_kwargs", "full_tensorboard_log", "seed",
                  "n_cpu_tf_sess")})
+# exact resume (issue 21): save(..., include_training_state=False) on every model, and the checkpoints that use it
+ALLOWED_EXTRAS.update({
+    ("stable_baselines.{}.save".format(model), "include_training_state"):
+        "documented addition: save(path, cloudpickle=False, include_training_state=False) stores the training state"
+    for model in ("common.base_class.BaseRLModel", "a2c.A2C", "acer.ACER", "acktr.ACKTR", "ddpg.DDPG", "deepq.DQN",
+                  "gail.GAIL", "her.HER", "ppo1.PPO1", "ppo2.PPO2", "sac.SAC", "td3.TD3", "trpo_mpi.TRPO")})
+ALLOWED_EXTRAS[("stable_baselines.common.callbacks.CheckpointCallback", "save_training_state")] = \
+    "documented addition: checkpoints written with save(path, include_training_state=True)"
 # every model's learn() takes the documented addition progress_bar=False as its last argument
 LEARN_ADDITION = "progress_bar"
 

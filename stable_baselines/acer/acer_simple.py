@@ -19,6 +19,7 @@ from stable_baselines.common.runners import AbstractEnvRunner
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_layers import batch_to_seq, seq_to_batch
+from stable_baselines.common.tf_random_draws import record_draws
 from stable_baselines.common.tf_util import avg_norm, check_shape, gradient_add, q_explained_variance
 
 EPS = 1e-6
@@ -613,9 +614,11 @@ class _Runner(AbstractEnvRunner):
         policy = self.model.step_model
         if not policy.recurrent:
             actions, mus = policy.sess.run([policy.action, policy.policy_proba], {policy.obs_ph: obs})
+            record_draws(policy.sess, policy.action, len(actions))
         elif hasattr(policy, "snew"):
             feed = {policy.obs_ph: obs, policy.states_ph: states, policy.dones_ph: np.asarray(dones, np.float32)}
             actions, mus, states = policy.sess.run([policy.action, policy.policy_proba, policy.snew], feed)
+            record_draws(policy.sess, policy.action, len(actions))
         else:
             actions, _, new_states, _ = self.model.step(obs, states, dones)
             mus = self.model.proba_step(obs, states, dones)

@@ -18,6 +18,7 @@ from stable_baselines.common.rollouts import ReturnsBatch, collect_rollout, stop
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_random_draws import record_draws
 from stable_baselines.common.tf_util import float_input, mse
 
 
@@ -294,6 +295,7 @@ class ACKTR(OnPolicyRLModel):
             if trace:
                 writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % global_step)
             writer.add_summary(summary, global_step)
+        record_draws(self.sess, self.train_op, len(obs))
         self.fast_path.weights_changed()
         return policy_loss, value_loss, policy_entropy
 

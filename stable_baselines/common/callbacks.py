@@ -276,9 +276,12 @@ class CheckpointCallback(BaseCallback):
     :param save_path: (str) the folder of the checkpoints (created when training starts)
     :param name_prefix: (str) the start of the file names
     :param verbose: (int) 2 prints the path of each checkpoint
+    :param save_training_state: (bool) write each checkpoint with the model's training state
+        (``save(path, include_training_state=True)``), to resume training from it exactly
     """
 
-    def __init__(self, save_freq: int, save_path: str, name_prefix: str = 'rl_model', verbose: int = 0) -> None:
+    def __init__(self, save_freq: int, save_path: str, name_prefix: str = 'rl_model', verbose: int = 0,
+                 save_training_state: bool = False) -> None:
         super().__init__(verbose)
         if int(save_freq) != save_freq or save_freq < 1:
             raise ValueError("save_freq must be a positive integer, got {!r}".format(save_freq))
@@ -287,6 +290,7 @@ class CheckpointCallback(BaseCallback):
         self.save_freq = int(save_freq)
         self.save_path = save_path
         self.name_prefix = name_prefix
+        self.save_training_state = bool(save_training_state)
 
     def _init_callback(self) -> None:
         os.makedirs(self.save_path, exist_ok=True)
@@ -299,7 +303,11 @@ class CheckpointCallback(BaseCallback):
         if self.n_calls % self.save_freq != 0:
             return True
         path = self._checkpoint_path()
-        self._attached_model().save(path)
+        model = self._attached_model()
+        if self.save_training_state:
+            model.save(path, include_training_state=True)
+        else:
+            model.save(path)
         if self.verbose > 1:
             print("Saving model checkpoint to {}".format(path))
         return True

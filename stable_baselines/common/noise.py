@@ -84,6 +84,22 @@ class ActionNoise(ABC):
         Called at the end of every episode (stateless noises do nothing).
         """
 
+    def get_state(self) -> Dict[str, np.ndarray]:
+        """
+        :return: (dict) what the next values depend on besides NumPy's global generator, as arrays by name
+            (empty for a noise drawn independently at every step)
+        """
+        return {}
+
+    def set_state(self, state: Dict[str, np.ndarray]) -> None:
+        """
+        Continue from a state returned by :meth:`get_state` of a noise of the same kind and shape.
+
+        :param state: (dict) the arrays by name
+        """
+        if state:
+            raise ValueError("{} keeps no state, got {}".format(type(self).__name__, sorted(state)))
+
     @abstractmethod
     def __call__(self) -> np.ndarray:
         raise NotImplementedError()
@@ -160,6 +176,19 @@ class OrnsteinUhlenbeckActionNoise(ActionNoise):
             self.noise_prev = np.zeros_like(self._mu)
         else:
             self.noise_prev = self.initial_noise
+
+    def get_state(self) -> Dict[str, np.ndarray]:
+        return {"noise_prev": np.array(self.noise_prev)}
+
+    def set_state(self, state: Dict[str, np.ndarray]) -> None:
+        if set(state) != {"noise_prev"}:
+            raise ValueError("the state of OrnsteinUhlenbeckActionNoise is its 'noise_prev', got {}"
+                             .format(sorted(state)))
+        value = np.asarray(state["noise_prev"])
+        if value.shape != np.shape(self._mu) or value.dtype.kind != "f":
+            raise ValueError("noise_prev must be a float array of shape {}, got {} of shape {}".format(
+                np.shape(self._mu), value.dtype, value.shape))
+        self.noise_prev = value.copy()
 
     def __repr__(self) -> str:
         return "OrnsteinUhlenbeckActionNoise(mu={}, sigma={})".format(self._mu, self._sigma)

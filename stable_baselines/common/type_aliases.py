@@ -41,10 +41,11 @@ class TrainedModel(PolicyPredictor, Protocol):
         :return: (VecEnv or None) the environment the model trains on
         """
 
-    def save(self, save_path: str, cloudpickle: bool = False) -> None:
+    def save(self, save_path: str, cloudpickle: bool = False, include_training_state: bool = False) -> None:
         """
         :param save_path: (str) where to write the model (``.zip`` is added when missing)
         :param cloudpickle: (bool) write the older cloudpickle format instead of the zip archive
+        :param include_training_state: (bool) also store what continuing training needs
         """
 
 

@@ -140,17 +140,19 @@ class GAIL(TRPO):
             custom_objects.setdefault("expert_dataset", kwargs["expert_dataset"])
         return super(GAIL, cls).load(load_path, env=env, custom_objects=custom_objects, **kwargs)
 
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
+    def save(self, save_path: Any, cloudpickle: bool = False, include_training_state: bool = False) -> None:
         """
         Save the model; an expert dataset whose loader was running gets it running again afterwards (saving
         must stop it to pickle the dataset), so that saving during training does not break training.
 
         :param save_path: (str or file-like) where to save
         :param cloudpickle: (bool) use the old cloudpickle format instead of the zip archive
+        :param include_training_state: (bool) also store what continuing training needs (see
+            :meth:`BaseRLModel.save`)
         """
         dataset = self.expert_dataset
         loader_was_running = dataset is not None and getattr(dataset, "dataloader", None) is not None
-        super().save(save_path, cloudpickle=cloudpickle)
+        super().save(save_path, cloudpickle=cloudpickle, include_training_state=include_training_state)
         if loader_was_running and getattr(dataset, "dataloader", None) is None:
             self._initialize_dataloader()
 

@@ -354,13 +354,15 @@ class HER(BaseRLModel):
             "her_action_space": self.action_space,
         }
 
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
+    def save(self, save_path: Any, cloudpickle: bool = False, include_training_state: bool = False) -> None:
         """
         Write the wrapped model's file, with HER's settings added to its ``data`` (n_sampled_goal,
         goal_selection_strategy, model_class, her_obs_space, her_action_space).
 
         :param save_path: (str or file-like) where to write
         :param cloudpickle: (bool) the older cloudpickle format instead of the zip archive
+        :param include_training_state: (bool) also store the wrapped model's training state (see
+            :meth:`BaseRLModel.save`)
         """
         her_data = self._her_save_data()
 
@@ -372,7 +374,7 @@ class HER(BaseRLModel):
         # the wrapped model gathers its settings and parameters as usual and writes them through this function
         self.model.__dict__["_save_to_file"] = save_with_her_data
         try:
-            self.model.save(save_path, cloudpickle=cloudpickle)
+            self.model.save(save_path, cloudpickle=cloudpickle, include_training_state=include_training_state)
         finally:
             self.model.__dict__.pop("_save_to_file", None)
 
@@ -435,6 +437,7 @@ class HER(BaseRLModel):
         # the wrapped model reads its own settings from the same file; HER's entries are only checked there
         model.model = data["model_class"]._load_checked(load_path, model.env, custom_objects,  # pylint: disable=protected-access
                                                         kwargs, extra_settings=_HER_SETTINGS)
+        model._rewrap_restored_episode()  # pylint: disable=protected-access
         return model
 
     def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
@@ -443,3 +446,14 @@ class HER(BaseRLModel):
             achieved goal and desired goal concatenated, as HERGoalEnvWrapper gives it)
         """
         return self.model._export_spec(batch_size)  # pylint: disable=protected-access
+
+    def _rewrap_restored_episode(self) -> None:
+        """
+        Put the unfinished episode of a training state back in front of the wrapped model's replay buffer, in a
+        replay wrapper, so that the next ``learn`` stores it first, as the saved model's would have.
+        """
+        episode, self.model.restored_her_episode = self.model.restored_her_episode, None
+        if episode and self.replay_wrapper is not None:
+            wrapper = self.replay_wrapper(self.model.replay_buffer)
+            wrapper.episode_transitions = episode
+            self.model.replay_buffer = wrapper

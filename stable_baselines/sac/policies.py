@@ -15,6 +15,7 @@ from stable_baselines.common import numpy_forward as nf
 from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward, numpy_actor_variables
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
 from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_random_draws import record_draws
 from stable_baselines.common.tf_layers import dense
 
 EPS = 1e-6  # Avoid NaN (prevents division by zero or log of zero)
@@ -241,7 +242,9 @@ class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
             if actions is not None:
                 return actions
         output = self.deterministic_policy if deterministic else self.policy
-        return self.sess.run(output, {self.obs_ph: obs})
+        actions = self.sess.run(output, {self.obs_ph: obs})
+        record_draws(self.sess, output, len(actions))
+        return actions
 
     def proba_step(self, obs: np.ndarray, state: Any = None, mask: Any = None) -> List[np.ndarray]:
         if self._numpy_forward is not None:

@@ -566,10 +566,10 @@ class TRPO(ActorCriticRLModel):
     # ------------------------------------------------------------------------------------------
     # saving
     # ------------------------------------------------------------------------------------------
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
+    def save(self, save_path: Any, cloudpickle: bool = False, include_training_state: bool = False) -> None:
         if self.using_gail and self.expert_dataset is not None:
             self.expert_dataset.prepare_pickling()  # stops the loader's worker processes so it can be pickled
-        super().save(save_path, cloudpickle=cloudpickle)
+        super().save(save_path, cloudpickle=cloudpickle, include_training_state=include_training_state)
 
 
 def _flat_actions(actions: np.ndarray) -> np.ndarray:

@@ -29,6 +29,7 @@ from stable_baselines.common.model.graph_rebuild import rebuild_keeping_values
 from stable_baselines.common.model.loading import load_model
 from stable_baselines.common.model.observations import is_vectorized_observation, softmax
 from stable_baselines.common.model.pretraining import behaviour_cloning, build_cloning_graph, check_pretrain_inputs
+from stable_baselines.common.model.training_state import restore_training_state_members, training_state_members
 from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind
 from stable_baselines.common.policies import get_policy_from_name
 from stable_baselines.common.vec_env import VecEnv, VecNormalize, unwrap_vec_normalize
@@ -516,7 +517,7 @@ class BaseRLModel(ABC):
         return self
 
     # ------------------------------------------------------------------ saving and loading
-    def save(self, save_path: Any, cloudpickle: bool = False) -> None:
+    def save(self, save_path: Any, cloudpickle: bool = False, include_training_state: bool = False) -> None:
         """
         Write the model (settings and parameters) to a file: the settings the algorithm names in
         ``_saved_settings`` and every parameter (the replay buffer of an off-policy model is not part of it, see
@@ -524,9 +525,15 @@ class BaseRLModel(ABC):
 
         :param save_path: (str or file-like) where to write it
         :param cloudpickle: (bool) write the older cloudpickle format instead of the zip archive
+        :param include_training_state: (bool) also store what continuing training needs (optimizer state,
+            generators, counters, the replay buffer), so that the loaded model's next
+            ``learn(..., reset_num_timesteps=False)`` continues exactly as this model's would (zip archive only)
         """
+        extra = self._extra_members_to_save()
+        if include_training_state:
+            extra.update(training_state_members(self))
         self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle, extra=self._extra_members_to_save())
+                           cloudpickle=cloudpickle, extra=extra)
 
     @classmethod
     def load(cls: Type[_Model], load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,
@@ -594,6 +601,7 @@ class BaseRLModel(ABC):
                                                statistics, what)
             if env is not self.env:
                 self.set_env(env)
+        restore_training_state_members(self, members, what)
 
     @staticmethod
     def _save_to_file(save_path: Any, data: Optional[Dict[str, Any]] = None, params: Any = None,
@@ -657,3 +665,23 @@ class BaseRLModel(ABC):
         """
         check_export_format(format)
         export_model(self._export_spec(batch_size), self.get_normalization_statistics(), path, format, batch_size)
+
+    # ------------------------------------------------------------------ exact resume (common/model/training_state.py)
+    def _training_state_extras(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+        """
+        :return: (dict, dict) what the algorithm's next ``learn`` depends on beyond what
+            :func:`~stable_baselines.common.model.training_state.capture_training_state` takes from every model:
+            JSON-able values and numeric arrays by name (nothing by default)
+        """
+        return {}, {}
+
+    def _restore_training_state_extras(self, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
+        """
+        Take back what :meth:`_training_state_extras` gave (checking it: it comes from a file).
+
+        :param info: (dict) the JSON-able values
+        :param arrays: (dict) the arrays by name
+        """
+        if info or arrays:
+            raise ValueError("{} keeps no extra training state, got {}".format(type(self).__name__,
+                                                                              sorted(info) + sorted(arrays)))

@@ -2,13 +2,14 @@
 :class:`OffPolicyRLModel`, the base of the off-policy algorithms (DQN, DDPG, SAC, TD3).
 """
 from abc import abstractmethod
-from typing import Any, Callable, Dict, Generic, Optional, Tuple, TypeVar, cast
+from typing import Any, Callable, Dict, Generic, List, Optional, Tuple, TypeVar, cast
 
 import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.buffer_files import load_buffer, save_buffer
 from stable_baselines.common.model.base import BaseRLModel
+from stable_baselines.common.model.training_state import episode_from_plain, episode_to_plain
 from stable_baselines.common.model.off_policy_loop import (LearnArguments, OffPolicyLoopState, run_off_policy_loop,
                                                           visible)
 from stable_baselines.common.tf_util import total_episode_reward_logger
@@ -52,6 +53,8 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
         self._fused_train: Any = None
         # set by load_replay_buffer: the next learn() keeps the loaded buffer (DQN otherwise makes a new one)
         self._replay_buffer_loaded = False
+        # the unfinished episode of HER's replay wrapper read from a training state, until HER wraps the buffer again
+        self.restored_her_episode: Optional[List[tuple]] = None
 
     def _inner_replay_buffer(self) -> Any:
         """:return: (ReplayBuffer) the replay buffer itself (inside HER's wrapper when there is one), or None"""
@@ -297,3 +300,13 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
     def action_probability(self, observation: Any, state: Any = None, mask: Any = None, actions: Any = None,
                            logp: bool = False) -> Optional[np.ndarray]:
         pass
+
+    # exact resume (common/model/training_state.py): the unfinished episode HER's wrapper keeps
+    def _training_state_extras(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+        if not self.is_using_her():
+            return {}, {}
+        return episode_to_plain(self.replay_buffer.episode_transitions)
+
+    def _restore_training_state_extras(self, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
+        if info or arrays:
+            self.restored_her_episode = episode_from_plain(info, arrays)

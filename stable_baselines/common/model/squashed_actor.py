@@ -19,6 +19,7 @@ from stable_baselines.common.policies import BasePolicy
 from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.session_call import SessionCall
 from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_random_draws import record_draws
 
 # the name of the fetched actor weights in a single-call training step
 _ACTOR_WEIGHTS = "actor_weights"
@@ -75,6 +76,8 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
     # made by setup_model: the acting policy, and the names of the values a training step returns
     policy_tf: Any
     infos_names: Optional[List[str]]
+    # the losses of a training step, by name (its random draws are counted from them)
+    _losses: Dict[str, tf.Tensor]
 
     # SAC and TD3 train before the episode bookkeeping of a step
     _train_before_episode_end = True
@@ -217,6 +220,8 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
                 self.fast_path.receive_weights(self.policy_tf, weights)
         else:
             named = self._train_step_with_run(step, writer, learning_rate, batch, delayed_update)
+        losses = list(self._losses.values())
+        record_draws(self.sess, losses[0], self.batch_size, fetches=losses)
         return tuple(named[name] for name in self._built(self.infos_names, "infos_names"))
 
     def _train_step_with_run(self, step: int, writer: Any, learning_rate: float, batch: tuple,

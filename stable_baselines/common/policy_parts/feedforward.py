@@ -15,6 +15,7 @@ from stable_baselines.common.policy_parts.extractors import NetArch, mlp_extract
 from stable_baselines.common.policy_parts.numpy_actor_critic import NumpyActorCriticForward
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import flatten, linear
+from stable_baselines.common.tf_random_draws import record_draws
 from stable_baselines.common.tf_util import FeedCallable, feed_callable
 
 # the MLP of a policy built without ``layers`` or ``net_arch``
@@ -102,6 +103,7 @@ class FeedForwardPolicy(ActorCriticPolicy):
         chosen = self.deterministic_action if deterministic else self.action
         action, value, neglogp = self._graph_call(("step", bool(deterministic)),
                                                   [chosen, self.value_flat, self.neglogp], obs)
+        record_draws(self.sess, chosen, len(action))
         return action, value, self.initial_state, neglogp
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:

@@ -14,6 +14,7 @@ from stable_baselines.common.policy_parts.extractors import (NetArch, branch_siz
                                                              is_layer_size, nature_cnn)
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import batch_to_seq, flatten, linear, lstm, seq_to_batch
+from stable_baselines.common.tf_random_draws import record_draws
 
 # the layers before the LSTM of a legacy (``layers``) MLP policy that gives none
 DEFAULT_LAYERS = (64, 64)
@@ -191,8 +192,10 @@ class LstmPolicy(RecurrentActorCriticPolicy):
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
              deterministic: bool = False) -> tuple:
         chosen = self.deterministic_action if deterministic else self.action
-        return self.sess.run([chosen, self.value_flat, self.snew, self.neglogp],
-                             self._recurrent_feed(obs, state, mask))
+        answer = self.sess.run([chosen, self.value_flat, self.snew, self.neglogp],
+                               self._recurrent_feed(obs, state, mask))
+        record_draws(self.sess, chosen, len(answer[0]))
+        return answer
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
         return self.sess.run(self.policy_proba, self._recurrent_feed(obs, state, mask))

@@ -1,0 +1,598 @@
+"""
+Exact resume: everything a model's next ``learn`` depends on besides its parameters and settings, taken out of a
+model as plain data (JSON-able values and numeric arrays, no pickle) and put back into another model of the same
+configuration, so that both continue identically.
+
+What a :class:`TrainingState` holds:
+
+- the TensorFlow variables of the model's graph that are not parameters (optimizer slots such as Adam's moments and
+  beta powers, RMSProp's accumulators, the K-FAC statistics, step counters, running statistics), by name;
+- the generators: Python's ``random``, NumPy's global generator, the generator of the actions drawn in NumPy, the
+  generators of the model's action and observation spaces;
+- where TensorFlow's random operations stand: a graph seeded with ``seed`` gives each random op a fixed stream,
+  restarted by every new session; the library counts what its session calls draw from these ops
+  (:mod:`stable_baselines.common.tf_random_draws`) and a restored model draws (and drops) as many values from the
+  same ops first;
+- ``num_timesteps``, the objects of the model that keep state outside TensorFlow (MPI Adam optimizers, action
+  noise, adaptive parameter-noise specs), the replay buffer of an off-policy model (in the format of
+  ``save_replay_buffer``), and what an algorithm adds through ``_training_state_extras``.
+
+The environment is not part of it: a resumed model starts its next ``learn`` on the env it is given, so the
+comparison with the model that kept training assumes both are given envs prepared the same way.
+"""
+import os
+import random
+import sys
+import tempfile
+import warnings
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+import numpy as np
+
+from stable_baselines.common.buffer_files import load_buffer, save_buffer
+from stable_baselines.common.buffers import ReplayBuffer
+from stable_baselines.common.model.extra_members import register_member
+from stable_baselines.common.noise import ActionNoise, AdaptiveParamNoiseSpec
+from stable_baselines.common.safe_loading import limits
+from stable_baselines.common.safe_loading.errors import InvalidModelFileError
+from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_random_draws import RANDOM_OP_TYPES, session_draws, set_session_draws
+
+VERSION = 1
+# values drawn per session call when a restored model advances a random op
+_DRAW_CHUNK = 1 << 22
+# the bounds of what a training state may describe
+MAX_RANDOM_DRAWS = 1 << 40
+MAX_SCALAR_DRAWS = 1 << 20
+_MAX_JSON_INT = 1 << 130
+# the members of a model file that hold it (see stable_baselines.common.model.extra_members)
+STATE_MEMBER = register_member("training_state/state.json", 64 << 20)
+ARRAYS_MEMBER = register_member("training_state/arrays.npz", 4 * limits.MAX_PARAMETER_BYTES)
+BUFFER_MEMBER = register_member("training_state/replay_buffer.npz", limits.MAX_REPLAY_BUFFER_BYTES + (1 << 20))
+
+
+class TrainingState:
+    """
+    The training state of a model as plain data.
+
+    :param info: (dict) JSON-able values (counters, generator positions, names)
+    :param arrays: (dict) numeric arrays by name
+    :param replay_buffer: (bytes) the replay buffer in the file format of ``save_replay_buffer`` (None: none kept)
+    """
+
+    def __init__(self, info: Dict[str, Any], arrays: Dict[str, np.ndarray],
+                 replay_buffer: Optional[bytes] = None) -> None:
+        self.info = info
+        self.arrays = arrays
+        self.replay_buffer = replay_buffer
+
+
+def _fail(reason: str) -> InvalidModelFileError:
+    return InvalidModelFileError("Invalid training state: " + reason)
+
+
+# ---------------------------------------------------------------------------------------------------- TF variables
+def training_variables(model: Any) -> List[Any]:
+    """
+    :param model: (BaseRLModel) a model whose graph is built
+    :return: ([tf.Variable]) the variables of its graph that are not in ``get_parameter_list()``, by name
+    """
+    parameters = {var.name for var in model.get_parameter_list()}
+    with model.graph.as_default():
+        variables = tf.global_variables() + tf.local_variables()
+    unique = {var.name: var for var in variables if var.name not in parameters}
+    return [unique[name] for name in sorted(unique)]
+
+
+def _set_variables(model: Any, variables: List[Any], values: List[np.ndarray]) -> None:
+    """Give variables new values through their initializers (no op is added to the graph)."""
+    fetches, feed = [], {}
+    for var, value in zip(variables, values):
+        initializer = var.initializer
+        fetches.append(initializer)
+        feed[initializer.inputs[1]] = value
+    if fetches:
+        model.sess.run(fetches, feed_dict=feed)
+
+
+# ---------------------------------------------------------------------------------------------------- generators
+def _generator_state(generator: np.random.Generator) -> Dict[str, Any]:
+    return dict(generator.bit_generator.state)
+
+
+def _check_generator_state(state: Any, generator: np.random.Generator, what: str) -> Dict[str, Any]:
+    expected = generator.bit_generator.state
+    if not isinstance(state, dict) or state.get("bit_generator") != expected["bit_generator"]:
+        raise _fail("{} must be the state of a {} generator, got {!r}".format(what, expected["bit_generator"],
+                                                                           state))
+    if set(state) != set(expected) or not _plain_ints(state):
+        raise _fail("the state of {} must have the entries {} with integer values".format(what, sorted(expected)))
+    return state
+
+
+def _plain_ints(value: Any) -> bool:
+    """:return: (bool) whether every leaf below ``value`` (but the generator's name) is an int within bounds"""
+    if isinstance(value, dict):
+        return all(_plain_ints(item) for key, item in value.items() if key != "bit_generator")
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MAX_JSON_INT
+
+
+def _space_generator(space: Any) -> Optional[np.random.Generator]:
+    """:return: (np.random.Generator) the generator a gymnasium space made so far (None: not used yet)"""
+    generator = getattr(space, "_np_random", None)
+    return generator if isinstance(generator, np.random.Generator) else None
+
+
+def _capture_generators(model: Any, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
+    version, python_keys, gauss_next = random.getstate()
+    arrays["rng/python"] = np.asarray(python_keys, dtype=np.uint32)
+    name, numpy_keys, position, has_gauss, cached = np.random.get_state(legacy=True)
+    arrays["rng/numpy"] = np.asarray(numpy_keys, dtype=np.uint32)
+    spaces = {}
+    for attribute in ("action_space", "observation_space"):
+        generator = _space_generator(getattr(model, attribute))
+        spaces[attribute] = None if generator is None else _generator_state(generator)
+    info["rng"] = {"python": {"version": version, "gauss_next": gauss_next},
+                   "numpy": {"name": name, "pos": int(position), "has_gauss": int(has_gauss),
+                             "cached_gaussian": float(cached)},
+                   "forward": _generator_state(model.fast_path.generator),
+                   "spaces": spaces}
+
+
+def _restore_generators(model: Any, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
+    rng = _entry(info, "rng", dict)
+    python, numpy_state = _entry(rng, "python", dict), _entry(rng, "numpy", dict)
+    python_keys, numpy_keys = arrays["rng/python"], arrays["rng/numpy"]
+    if python_keys.shape != (625,) or numpy_keys.shape != (624,):
+        raise _fail("the Python and NumPy generator keys must have 625 and 624 values")
+    gauss_next = python.get("gauss_next")
+    if python.get("version") != 3 or not (gauss_next is None or isinstance(gauss_next, float)):
+        raise _fail("the state of Python's generator is not one of version 3")
+    position = numpy_state.get("pos")
+    if numpy_state.get("name") != "MT19937" or not (type(position) is int and 0 <= position <= 624) \
+            or numpy_state.get("has_gauss") not in (0, 1) \
+            or not isinstance(numpy_state.get("cached_gaussian"), (int, float)):
+        raise _fail("the state of NumPy's global generator is not a MT19937 state")
+    if int(python_keys[-1]) > 624:
+        raise _fail("the state of Python's generator has an invalid position")
+    forward = model.fast_path.generator
+    forward_state = _check_generator_state(rng.get("forward"), forward, "the NumPy action generator")
+    spaces = _entry(rng, "spaces", dict)
+    space_states = {}
+    for attribute in ("action_space", "observation_space"):
+        state = spaces.get(attribute)
+        if state is not None:
+            space = getattr(model, attribute)
+            space.seed(0)
+            space_states[attribute] = _check_generator_state(state, space.np_random, "the " + attribute)
+    random.setstate((3, tuple(int(key) for key in python_keys), gauss_next))
+    np.random.set_state(("MT19937", numpy_keys, numpy_state["pos"], numpy_state["has_gauss"],
+                         float(numpy_state["cached_gaussian"])))
+    forward.bit_generator.state = forward_state  # in place: the policies hold this generator
+    for attribute, state in space_states.items():
+        getattr(model, attribute).np_random.bit_generator.state = state
+
+
+# ---------------------------------------------------------------------------------------------------- objects
+def _is_mpi_adam(value: Any) -> bool:
+    """:return: (bool) whether ``value`` is an MpiAdam (whose module imports mpi4py, so it is not imported here)"""
+    module = sys.modules.get("stable_baselines.common.mpi_adam")
+    return module is not None and isinstance(value, module.MpiAdam)
+
+
+def _stateful_objects(model: Any) -> Iterator[Tuple[str, Any]]:
+    """:return: (iterator) (attribute name, object) of the model's objects that keep training state in NumPy"""
+    for name in sorted(vars(model)):
+        value = vars(model)[name]
+        if _is_mpi_adam(value) or isinstance(value, (ActionNoise, AdaptiveParamNoiseSpec)):
+            yield name, value
+
+
+def _capture_objects(model: Any, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
+    objects: Dict[str, Any] = {}
+    for name, value in _stateful_objects(model):
+        prefix = "objects/{}/".format(name)
+        if _is_mpi_adam(value):
+            objects[name] = {"kind": "MpiAdam", "step": int(value.step)}
+            arrays[prefix + "exp_avg"] = value.exp_avg.copy()
+            arrays[prefix + "exp_avg_sq"] = value.exp_avg_sq.copy()
+        elif isinstance(value, ActionNoise):
+            state = value.get_state()
+            objects[name] = {"kind": "ActionNoise", "arrays": sorted(state)}
+            arrays.update((prefix + key, array) for key, array in state.items())
+        else:
+            objects[name] = {"kind": "AdaptiveParamNoiseSpec", "current_stddev": float(value.current_stddev)}
+    info["objects"] = objects
+
+
+def _restore_objects(model: Any, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
+    stored = _entry(info, "objects", dict)
+    present = dict(_stateful_objects(model))
+    if set(stored) != set(present):
+        raise _fail("it holds the state of the objects {}, the model has {}".format(sorted(stored), sorted(present)))
+    for name, value in present.items():
+        entry, prefix = _entry(stored, name, dict), "objects/{}/".format(name)
+        if _is_mpi_adam(value):
+            step = entry.get("step")
+            if entry.get("kind") != "MpiAdam" or not isinstance(step, int) or step < 0:
+                raise _fail("{!r} must be the state of an MpiAdam".format(name))
+            for key in ("exp_avg", "exp_avg_sq"):
+                _check_array(_array(arrays, prefix + key), getattr(value, key), prefix + key)
+            value.exp_avg[:] = arrays[prefix + "exp_avg"]
+            value.exp_avg_sq[:] = arrays[prefix + "exp_avg_sq"]
+            value.step = step
+        elif isinstance(value, ActionNoise):
+            if entry.get("kind") != "ActionNoise":
+                raise _fail("{!r} must be the state of an action noise".format(name))
+            keys = entry.get("arrays")
+            if not isinstance(keys, list):
+                raise _fail("{!r} must list the arrays of its state".format(name))
+            try:
+                value.set_state({str(key): _array(arrays, prefix + str(key)) for key in keys})
+            except ValueError as err:
+                raise _fail("the state of {!r}: {}".format(name, err)) from err
+        else:
+            stddev = entry.get("current_stddev")
+            if entry.get("kind") != "AdaptiveParamNoiseSpec" or not isinstance(stddev, (int, float)):
+                raise _fail("{!r} must be the state of an AdaptiveParamNoiseSpec".format(name))
+            value.current_stddev = float(stddev)
+
+
+def _check_array(array: np.ndarray, like: np.ndarray, name: str) -> None:
+    if array.shape != np.shape(like) or array.dtype != np.asarray(like).dtype:
+        raise _fail("{} must be a {} array of shape {}, got {} of shape {}".format(
+            name, np.asarray(like).dtype, np.shape(like), array.dtype, array.shape))
+
+
+def _array(arrays: Dict[str, np.ndarray], key: str) -> np.ndarray:
+    if key not in arrays:
+        raise _fail("it lacks the array {!r}".format(key))
+    return arrays[key]
+
+
+def _entry(mapping: Dict[str, Any], key: str, kind: type) -> Any:
+    value = mapping.get(key) if isinstance(mapping, dict) else None
+    if not isinstance(value, kind):
+        raise _fail("the entry {!r} is missing or not a {}".format(key, kind.__name__))
+    return value
+
+
+# ---------------------------------------------------------------------------------------------------- random ops
+def random_ops(model: Any) -> Dict[str, Any]:
+    """
+    :param model: (BaseRLModel) a model whose graph is built
+    :return: (dict) the random ops of its graph whose streams a restored model can advance, by name
+    """
+    return {op.name: op for op in model.graph.get_operations() if op.type in RANDOM_OP_TYPES}
+
+
+def advance_random_ops(model: Any, draws: Dict[str, int]) -> None:
+    """
+    Draw (and drop) from each random op of the model's session as many values as given, so that the op continues
+    where another session of the same graph stands after drawing as many (a Philox stream advances by the number
+    of values, whatever the calls that drew them).
+
+    :param model: (BaseRLModel) the model
+    :param draws: (dict) op name -> number of values
+    """
+    ops = random_ops(model)
+    for name, count in sorted(draws.items()):
+        shape_input = ops[name].inputs[0]
+        rank = shape_input.shape.as_list()[0]
+        while count > 0:
+            # one value per call from an op of scalar output, else up to a chunk of values in one row each
+            chunk = 1 if rank == 0 else min(count, _DRAW_CHUNK)
+            feed = {} if rank == 0 else {shape_input: [chunk] + [1] * (rank - 1)}
+            model.sess.run(ops[name].outputs[0], feed_dict=feed)
+            count -= chunk
+
+
+def _check_draws(model: Any, draws: Any) -> Dict[str, int]:
+    if not isinstance(draws, dict):
+        raise _fail("'tf_random_draws' must map random op names to counts")
+    ops = random_ops(model)
+    for name, count in draws.items():
+        if name not in ops:
+            raise _fail("the model's graph has no random op {!r}".format(name))
+        rank = ops[name].inputs[0].shape.as_list()[0] if ops[name].inputs[0].shape.rank == 1 else None
+        limit = MAX_SCALAR_DRAWS if rank == 0 else MAX_RANDOM_DRAWS
+        if not isinstance(count, int) or isinstance(count, bool) or not -1 <= count <= limit:
+            raise _fail("the draws of {!r} must be an int in [-1, {}] (-1: not counted), got {!r}".format(
+                name, limit, count))
+        if rank is None:
+            raise _fail("the random op {!r} has a shape of unknown rank".format(name))
+    return draws
+
+
+# ---------------------------------------------------------------------------------------------------- replay buffer
+def _is_off_policy(model: Any) -> bool:
+    """:return: (bool) whether the model keeps a replay buffer (an OffPolicyRLModel)"""
+    from stable_baselines.common.model.off_policy import OffPolicyRLModel  # imports this module's importer
+    return isinstance(model, OffPolicyRLModel)
+
+
+def _buffer_bytes(buffer: Any) -> bytes:
+    handle, path = tempfile.mkstemp(suffix=".npz")
+    os.close(handle)
+    try:
+        save_buffer(buffer, path)
+        with open(path, "rb") as file:
+            return file.read()
+    finally:
+        os.remove(path)
+
+
+def buffer_from_bytes(content: bytes) -> Any:
+    """
+    :param content: (bytes) a replay buffer in the file format of ``save_replay_buffer``
+    :return: (ReplayBuffer) the buffer, read and checked as ``load_replay_buffer`` does
+    """
+    handle, path = tempfile.mkstemp(suffix=".npz")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(content)
+        return load_buffer(path)
+    finally:
+        os.remove(path)
+
+
+def _numeric_copy(buffer: Any) -> Any:
+    """
+    :param buffer: (ReplayBuffer) a buffer that keeps its transitions in a list because their reward or done
+        values came as different scalar types (HER stores ``False`` beside ``0.0``)
+    :return: (ReplayBuffer) a copy with every reward and done flag a Python float, in the same slots, which
+        samples the same batches
+    """
+    copy = type(buffer)(buffer.buffer_size)
+    for obs_t, action, reward, obs_tp1, done in buffer.storage:
+        if np.ndim(reward) != 0 or np.ndim(done) != 0:
+            return buffer
+        copy.add(obs_t, action, float(reward), obs_tp1, float(done))
+    copy._next_idx = buffer._next_idx  # pylint: disable=protected-access
+    return copy
+
+
+def _capture_buffer(model: Any, info: Dict[str, Any]) -> Optional[bytes]:
+    inner = model._inner_replay_buffer() if model.replay_buffer is not None else None
+    info["replay_buffer"] = {"present": inner is not None, "loaded": bool(model._replay_buffer_loaded)}
+    if inner is None:
+        return None
+    if type(inner) is ReplayBuffer and inner._storage is not None:  # pylint: disable=protected-access
+        inner = _numeric_copy(inner)
+    return _buffer_bytes(inner)
+
+
+def _restore_buffer(model: Any, info: Dict[str, Any], content: Optional[bytes]) -> None:
+    entry = _entry(info, "replay_buffer", dict)
+    if bool(entry.get("present")) != (content is not None):
+        raise _fail("its description of the replay buffer does not match its content")
+    if content is None:
+        return
+    buffer = buffer_from_bytes(content)
+    model._check_buffer_fits(buffer, "the training state")
+    model.replay_buffer = buffer
+    model._replay_buffer_loaded = bool(entry.get("loaded"))
+
+
+# ---------------------------------------------------------------------------------------------------- whole state
+def capture_training_state(model: Any) -> TrainingState:
+    """
+    :param model: (BaseRLModel) a model whose graph is built
+    :return: (TrainingState) what its next ``learn`` depends on besides its parameters and settings
+    """
+    variables = training_variables(model)
+    info: Dict[str, Any] = {"version": VERSION, "algorithm": type(model).__name__,
+                            "num_timesteps": int(model.num_timesteps),
+                            "variables": [var.name for var in variables],
+                            "tf_random_draws": session_draws(model.sess)}
+    arrays = {"variables/" + var.name: value for var, value in zip(variables, model.sess.run(variables))}
+    _capture_generators(model, info, arrays)
+    _capture_objects(model, info, arrays)
+    extra_info, extra_arrays = model._training_state_extras()
+    info["extras"] = extra_info
+    arrays.update(("extras/" + name, array) for name, array in extra_arrays.items())
+    replay_buffer = _capture_buffer(model, info) if _is_off_policy(model) else None
+    return TrainingState(info, arrays, replay_buffer)
+
+
+def check_training_state(model: Any, state: TrainingState) -> List[Any]:
+    """
+    Refuse a training state that does not fit the model (another algorithm, other variables, shapes or dtypes).
+
+    :param model: (BaseRLModel) the model it would be restored into
+    :param state: (TrainingState) the state
+    :return: ([tf.Variable]) the model's training variables, in the order of the state's names
+    """
+    info = state.info
+    if not isinstance(info, dict) or info.get("version") != VERSION:
+        raise _fail("unknown version {!r} (this library writes version {})".format(
+            info.get("version") if isinstance(info, dict) else None, VERSION))
+    if info.get("algorithm") != type(model).__name__:
+        raise _fail("it was saved by a {} model, this is a {}".format(info.get("algorithm"), type(model).__name__))
+    timesteps = info.get("num_timesteps")
+    if not isinstance(timesteps, int) or isinstance(timesteps, bool) or timesteps < 0:
+        raise _fail("'num_timesteps' must be an int >= 0, got {!r}".format(timesteps))
+    variables = {var.name: var for var in training_variables(model)}
+    names = _entry(info, "variables", list)
+    if sorted(names) != sorted(variables):
+        missing, unknown = sorted(set(variables) - set(names)), sorted(set(names) - set(variables))
+        raise _fail("its variables do not match the model's: missing {}, unknown {}".format(missing, unknown))
+    expected = {"variables/" + name for name in names} | {"rng/python", "rng/numpy"}
+    lacking = sorted(key for key in expected if key not in state.arrays)
+    if lacking:
+        raise _fail("it lacks the arrays {}".format(lacking))
+    unknown = sorted(key for key in state.arrays if key not in expected and not key.startswith(("objects/", "extras/")))
+    if unknown:
+        raise _fail("it has unknown arrays {}".format(unknown))
+    for key in ("rng/python", "rng/numpy"):
+        if state.arrays[key].dtype != np.uint32:
+            raise _fail("{} must be a uint32 array, got {}".format(key, state.arrays[key].dtype))
+    for name in names:
+        array, var = state.arrays["variables/" + name], variables[name]
+        shape, dtype = tuple(var.shape.as_list()), var.dtype.base_dtype.as_numpy_dtype
+        if array.shape != shape or array.dtype != np.dtype(dtype):
+            raise _fail("the variable {} must be a {} array of shape {}, got {} of shape {}".format(
+                name, np.dtype(dtype), shape, array.dtype, array.shape))
+    _check_draws(model, info.get("tf_random_draws"))
+    return [variables[name] for name in names]
+
+
+def restore_training_state(model: Any, state: TrainingState) -> None:
+    """
+    Put a training state into a model of the same configuration (built with the same settings and seed, its
+    parameters loaded), so that its next ``learn(..., reset_num_timesteps=False)`` continues as the model it was
+    taken from would.
+
+    :param model: (BaseRLModel) the model
+    :param state: (TrainingState) a state of :func:`capture_training_state` (checked first)
+    """
+    variables = check_training_state(model, state)
+    info, arrays = state.info, state.arrays
+    _set_variables(model, variables, [arrays["variables/" + var.name] for var in variables])
+    _restore_generators(model, info, arrays)
+    _restore_objects(model, info, arrays)
+    if _is_off_policy(model):
+        _restore_buffer(model, info, state.replay_buffer)
+    model._restore_training_state_extras(_entry(info, "extras", dict),
+                                         {name[len("extras/"):]: array for name, array in arrays.items()
+                                          if name.startswith("extras/")})
+    draws = info["tf_random_draws"]
+    uncounted = sorted(name for name, count in draws.items() if count < 0)
+    if uncounted:
+        warnings.warn("The training state cannot tell how far the random ops {} had advanced: the resumed model "
+                      "draws other random numbers from them than the saved one would have".format(uncounted))
+    advance_random_ops(model, {name: count for name, count in draws.items() if count > 0})
+    set_session_draws(model.sess, draws)
+    model.num_timesteps = info["num_timesteps"]
+
+
+# ---------------------------------------------------------------------------------------------------- model files
+def training_state_members(model: Any) -> Dict[str, Any]:
+    """
+    :param model: (BaseRLModel) a model whose graph is built
+    :return: (dict) its training state as extra members of its model file, name -> value
+    """
+    state = capture_training_state(model)
+    members: Dict[str, Any] = {STATE_MEMBER: state.info, ARRAYS_MEMBER: state.arrays}
+    if state.replay_buffer is not None:
+        members[BUFFER_MEMBER] = {"file": np.frombuffer(state.replay_buffer, dtype=np.uint8)}
+    return members
+
+
+def restore_training_state_members(model: Any, members: Dict[str, Any], what: str) -> bool:
+    """
+    Restore the training state stored in the extra members of a model file, if it has one.
+
+    :param model: (BaseRLModel) the model loaded from the file
+    :param members: (dict) the file's extra members, decoded
+    :param what: (str) the file, for messages
+    :return: (bool) whether the file held a training state
+    """
+    if STATE_MEMBER not in members:
+        stray = sorted(name for name in (ARRAYS_MEMBER, BUFFER_MEMBER) if name in members)
+        if stray:
+            raise InvalidModelFileError("{} has the members {} of a training state but not its {!r}".format(
+                what, stray, STATE_MEMBER))
+        return False
+    content = None
+    if BUFFER_MEMBER in members:
+        stored = members[BUFFER_MEMBER]
+        if set(stored) != {"file"} or stored["file"].dtype != np.uint8 or stored["file"].ndim != 1:
+            raise InvalidModelFileError("{}: the member {!r} must hold one uint8 array 'file'".format(
+                what, BUFFER_MEMBER))
+        content = stored["file"].tobytes()
+    try:
+        restore_training_state(model, TrainingState(members[STATE_MEMBER], dict(members.get(ARRAYS_MEMBER, {})),
+                                                    content))
+    except InvalidModelFileError as err:
+        raise InvalidModelFileError("{}: {}".format(what, err)) from err
+    return True
+
+
+# ---------------------------------------------------------------------------------------------------- HER's episode
+_EPISODE_FIELDS = ("obs_t", "action", "obs_tp1")
+
+
+def _scalar_tag(value: Any) -> str:
+    """:return: (str) how to rebuild a reward or done value of this type"""
+    if type(value) in (bool, int, float):
+        return type(value).__name__
+    return "numpy:" + np.asarray(value).dtype.str
+
+
+def _from_tag(value: float, tag: Any) -> Any:
+    if tag in ("bool", "int", "float"):
+        return {"bool": bool, "int": int, "float": float}[tag](value)
+    if isinstance(tag, str) and tag.startswith("numpy:"):
+        try:
+            dtype = np.dtype(tag[len("numpy:"):])
+        except TypeError as err:
+            raise _fail("unknown scalar type {!r}".format(tag)) from err
+        if dtype.kind in "biuf":
+            return dtype.type(value)
+    raise _fail("unknown scalar type {!r}".format(tag))
+
+
+def _json_info(info: Any) -> Any:
+    """:return: (Any) a step's info as JSON values (NumPy scalars as Python ones); ValueError when it has others"""
+    if isinstance(info, np.generic):
+        return info.item()
+    if isinstance(info, dict):
+        if not all(isinstance(key, str) for key in info):
+            raise ValueError("keys that are not strings")
+        return {key: _json_info(value) for key, value in info.items()}
+    if isinstance(info, (list, tuple)):
+        return [_json_info(value) for value in info]
+    if info is None or isinstance(info, (str, bool, int, float)):
+        return info
+    raise ValueError("a value of type {}".format(type(info).__name__))
+
+
+def episode_to_plain(transitions: List[tuple]) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+    """
+    :param transitions: ([tuple]) the steps of HER's unfinished episode: (obs_t, action, reward, obs_tp1, done,
+        info)
+    :return: (dict, dict) the JSON-able description and the arrays of the steps (extras of a training state)
+    """
+    if not transitions:
+        return {}, {}
+    columns = list(zip(*transitions))
+    arrays = {"her_episode/" + name: np.stack([np.asarray(value) for value in columns[index]])
+              for name, index in zip(_EPISODE_FIELDS, (0, 1, 3))}
+    arrays["her_episode/reward"] = np.asarray(columns[2], dtype=np.float64)
+    arrays["her_episode/done"] = np.asarray(columns[4], dtype=np.float64)
+    try:
+        infos = [_json_info(info) for info in columns[5]]
+    except ValueError as err:
+        warnings.warn("The infos of HER's unfinished episode hold {}: they are stored empty, so the resumed model's "
+                      "relabelled rewards may differ".format(err))
+        infos = [{} for _ in columns[5]]
+    return {"her_episode": {"length": len(transitions), "infos": infos,
+                            "reward_types": [_scalar_tag(value) for value in columns[2]],
+                            "done_types": [_scalar_tag(value) for value in columns[4]]}}, arrays
+
+
+def episode_from_plain(info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> List[tuple]:
+    """
+    :param info: (dict) the description of :func:`episode_to_plain` (checked)
+    :param arrays: (dict) its arrays
+    :return: ([tuple]) the steps of the unfinished episode
+    """
+    episode = _entry(info, "her_episode", dict)
+    length = episode.get("length")
+    if not isinstance(length, int) or length < 1:
+        raise _fail("the length of HER's episode must be a positive int")
+    columns = {}
+    for name in _EPISODE_FIELDS + ("reward", "done"):
+        array = _array(arrays, "her_episode/" + name)
+        if array.ndim < 1 or array.shape[0] != length:
+            raise _fail("the array {!r} of HER's episode must have {} rows".format(name, length))
+        columns[name] = array
+    lists = {key: episode.get(key) for key in ("infos", "reward_types", "done_types")}
+    if not all(isinstance(value, list) and len(value) == length for value in lists.values()) \
+            or not all(isinstance(item, dict) for item in lists["infos"]):
+        raise _fail("HER's episode must list {} infos (dicts), reward and done types".format(length))
+    return [(columns["obs_t"][row], columns["action"][row],
+             _from_tag(columns["reward"][row], lists["reward_types"][row]), columns["obs_tp1"][row],
+             _from_tag(columns["done"][row], lists["done_types"][row]), lists["infos"][row])
+            for row in range(length)]

@@ -1,0 +1,108 @@
+"""
+How far the random ops of a session have advanced.
+
+In a graph seeded with ``tf.set_random_seed``, every random op (``tf.random_normal``, ``tf.random_uniform``, ...)
+draws from its own Philox stream, which starts again in every new session and advances by the number of values
+drawn, whatever the calls that drew them. Knowing how many values each op of a session drew is therefore enough for
+another session of the same graph to continue identically: it draws as many first (see
+:func:`stable_baselines.common.model.training_state.advance_random_ops`).
+
+The library's code that runs random ops reports the draws with :func:`record_draws`; the counts of a session are
+:func:`session_draws`.
+"""
+import weakref
+from typing import Any, Dict, List, MutableMapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from stable_baselines.common.tf_compat import tf
+
+# the random ops whose stream advances linearly with the number of values drawn
+RANDOM_OP_TYPES = ("RandomStandardNormal", "RandomUniform", "RandomUniformInt", "TruncatedNormal")
+
+# session -> {random op name: values drawn}
+_DRAWS: "MutableMapping[Any, Dict[str, int]]" = weakref.WeakKeyDictionary()
+# key of record_draws -> what its random ops draw per call (see random_ops_behind)
+_DRAWN: "MutableMapping[Any, Dict[str, Optional[Tuple[int, bool]]]]" = weakref.WeakKeyDictionary()
+
+
+def _as_op(node: Any) -> Any:
+    """:return: (tf.Operation) the op of a tensor, or the op itself"""
+    return node.op if isinstance(node, tf.Tensor) else node
+
+
+def random_ops_behind(fetches: Sequence[Any]) -> Dict[str, Optional[Tuple[int, bool]]]:
+    """
+    :param fetches: ([tf.Tensor or tf.Operation]) what a session call computes
+    :return: (dict) the random ops they depend on, by name -> (values, per_row): the values a call draws per row
+        of the first dimension (``per_row``, a first dimension known only when running) or in all (its shape is
+        known); None when a later dimension is not known before running
+    """
+    found: Dict[str, Optional[Tuple[int, bool]]] = {}
+    pending = [_as_op(node) for node in fetches]
+    seen = {op.name for op in pending}
+    while pending:
+        op = pending.pop()
+        if op.type in RANDOM_OP_TYPES:
+            found[op.name] = _values_drawn(op.outputs[0].shape)
+        for source in list(op.inputs) + list(op.control_inputs):
+            source_op = _as_op(source)
+            if source_op.name not in seen:
+                seen.add(source_op.name)
+                pending.append(source_op)
+    return found
+
+
+def _values_drawn(shape: Any) -> Optional[Tuple[int, bool]]:
+    """:return: ((int, bool) or None) the values of a random op's output of this shape (see random_ops_behind)"""
+    if shape.rank is None or shape.rank == 0:
+        return None if shape.rank is None else (1, False)
+    dims: List[Optional[int]] = shape.as_list()
+    rest = dims[1:]
+    if any(dim is None for dim in rest):
+        return None
+    per_row = int(np.prod(np.array(rest, dtype=np.int64)))
+    return (per_row, True) if dims[0] is None else (per_row * int(dims[0]), False)
+
+
+def record_draws(sess: Any, key: Any, n_rows: int, fetches: Optional[Sequence[Any]] = None) -> None:
+    """
+    Count what a session call drew from the random ops behind what it computed.
+
+    :param sess: (tf.Session) the session that ran it
+    :param key: (tf.Tensor, tf.Operation or another object that lives as long as the graph) the fetched tensor,
+        or what identifies the fetches (the random ops behind them are found once per key)
+    :param n_rows: (int) the size of the first dimension of those random ops in that call (used for the ops whose
+        first dimension is only known when running)
+    :param fetches: ([tf.Tensor or tf.Operation]) what the call computed (None: ``key`` itself)
+    """
+    drawn = _DRAWN.get(key)
+    if drawn is None:
+        drawn = _DRAWN[key] = random_ops_behind([key] if fetches is None else fetches)
+    if not drawn:
+        return
+    counts = _DRAWS.get(sess)
+    if counts is None:
+        counts = _DRAWS[sess] = {}
+    for name, values in drawn.items():
+        before = counts.get(name, 0)
+        if values is None or before < 0:
+            counts[name] = -1  # an op whose draws cannot be counted: never resumed exactly
+        else:
+            counts[name] = before + values[0] * (n_rows if values[1] else 1)
+
+
+def session_draws(sess: Any) -> Dict[str, int]:
+    """
+    :param sess: (tf.Session) a session
+    :return: (dict) random op name -> values drawn in this session, as reported (-1: not countable)
+    """
+    return dict(_DRAWS.get(sess, {}))
+
+
+def set_session_draws(sess: Any, draws: Dict[str, int]) -> None:
+    """
+    :param sess: (tf.Session) a session whose random ops were advanced by these numbers of values
+    :param draws: (dict) random op name -> values drawn
+    """
+    _DRAWS[sess] = dict(draws)
