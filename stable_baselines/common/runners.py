@@ -11,6 +11,7 @@ from typing import Any, Dict, Generator, List, Optional, Tuple, Union, cast
 
 import numpy as np
 
+from stable_baselines.common.action_masks import env_action_masks, mask_width
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.gym_compat import reset_env, step_env
 from stable_baselines.common.returns import gae_advantages
@@ -54,6 +55,11 @@ class AbstractEnvRunner(ABC):
         self.dones: Union[List[bool], np.ndarray] = [False] * n_envs
         self.callback: Optional[BaseCallback] = None
         self.continue_training = True
+        # the allowed actions of the current observations (None: the model does not use action masks), and those
+        # of every transition of the last rollout, environment-major like the other arrays of a rollout
+        self.action_masks: Optional[np.ndarray] = None
+        self.rollout_action_masks: Optional[np.ndarray] = None
+        self.refresh_action_masks()
 
     def run(self, callback: Optional[BaseCallback] = None) -> Any:
         """
@@ -73,6 +79,20 @@ class AbstractEnvRunner(ABC):
         """
         raise NotImplementedError
 
+    def refresh_action_masks(self) -> None:
+        """Read the allowed actions of the current observations from the environment (if the model uses masks)."""
+        if self.model.uses_action_masks:
+            self.action_masks = env_action_masks(self.env, mask_width(self.env.action_space))
+
+    def model_step(self) -> Tuple[Any, ...]:
+        """
+        :return: (tuple) the model's ``step`` at the current observations (actions, values, states, negative
+            log-likelihoods), restricted to the allowed actions when the model uses action masks
+        """
+        if self.action_masks is None:
+            return self.model.step(self.obs, self.states, self.dones)
+        return self.model.acting_policy.step_with_action_masks(self.obs, self.action_masks, self.states, self.dones)
+
     def policy_step(self) -> Tuple[np.ndarray, Any, Dict[str, Any]]:
         """
         Ask the model for the actions of the current observations.
@@ -81,7 +101,7 @@ class AbstractEnvRunner(ABC):
             name the callback sees them under (the value estimates as ``values``; the negative
             log-likelihoods as ``_``, unused by the algorithms built on this default)
         """
-        actions, values, states, neglogp = self.model.step(self.obs, self.states, self.dones)
+        actions, values, states, neglogp = self.model_step()
         return actions, states, {"values": values, "_": neglogp}
 
     def extra_columns(self) -> Dict[str, list]:

@@ -10,6 +10,8 @@ from gymnasium import spaces
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
+from stable_baselines.common.action_masks import (checked_masks, env_action_masks, env_has_action_masks,
+                                                  masked_actions, masked_probabilities)
 from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.off_policy_loop import (UNSET, LearnArguments, OffPolicyLoopState,
@@ -58,6 +60,9 @@ class _DQNLoopState(OffPolicyLoopState):
         self.rng: Any = UNSET
         self.n_actions: Any = UNSET
         self.last_eps: Any = UNSET
+        # with action masks: the allowed actions after the last env step, and those after each sampled transition
+        self.next_action_mask: Optional[np.ndarray] = None
+        self.next_action_masks: Optional[np.ndarray] = None
         self.reset: Any = UNSET
         self.kwargs: Any = UNSET
         self.update_eps: Any = UNSET
@@ -197,6 +202,10 @@ class DQN(OffPolicyRLModel):
         # made by learn
         self.beta_schedule: Optional[LinearSchedule] = None
         self.exploration: Optional[LinearSchedule] = None
+        # whether the env's action_masks() restrict acting and the TD targets (decided by setup_model), and the
+        # allowed actions after each transition of the replay buffer, by slot
+        self.uses_action_masks = False
+        self._next_masks: Optional[np.ndarray] = None
 
         if _init_setup_model:
             self.setup_model()
@@ -223,6 +232,10 @@ class DQN(OffPolicyRLModel):
         with SetVerbosity(self.verbose):
             _check_discrete_action_space(self.action_space)
             self._check_dqn_policy()
+            self.uses_action_masks = env_has_action_masks(self.env)
+            if self.uses_action_masks and self.param_noise:
+                raise ValueError("DQN does not support action masks (the env has action_masks()) together with "
+                                 "param_noise=True")
             self.graph = tf.Graph()
             with self.graph.as_default():
                 self.set_random_seed(self.seed)
@@ -232,7 +245,8 @@ class DQN(OffPolicyRLModel):
                                         self._built(self.action_space, "action_space"),
                                         tf.train.AdamOptimizer(learning_rate=self.learning_rate),
                                         sess, grad_norm_clipping=10, gamma=self.gamma, double_q=self.double_q,
-                                        param_noise=self.param_noise, full_tensorboard_log=self.full_tensorboard_log)
+                                        param_noise=self.param_noise, full_tensorboard_log=self.full_tensorboard_log,
+                                        action_masks=self.uses_action_masks)
                 self.act, self.update_target, self.step_model = parts.act, parts.update_target, parts.step_model
                 self._summarised_train = parts.train
                 self.proba_step = parts.step_model.proba_step
@@ -295,6 +309,9 @@ class DQN(OffPolicyRLModel):
             self.replay_buffer = PrioritizedReplayBuffer(self.buffer_size, alpha=self.prioritized_replay_alpha)
         else:
             self.replay_buffer = ReplayBuffer(self.buffer_size)
+        self._next_masks = None
+        if self.uses_action_masks:
+            self._next_masks = np.ones((self.replay_buffer.buffer_size, self._n_actions()), dtype=bool)
 
     def _beta_schedule(self, total_timesteps: int) -> Tuple[Optional[LinearSchedule], Any]:
         """
@@ -400,7 +417,11 @@ class DQN(OffPolicyRLModel):
         else:
             state.update_eps = epsilon
             state.update_param_noise_threshold = 0.
-        action = None if state.numpy_q is None else self._numpy_epsilon_greedy(state)
+        action: Optional[np.int64] = None
+        if self.uses_action_masks:
+            action = self._masked_epsilon_greedy(state)
+        else:
+            action = None if state.numpy_q is None else self._numpy_epsilon_greedy(state)
         if action is None:
             act = self._built(self.act, "act")
             with self._built(self.sess, "sess").as_default():
@@ -420,6 +441,40 @@ class DQN(OffPolicyRLModel):
         if state.rng.random() < state.update_eps:
             return np.int64(state.rng.integers(state.n_actions))
         return np.int64(np.argmax(state.q_values[0]))
+
+    def _n_actions(self) -> int:
+        return int(self._built(self.action_space, "action_space").n)
+
+    def _q_values(self, obs: np.ndarray, numpy_q: Any = None) -> np.ndarray:
+        """:return: (np.ndarray) the online network's Q-values of a batch of observations"""
+        q_values = None if numpy_q is None else numpy_q.q_values(obs)
+        if q_values is None:
+            step_model = self._built(self.step_model, "step_model")
+            q_values = self._built(self.sess, "sess").run(step_model.q_values, {step_model.obs_ph: obs})
+        return q_values
+
+    def _masked_epsilon_greedy(self, state: _DQNLoopState) -> np.int64:
+        """
+        :return: (np.int64) with probability epsilon an allowed action drawn uniformly, else the allowed action of
+            the largest Q-value
+        """
+        allowed = np.flatnonzero(env_action_masks(self.env, self._n_actions())[0])
+        if allowed.size == 0:
+            raise ValueError("The environment's action_masks() allows no action")
+        state.q_values = self._q_values(np.array(state.obs)[None], state.numpy_q)
+        state.last_eps = state.update_eps
+        if state.rng.random() < state.update_eps:
+            return np.int64(state.rng.choice(allowed))
+        return np.int64(allowed[np.argmax(state.q_values[0][allowed])])
+
+    def replay_buffer_add(self, obs_t: Any, action: Any, reward: float, obs_tp1: Any, done: Any,
+                          info: Dict[str, Any]) -> None:
+        if self._next_masks is None:
+            super().replay_buffer_add(obs_t, action, reward, obs_tp1, done, info)
+            return
+        # the slot written is kept with the allowed actions of the next state
+        slot = self.replay_buffer.extend([obs_t], [action], [reward], [obs_tp1], [float(done)])[0]
+        self._next_masks[slot] = env_action_masks(self.env, self._n_actions())[0]
 
     def _on_env_step(self, state: _DQNLoopState) -> None:
         self._checked_observation(state.new_obs, "step()")
@@ -442,8 +497,10 @@ class DQN(OffPolicyRLModel):
             return None
         state.callback.on_rollout_end()
         self._sample(state)
-        batch = (state.obses_t, state.actions, state.rewards, state.obses_tp1, state.obses_tp1, state.dones,
-                 state.weights)
+        batch: Tuple[Any, ...] = (state.obses_t, state.actions, state.rewards, state.obses_tp1, state.obses_tp1,
+                                  state.dones, state.weights)
+        if state.next_action_masks is not None:
+            batch += (state.next_action_masks,)
         if state.writer is None:
             state.td_errors = self._fused_gradient_step(state, batch)
         else:
@@ -456,17 +513,29 @@ class DQN(OffPolicyRLModel):
         return state.td_errors
 
     def _sample(self, state: _DQNLoopState) -> None:
-        """Draw a minibatch (with importance weights and indices under prioritized replay; else weights of 1)."""
+        """
+        Draw a minibatch (with importance weights and indices under prioritized replay; else weights of 1), and
+        with action masks the allowed actions after each of its transitions.
+        """
         if self.prioritized_replay:
             beta_schedule = self._built(self.beta_schedule, "beta_schedule")
             state.experience = self.replay_buffer.sample(self.batch_size, beta=beta_schedule.value(
                 self.num_timesteps), env=self._vec_normalize_env)
             state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones, state.weights, \
                 state.batch_idxes = state.experience
+            slots = state.batch_idxes
+        elif self._next_masks is not None:
+            # drawn here, as ReplayBuffer.sample does, to know which slots (hence which stored masks) were taken
+            slots = np.random.randint(0, len(self.replay_buffer), size=self.batch_size)
+            state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones = \
+                self.replay_buffer._encode_sample(slots, env=self._vec_normalize_env)
+            state.weights, state.batch_idxes = np.ones_like(state.rewards), None
         else:
             state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones = self.replay_buffer.sample(
                 self.batch_size, env=self._vec_normalize_env)
             state.weights, state.batch_idxes = np.ones_like(state.rewards), None
+        if self._next_masks is not None:
+            state.next_action_masks = self._next_masks[slots]
 
     def _fused_gradient_step(self, state: _DQNLoopState, batch: tuple) -> np.ndarray:
         """
@@ -531,8 +600,23 @@ class DQN(OffPolicyRLModel):
     # ------------------------------------------------------------------------------------------------------
     # acting
     # ------------------------------------------------------------------------------------------------------
+    def _predict_masked(self, observation: np.ndarray, deterministic: bool, action_masks: Any) -> Tuple[Any, None]:
+        """``predict`` among the allowed actions only."""
+        observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
+                                                                              "observation_space"))
+        masks = checked_masks(action_masks, len(observation), self._n_actions())
+        if deterministic:
+            scores = np.where(masks, self._q_values(observation, self.fast_path.copy_of(self.step_model)), -np.inf)
+            if not masks.any(axis=1).all():
+                raise ValueError("Each observation's action mask must allow at least one action")
+            actions = np.argmax(scores, axis=1)
+        else:
+            probabilities = self._built(self.proba_step, "proba_step")(observation)
+            actions = masked_actions(self._built(self.action_space, "action_space"), probabilities, masks, False)
+        return (actions if vectorized_env else actions[0]), None
+
     def predict(self, observation: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
-                deterministic: bool = True) -> Tuple[Any, None]:
+                deterministic: bool = True, action_masks: Optional[np.ndarray] = None) -> Tuple[Any, None]:
         """
         The greedy action (``deterministic``), or one drawn from the softmax of the Q-values.
 
@@ -540,8 +624,12 @@ class DQN(OffPolicyRLModel):
         :param state: (np.ndarray) unused (DQN has no recurrent policy)
         :param mask: (np.ndarray) unused
         :param deterministic: (bool) the greedy action (True) or a sampled one
+        :param action_masks: (np.ndarray) the allowed actions, bool, shape (n_actions,) or (batch, n_actions)
+            (None: all actions)
         :return: (np.ndarray, None) the action(s), and no state
         """
+        if action_masks is not None:
+            return self._predict_masked(observation, deterministic, action_masks)
         step_model = self._built(self.step_model, "step_model")
         if deterministic:
             # one observation: the NumPy single-row path
@@ -556,7 +644,7 @@ class DQN(OffPolicyRLModel):
 
     def action_probability(self, observation: np.ndarray, state: Optional[np.ndarray] = None,
                            mask: Optional[np.ndarray] = None, actions: Optional[np.ndarray] = None,
-                           logp: bool = False) -> np.ndarray:
+                           logp: bool = False, action_masks: Optional[np.ndarray] = None) -> np.ndarray:
         """
         The softmax of the Q-values, or (``actions`` given) the probability of each given action under it.
 
@@ -565,12 +653,16 @@ class DQN(OffPolicyRLModel):
         :param mask: (np.ndarray) unused
         :param actions: (np.ndarray) one action per observation (None: the whole distribution)
         :param logp: (bool) with ``actions``: the log-probabilities
+        :param action_masks: (np.ndarray) the allowed actions (None: all): the softmax over them only
         :return: (np.ndarray) the probabilities, shape (n_actions,) or (batch, n_actions); with ``actions``
             shape (1,) or (batch, 1)
         """
         observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
                                                                               "observation_space"))
         probabilities = self._built(self.proba_step, "proba_step")(observation, state, mask)
+        if action_masks is not None:
+            probabilities = masked_probabilities(self._built(self.action_space, "action_space"), probabilities,
+                                                 checked_masks(action_masks, len(observation), self._n_actions()))
         if actions is not None:
             probabilities = self._probability_of(probabilities, actions, observation.shape[0], logp)
         if vectorized_env:
