@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from stable_baselines import A2C, DQN, PPO2
+from stable_baselines import A2C, ACER, ACKTR, DQN, PPO2
 from stable_baselines.common.action_masks import env_has_action_masks, masked_actions, masked_probabilities
 from stable_baselines.common.distributions import (CategoricalProbabilityDistributionType,
                                                    MultiCategoricalProbabilityDistributionType,
@@ -245,3 +245,19 @@ def test_dqn_targets_use_next_masks(double_q: bool) -> None:
     # online network's best allowed action
     expected = [1.0, -1.0] if double_q else [3.0, 2.0]
     np.testing.assert_allclose(value, expected)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_class, kwargs", [
+    (ACKTR, dict(n_steps=8)),
+    (ACER, dict(n_steps=8, buffer_size=1000, replay_start=64)),
+])
+def test_acktr_acer_learn_with_masks(model_class: Any, kwargs: Dict[str, Any]) -> None:
+    env = _vec()
+    model = model_class("MlpPolicy", env, seed=0, n_cpu_tf_sess=1, **kwargs)
+    assert model.uses_action_masks
+    model.learn(4096)
+    assert _forbidden(env) == 0
+    eval_env = _vec(2, seed=100)
+    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
+    assert _forbidden(eval_env) == 0 and mean_reward > 16.0

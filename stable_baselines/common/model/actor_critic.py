@@ -103,9 +103,12 @@ class ActorCriticRLModel(BaseRLModel):
         if not isinstance(self.action_space, (spaces.Discrete, spaces.MultiDiscrete)) \
                 or not env_has_action_masks(self.env):
             return False
-        if not self._supports_action_masks:
+        unsupported = None if self._supports_action_masks else type(self).__name__
+        if isinstance(self.policy, type) and issubclass(self.policy, RecurrentActorCriticPolicy):
+            unsupported = "{} with a recurrent policy".format(type(self).__name__)
+        if unsupported is not None:
             warnings.warn("{} does not use action masks yet: the action_masks() of the environment are ignored"
-                          .format(type(self).__name__))
+                          .format(unsupported))
             return False
         return True
 
