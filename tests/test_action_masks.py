@@ -261,3 +261,20 @@ def test_acktr_acer_learn_with_masks(model_class: Any, kwargs: Dict[str, Any]) -
     eval_env = _vec(2, seed=100)
     mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
     assert _forbidden(eval_env) == 0 and mean_reward > 16.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algo", ["PPO1", "TRPO"])
+def test_ppo1_trpo_learn_with_masks(algo: str) -> None:
+    pytest.importorskip("mpi4py")
+    import stable_baselines
+    env = ChangingMaskEnv(seed=3)
+    kwargs = dict(timesteps_per_actorbatch=256, optim_batchsize=64) if algo == "PPO1" else \
+        dict(timesteps_per_batch=256, vf_iters=3)
+    model = getattr(stable_baselines, algo)("MlpPolicy", env, seed=0, n_cpu_tf_sess=1, **kwargs)
+    assert model.uses_action_masks and model.policy_pi.action_mask_ph is not None
+    model.learn(6144)
+    assert env.forbidden_taken == 0 and env.steps_taken >= 6144
+    eval_env = ChangingMaskEnv(seed=12)
+    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
+    assert eval_env.forbidden_taken == 0 and mean_reward > 16.0

@@ -196,6 +196,8 @@ class _SegmentState:
         self.ep_rets: List[Any] = []
         self.ep_true_rets: List[Any] = []
         self.ep_lens: List[int] = []
+        # the allowed actions at each step (allocated only for a policy that uses action masks)
+        self.action_masks: Optional[np.ndarray] = None
 
     def new_segment(self) -> None:
         """Forget the episodes of the segment that was handed out (the arrays are refilled in place)."""
@@ -228,11 +230,14 @@ class _SegmentState:
         :param continue_training: (bool) False when the callback stopped the training
         :return: (dict) the segment, see :func:`traj_segment_generator`
         """
-        return {"observations": self.observations, "rewards": self.rewards, "dones": self.dones,
-                "episode_starts": self.episode_starts, "true_rewards": self.true_rewards, "vpred": self.vpreds,
-                "actions": self.actions, "nextvpred": next_value, "ep_rets": self.ep_rets,
-                "ep_lens": self.ep_lens, "ep_true_rets": self.ep_true_rets,
-                "total_timestep": self.current_it_len, "continue_training": continue_training}
+        segment = {"observations": self.observations, "rewards": self.rewards, "dones": self.dones,
+                   "episode_starts": self.episode_starts, "true_rewards": self.true_rewards, "vpred": self.vpreds,
+                   "actions": self.actions, "nextvpred": next_value, "ep_rets": self.ep_rets,
+                   "ep_lens": self.ep_lens, "ep_true_rets": self.ep_true_rets,
+                   "total_timestep": self.current_it_len, "continue_training": continue_training}
+        if self.action_masks is not None:
+            segment["action_masks"] = self.action_masks
+        return segment
 
     def visible(self) -> Dict[str, Any]:
         """
@@ -274,6 +279,8 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
         - ep_true_rets: (float) their environment returns
         - total_timestep: (int) the number of steps of the segment
         - continue_training: (bool) False when the callback stopped the training (last segment)
+        - action_masks: (numpy bool) the allowed actions at each step, only for a policy built with action masks
+          (``action_mask_ph``), which then acts among the actions the env's ``action_masks()`` allows
     """
     if gail and reward_giver is None:
         raise ValueError("You must pass a reward giver (reward_giver=...) when using GAIL (gail=True)")
@@ -289,9 +296,17 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
     visible: Dict[str, Any] = {"env": env, "policy": policy, "horizon": horizon, "reward_giver": reward_giver,
                                "gail": gail, "callback": callback}
 
+    masked = getattr(policy, "action_mask_ph", None) is not None
+    if masked:
+        record.action_masks = np.ones((horizon, mask_width(env.action_space)), dtype=bool)
     step = 0
     while True:
-        action, vpred, states, last_output = policy.step(_policy_input(observation), states, np.array([done]))
+        if masked:
+            allowed = env_action_masks(env, mask_width(env.action_space))
+            action, vpred, states, last_output = policy.step_with_action_masks(
+                _policy_input(observation), allowed, states, np.array([done]))
+        else:
+            action, vpred, states, last_output = policy.step(_policy_input(observation), states, np.array([done]))
         if step > 0 and step % horizon == 0:
             # the value of the observation after the segment is known only now
             if callback is not None:
@@ -307,6 +322,8 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
         record.vpreds[i] = vpred[0]
         record.actions[i] = action[0]
         record.episode_starts[i] = episode_start
+        if record.action_masks is not None:
+            record.action_masks[i] = allowed[0]
 
         clipped_action = clip_to_space(action, env.action_space)
         if gail:
