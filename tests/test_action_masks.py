@@ -278,3 +278,105 @@ def test_ppo1_trpo_learn_with_masks(algo: str) -> None:
     eval_env = ChangingMaskEnv(seed=12)
     mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
     assert eval_env.forbidden_taken == 0 and mean_reward > 16.0
+
+
+class MultiMaskEnv(gymnasium.Env):
+    """
+    Two sub-actions (3 and 4 choices), each with its own target shown one-hot in the observation; the allowed
+    choices of each sub-space change every step and always include its target. A correct sub-action pays 0.5,
+    a forbidden one -10 (counted in ``forbidden_taken``).
+    """
+
+    nvec = (3, 4)
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__()
+        self.observation_space = spaces.Box(0.0, 1.0, (sum(self.nvec),), dtype=np.float32)
+        self.action_space = spaces.MultiDiscrete(list(self.nvec))
+        self.rng = np.random.default_rng(seed)
+        self.forbidden_taken = 0
+        self.targets = [0, 0]
+        self.allowed = np.ones(sum(self.nvec), dtype=bool)
+        self.elapsed = 0
+
+    def _draw(self) -> np.ndarray:
+        obs = np.zeros(sum(self.nvec), dtype=np.float32)
+        first = 0
+        for index, size in enumerate(self.nvec):
+            self.targets[index] = int(self.rng.integers(size))
+            self.allowed[first:first + size] = self.rng.random(size) < 0.4
+            self.allowed[first + self.targets[index]] = True
+            obs[first + self.targets[index]] = 1.0
+            first += size
+        return obs
+
+    def action_masks(self) -> np.ndarray:
+        return self.allowed.copy()
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, Dict]:
+        super().reset(seed=seed)
+        self.elapsed = 0
+        return self._draw(), {}
+
+    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict]:
+        reward, first = 0.0, 0
+        for index, size in enumerate(self.nvec):
+            choice = int(action[index])
+            if not self.allowed[first + choice]:
+                self.forbidden_taken += 1
+                reward += FORBIDDEN_REWARD
+            elif choice == self.targets[index]:
+                reward += 0.5
+            first += size
+        self.elapsed += 1
+        return self._draw(), reward, False, self.elapsed >= 20, {}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_class", [PPO2, A2C])
+def test_multi_discrete_masks(model_class: Any) -> None:
+    env = DummyVecEnv([lambda i=i: MultiMaskEnv(seed=i) for i in range(4)])
+    kwargs = dict(n_steps=64, nminibatches=4) if model_class is PPO2 else dict(n_steps=8)
+    model = model_class("MlpPolicy", env, learning_rate=3e-3, ent_coef=0.0, seed=0, n_cpu_tf_sess=1, **kwargs)
+    assert model.uses_action_masks
+    model.learn(8192)
+    assert _forbidden(env) == 0
+    eval_env = DummyVecEnv([lambda: MultiMaskEnv(seed=50)])
+    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=5)
+    assert _forbidden(eval_env) == 0 and mean_reward > 16.0
+    rng = np.random.default_rng(4)
+    obs = rng.random((500, 7)).astype(np.float32)
+    allowed = rng.random((500, 7)) < 0.3
+    allowed[np.arange(500), rng.integers(3, size=500)] = True
+    allowed[np.arange(500), 3 + rng.integers(4, size=500)] = True
+    for deterministic in (False, True):
+        actions, _ = model.predict(obs, deterministic=deterministic, action_masks=allowed)
+        assert actions.shape == (500, 2)
+        assert allowed[np.arange(500), actions[:, 0]].all() and allowed[np.arange(500), 3 + actions[:, 1]].all()
+
+
+def _changing_mask_env() -> ChangingMaskEnv:
+    return ChangingMaskEnv(seed=21)
+
+
+def test_subproc_vec_env_masks() -> None:
+    from stable_baselines.common.vec_env import SubprocVecEnv
+    env = VecNormalize(SubprocVecEnv([_changing_mask_env, _changing_mask_env]), norm_reward=False)
+    try:
+        model = PPO2("MlpPolicy", env, n_steps=32, nminibatches=2, seed=0, n_cpu_tf_sess=1)
+        assert model.uses_action_masks
+        model.learn(256)
+        assert _forbidden(env) == 0 and sum(env.get_attr("steps_taken")) == 256
+    finally:
+        env.close()
+    plain = SubprocVecEnv([lambda: gymnasium.make("CartPole-v1")])
+    try:
+        assert not env_has_action_masks(plain)
+    finally:
+        plain.close()
+
+
+def test_recurrent_policy_ignores_masks_with_warning() -> None:
+    with pytest.warns(UserWarning, match="recurrent policy"):
+        model = PPO2("MlpLstmPolicy", _vec(2), n_steps=8, nminibatches=2)
+    assert not model.uses_action_masks
