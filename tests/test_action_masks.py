@@ -380,3 +380,19 @@ def test_recurrent_policy_ignores_masks_with_warning() -> None:
     with pytest.warns(UserWarning, match="recurrent policy"):
         model = PPO2("MlpLstmPolicy", _vec(2), n_steps=8, nminibatches=2)
     assert not model.uses_action_masks
+
+
+def test_save_load_keeps_parameters(tmp_path: Any) -> None:
+    env = _vec(2)
+    model = PPO2("MlpPolicy", env, n_steps=16, nminibatches=2, seed=0, n_cpu_tf_sess=1).learn(64)
+    path = str(tmp_path / "masked.zip")
+    model.save(path)
+    obs = np.eye(N_ACTIONS, dtype=np.float32)
+    allowed = np.ones((N_ACTIONS, N_ACTIONS), dtype=bool)
+    allowed[:, 0] = False
+    expected = model.action_probability(obs, action_masks=allowed)
+    # the masked graph has the same variables: a model without masks loads the file, and the other way round
+    for loaded in (PPO2.load(path), PPO2.load(path, env=_vec(2))):
+        assert loaded.uses_action_masks == (loaded.get_env() is not None)
+        np.testing.assert_allclose(loaded.action_probability(obs, action_masks=allowed), expected, rtol=1e-5)
+        assert (loaded.predict(obs, action_masks=allowed)[0] != 0).all()

@@ -347,6 +347,9 @@ class DQN(OffPolicyRLModel):
         if replay_wrapper is not None and self.prioritized_replay:
             raise ValueError("Prioritized replay buffer is not supported by HER (replay_wrapper given with "
                              "prioritized_replay=True)")
+        if replay_wrapper is not None and self.uses_action_masks:
+            raise ValueError("DQN keeps the action masks of the next states beside its own replay buffer: a "
+                             "replay_wrapper (HER) cannot be used with an env that has action_masks()")
         # the buffer exists before the learn frame wraps it
         self._prepare_replay_buffer()
         return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
