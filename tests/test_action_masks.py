@@ -396,3 +396,17 @@ def test_save_load_keeps_parameters(tmp_path: Any) -> None:
         assert loaded.uses_action_masks == (loaded.get_env() is not None)
         np.testing.assert_allclose(loaded.action_probability(obs, action_masks=allowed), expected, rtol=1e-5)
         assert (loaded.predict(obs, action_masks=allowed)[0] != 0).all()
+
+
+class _TargetPredictor:
+    """A predictor without ``action_masks``: it picks the target shown in the observation."""
+
+    def predict(self, observation: np.ndarray, state: Any = None, mask: Any = None,
+                deterministic: bool = False) -> Tuple[np.ndarray, None]:
+        return np.argmax(observation, axis=-1), None
+
+
+def test_evaluate_predictor_without_masks_parameter() -> None:
+    # an env with action_masks() and a predictor that does not take them: evaluated as before
+    mean_reward, _ = evaluate_policy(_TargetPredictor(), ChangingMaskEnv(seed=1), n_eval_episodes=2)
+    assert mean_reward == 20.0

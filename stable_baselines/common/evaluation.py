@@ -1,6 +1,7 @@
 """
 Evaluation helper: play a number of episodes with a trained agent and report their returns.
 """
+import inspect
 from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union, cast, overload
 
 import numpy as np
@@ -38,6 +39,14 @@ def _masks_kwargs(env: Any, masked: bool, batched: bool) -> Dict[str, Any]:
     if batched:
         return {"action_masks": np.stack([np.asarray(row, dtype=bool) for row in env.env_method("action_masks")])}
     return {"action_masks": np.asarray(get_env_attr(env, "action_masks")(), dtype=bool)}
+
+
+def _predict_takes_masks(model: PolicyPredictor) -> bool:
+    """:return: (bool) whether ``model.predict`` has the ``action_masks`` parameter of the discrete-action models"""
+    try:
+        return "action_masks" in inspect.signature(model.predict).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 class _SingleEnvPlayer(object):
@@ -249,6 +258,7 @@ def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = 10,
     """
     _check_n_eval_episodes(n_eval_episodes)
     player = _VecEnvPlayer(env) if _is_vec_env(env) else _SingleEnvPlayer(env)
+    player.masked = player.masked and _predict_takes_masks(model)
     feed = _recurrent_feed(model, player)
     tally = _EpisodeTally(player.num_envs, int(n_eval_episodes), _reports_monitor_episodes(env))
     episode_rewards, episode_lengths = tally.episode_rewards, tally.episode_lengths
