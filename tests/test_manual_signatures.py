@@ -82,6 +82,9 @@ ALLOWED_EXTRAS[("stable_baselines.common.callbacks.CheckpointCallback", "save_tr
     "documented addition: checkpoints written with save(path, include_training_state=True)"
 # every model's learn() takes the documented addition progress_bar=False as its last argument
 LEARN_ADDITION = "progress_bar"
+# predict() and action_probability() of the models with discrete actions take the documented addition
+# action_masks=None (invalid-action masking, docs/guide/action_masks.rst) as their last argument
+MASKS_ADDITION = "action_masks"
 
 # Headers where the manual contradicts itself: (target) -> what the manual's own text says instead.
 # The signature is checked against that text; the header line itself is wrong.
@@ -283,6 +286,9 @@ def compare(target, expected, actual, unterminated=False):
             if reason is None and target.endswith(".learn") and act.name == LEARN_ADDITION \
                     and act is act_named[-1] and act.default is False:
                 reason = "documented addition: learn(..., progress_bar=False)"
+            if reason is None and target.endswith((".predict", ".action_probability")) \
+                    and act.name == MASKS_ADDITION and act is act_named[-1] and act.default is None:
+                reason = "documented addition: predict / action_probability(..., action_masks=None)"
             if reason is None and unterminated:
                 continue  # the manual's header is cut off: it cannot tell about trailing parameters
             if reason is None:

@@ -55,6 +55,7 @@ class A2C(OnPolicyRLModel):
         (None: as many as the machine has cores)
     """
 
+    _supports_action_masks = True
     _saved_settings = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "alpha",
                        "momentum", "epsilon", "lr_schedule")
 
@@ -190,7 +191,7 @@ class A2C(OnPolicyRLModel):
 
     def _train_step(self, obs: np.ndarray, states: Optional[np.ndarray], rewards: np.ndarray, masks: np.ndarray,
                     actions: np.ndarray, values: np.ndarray, update: int,
-                    writer: Any = None) -> Tuple[float, float, float]:
+                    writer: Any = None, action_masks: Optional[np.ndarray] = None) -> Tuple[float, float, float]:
         """
         Make one gradient update from a rollout.
 
@@ -202,6 +203,7 @@ class A2C(OnPolicyRLModel):
         :param values: ([float]) value estimates made while acting
         :param update: (int) index of this update, used as the tensorboard step
         :param writer: (TensorFlow Summary.writer) tensorboard writer, or None
+        :param action_masks: ([bool]) the allowed actions of each transition (None: the model uses no masks)
         :return: (float, float, float) policy loss, value loss and policy entropy
         """
         advantages = rewards - values
@@ -214,6 +216,9 @@ class A2C(OnPolicyRLModel):
             assert isinstance(recurrent, RecurrentActorCriticPolicy), "a policy with a state is recurrent"
             feeds.extend([recurrent.states_ph, recurrent.dones_ph])
             feed_values.extend([states, masks])
+        if action_masks is not None:
+            feeds.append(self.train_model.action_mask_ph)
+            feed_values.append(action_masks)
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.apply_backprop]
         if writer is None:
@@ -255,7 +260,8 @@ class A2C(OnPolicyRLModel):
                           loop: Dict[str, Any]) -> Tuple[np.ndarray, np.ndarray, float, float]:
         _, value_loss, policy_entropy = self._train_step(rollout.observations, rollout.states, rollout.returns,
                                                          rollout.masks, rollout.actions, rollout.values,
-                                                         self.num_timesteps // self.n_batch, writer)
+                                                         self.num_timesteps // self.n_batch, writer,
+                                                         action_masks=self.runner.rollout_action_masks)
         return rollout.values, rollout.returns, value_loss, policy_entropy
 
     def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:

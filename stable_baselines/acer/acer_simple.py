@@ -177,6 +177,7 @@ class ACER(OnPolicyRLModel):
     :param n_cpu_tf_sess: (int) number of threads of the TensorFlow session (None: as many as the machine has cores)
     """
 
+    _supports_action_masks = True
     _saved_settings = ("gamma", "n_steps", "q_coef", "ent_coef", "max_grad_norm", "learning_rate",
                        "lr_schedule", "rprop_alpha", "rprop_epsilon", "buffer_size", "replay_ratio",
                        "replay_start", "correction_term", "trust_region", "alpha", "delta")
@@ -451,7 +452,7 @@ class ACER(OnPolicyRLModel):
 
     def _train_step(self, obs: np.ndarray, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray,
                     mus: np.ndarray, states: Optional[np.ndarray], masks: np.ndarray, steps: int,
-                    writer: Any = None) -> Tuple[List[str], List[Any]]:
+                    writer: Any = None, action_masks: Optional[np.ndarray] = None) -> Tuple[List[str], List[Any]]:
         """
         Make one gradient update from a batch of segments (just collected, or replayed).
 
@@ -464,6 +465,8 @@ class ACER(OnPolicyRLModel):
         :param masks: ([bool]) per observation, whether it starts an episode (used by recurrent policies)
         :param steps: (int) timesteps done in this ``learn`` (the learning-rate schedule and tensorboard step)
         :param writer: (TensorFlow Summary.writer) tensorboard writer, or None
+        :param action_masks: ([bool]) the allowed actions of every observation, ``n_steps + 1`` per environment
+            (None: the model uses no masks)
         :return: ([str], [float]) names and values of the logged statistics
         """
         feed_dict = {self.action_ph: actions, self.reward_ph: rewards, self.done_ph: dones, self.mu_ph: mus,
@@ -474,6 +477,8 @@ class ACER(OnPolicyRLModel):
                 assert isinstance(net, RecurrentActorCriticPolicy), "a policy with a state is recurrent"
                 feed_dict[net.states_ph] = states
                 feed_dict[net.dones_ph] = masks
+            if action_masks is not None:
+                feed_dict[net.action_mask_ph] = action_masks.reshape(len(obs), -1)
 
         if writer is None:
             results = self.sess.run(self.run_ops, feed_dict)
@@ -534,13 +539,15 @@ class ACER(OnPolicyRLModel):
                           loop: Dict[str, Any]) -> Tuple[List[str], List[Any]]:
         enc_obs, obs, actions, rewards, mus, dones, masks, states, _ = rollout
         loop["episode_stats"].feed(rewards, dones)
+        action_masks = self.runner.segment_action_masks
         if loop["buffer"] is not None:
             loop["buffer"].put(enc_obs, actions, rewards, mus, dones, masks,
-                               states=states if loop["recurrent"] else None)
+                               states=states if loop["recurrent"] else None, action_masks=action_masks)
         obs, actions, rewards, mus, dones, masks = self._reshape_segment(obs, actions, rewards, mus, dones, masks)
         loop["masks"] = masks
         names_ops, values_ops = self._train_step(obs, actions, rewards, dones, mus, states, masks,
-                                                 self.num_timesteps - loop["start_timesteps"], writer)
+                                                 self.num_timesteps - loop["start_timesteps"], writer,
+                                                 action_masks=action_masks)
         loop.update(names_ops=names_ops, values_ops=values_ops)
         self._replay(loop)
         return names_ops, values_ops
@@ -557,14 +564,15 @@ class ACER(OnPolicyRLModel):
             return
         loop["samples_number"] = np.random.poisson(self.replay_ratio)
         for _ in range(loop["samples_number"]):
-            obs, actions, rewards, mus, dones, masks, states = buffer.get(return_states=True)
+            obs, actions, rewards, mus, dones, masks, states, action_masks = buffer.get(return_states=True,
+                                                                                        return_action_masks=True)
             obs, actions, rewards, mus, dones, masks = self._reshape_segment(obs, actions, rewards, mus, dones,
                                                                               masks)
             if loop["recurrent"] and states is None:
                 states = self.initial_state
             loop["masks"] = masks
             self._train_step(obs, actions, rewards, dones, mus, states, masks,
-                             self.num_timesteps - loop["start_timesteps"])
+                             self.num_timesteps - loop["start_timesteps"], action_masks=action_masks)
 
     def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         episode_stats = loop["episode_stats"]
@@ -604,6 +612,9 @@ class _Runner(AbstractEnvRunner):
         self.n_act = env.action_space.n
         self.n_batch = self.n_env * n_steps
         self.batch_ob_shape = (self.n_env * (n_steps + 1),) + env.observation_space.shape
+        # the allowed actions of the n_steps + 1 observations of the last segment [n_envs, n_steps + 1, width]
+        # (None: the model uses no action masks)
+        self.segment_action_masks: Optional[np.ndarray] = None
 
     def policy_step(self) -> Tuple[np.ndarray, Any, Dict[str, np.ndarray]]:
         """
@@ -613,7 +624,10 @@ class _Runner(AbstractEnvRunner):
         obs, states, dones = self.obs, self.states, self.dones
         policy = self.model.step_model
         if not policy.recurrent:
-            actions, mus = policy.sess.run([policy.action, policy.policy_proba], {policy.obs_ph: obs})
+            feed = {policy.obs_ph: obs}
+            if self.action_masks is not None:
+                feed[policy.action_mask_ph] = self.action_masks
+            actions, mus = policy.sess.run([policy.action, policy.policy_proba], feed)
             record_draws(policy.sess, policy.action, len(actions))
         elif hasattr(policy, "snew"):
             feed = {policy.obs_ph: obs, policy.states_ph: states, policy.dones_ph: np.asarray(dones, np.float32)}
@@ -646,6 +660,9 @@ class _Runner(AbstractEnvRunner):
         # observations and episode-start flags of the n_steps + 1 positions (the last one bootstraps)
         rollout["mb_obs"].append(np.copy(self.obs))
         rollout["mb_dones"].append(self.dones)
+        if self.action_masks is not None and self.rollout_action_masks is not None:
+            per_env = self.rollout_action_masks.reshape(self.n_env, self.n_steps, -1)
+            self.segment_action_masks = np.concatenate([per_env, self.action_masks[:, None]], axis=1)
 
         def env_major(name: str, dtype: Any) -> np.ndarray:
             return np.asarray(rollout[name], dtype=dtype).swapaxes(1, 0)

@@ -59,6 +59,8 @@ class Buffer(object):
         self.dones: Optional[np.ndarray] = None
         self.masks: Optional[np.ndarray] = None
         self.states: Optional[np.ndarray] = None
+        # the allowed actions of every observation [n_env, n_steps + 1, mask width] (models using action masks)
+        self.action_masks: Optional[np.ndarray] = None
 
         # Size indexes
         self.next_idx = 0
@@ -118,7 +120,8 @@ class Buffer(object):
         return obs
 
     def put(self, enc_obs: np.ndarray, actions: np.ndarray, rewards: np.ndarray, mus: np.ndarray,
-            dones: np.ndarray, masks: np.ndarray, states: Optional[np.ndarray] = None) -> None:
+            dones: np.ndarray, masks: np.ndarray, states: Optional[np.ndarray] = None,
+            action_masks: Optional[np.ndarray] = None) -> None:
         """
         Store one segment.
 
@@ -129,6 +132,7 @@ class Buffer(object):
         :param dones: (np.ndarray) [n_env, n_steps]
         :param masks: (np.ndarray) [n_env, n_steps + 1]
         :param states: (np.ndarray) recurrent states at the start of the segment [n_env, ...] (or None)
+        :param action_masks: (np.ndarray) the allowed actions [n_env, n_steps + 1, mask width] (or None)
         """
         enc_obs = np.asarray(enc_obs)
         expected = (self.n_env, self.n_steps + 1) + self.obs_shape
@@ -146,6 +150,8 @@ class Buffer(object):
             self.masks = np.empty((self.size,) + np.shape(masks), dtype=bool)
             if states is not None:
                 self.states = np.empty((self.size,) + np.shape(states), dtype=np.float32)
+            if action_masks is not None:
+                self.action_masks = np.ones((self.size,) + np.shape(action_masks), dtype=bool)
 
         stored_obs, stored_actions, stored_rewards, stored_mus, stored_dones, stored_masks = self._storage()
         stored_obs[self.next_idx] = first_obs
@@ -158,6 +164,8 @@ class Buffer(object):
         stored_masks[self.next_idx] = masks
         if self.states is not None and states is not None:
             self.states[self.next_idx] = states
+        if self.action_masks is not None and action_masks is not None:
+            self.action_masks[self.next_idx] = action_masks
 
         self.next_idx = (self.next_idx + 1) % self.size
         self.num_in_buffer = min(self.size, self.num_in_buffer + 1)
@@ -183,15 +191,17 @@ class Buffer(object):
         """
         return arr[idx, envx]
 
-    def get(self, return_states: bool = False) -> tuple:
+    def get(self, return_states: bool = False, return_action_masks: bool = False) -> tuple:
         """
         Sample one stored segment per environment (each environment's own experience, from a random slot).
 
         :param return_states: (bool) also return the recurrent states at the start of the segments
             (None when no states were stored)
+        :param return_action_masks: (bool) also return, last, the allowed actions of the observations
+            [n_env, n_steps + 1, mask width] (None when none were stored)
         :return: (tuple) obs [n_env, n_steps + 1, ...], actions, rewards [n_env, n_steps],
             mus [n_env, n_steps, n_act], dones [n_env, n_steps], masks [n_env, n_steps + 1]
-            (and states when ``return_states``)
+            (and states when ``return_states``, then action masks when ``return_action_masks``)
         """
         if not self.can_sample():
             raise RuntimeError("Cannot sample from an empty ACER buffer: put at least one segment first")
@@ -207,7 +217,9 @@ class Buffer(object):
         rewards = self.take(stored_rewards, idx, envx)
         mus = self.take(stored_mus, idx, envx)
         dones = self.take(stored_dones, idx, envx)
+        sample: tuple = (obs, actions, rewards, mus, dones, masks)
         if return_states:
-            states = None if self.states is None else self.take(self.states, idx, envx)
-            return obs, actions, rewards, mus, dones, masks, states
-        return obs, actions, rewards, mus, dones, masks
+            sample += (None if self.states is None else self.take(self.states, idx, envx),)
+        if return_action_masks:
+            sample += (None if self.action_masks is None else self.take(self.action_masks, idx, envx),)
+        return sample

@@ -72,6 +72,7 @@ class ACKTR(OnPolicyRLModel):
     :param n_cpu_tf_sess: (int) number of threads of the TensorFlow session (None: as many as the machine has cores)
     """
 
+    _supports_action_masks = True
     _saved_settings = ("gamma", "gae_lambda", "n_steps", "vf_coef", "ent_coef", "vf_fisher_coef",
                        "max_grad_norm", "learning_rate", "kfac_clip", "lr_schedule", "kfac_update",
                        "async_eigen_decomp")
@@ -258,7 +259,7 @@ class ACKTR(OnPolicyRLModel):
 
     def _train_step(self, obs: np.ndarray, states: Optional[np.ndarray], rewards: np.ndarray, masks: np.ndarray,
                     actions: np.ndarray, values: np.ndarray, update: int,
-                    writer: Any) -> Tuple[float, float, float]:
+                    writer: Any, action_masks: Optional[np.ndarray] = None) -> Tuple[float, float, float]:
         """
         Make one K-FAC update from a rollout.
 
@@ -270,6 +271,7 @@ class ACKTR(OnPolicyRLModel):
         :param values: ([float]) value estimates made while acting
         :param update: (int) index of this update, used for the tensorboard step
         :param writer: (TensorFlow Summary.writer) tensorboard writer, or None
+        :param action_masks: ([bool]) the allowed actions of each transition (None: the model uses no masks)
         :return: (float, float, float) policy loss, value loss and policy entropy
         """
         feed_dict = {self.train_model.obs_ph: obs, self.actions_ph: actions, self.advs_ph: rewards - values,
@@ -279,6 +281,8 @@ class ACKTR(OnPolicyRLModel):
             assert isinstance(recurrent, RecurrentActorCriticPolicy), "a policy with a state is recurrent"
             feed_dict[recurrent.states_ph] = states
             feed_dict[recurrent.dones_ph] = masks
+        if action_masks is not None:
+            feed_dict[self.train_model.action_mask_ph] = action_masks
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.train_op]
         if writer is None:
@@ -308,7 +312,8 @@ class ACKTR(OnPolicyRLModel):
                           loop: Dict[str, Any]) -> Tuple[np.ndarray, np.ndarray, Tuple[float, float, float]]:
         # the tensorboard step of the original: timesteps // (n_batch + 1)
         losses = self._train_step(rollout.observations, rollout.states, rollout.returns, rollout.masks,
-                                  rollout.actions, rollout.values, self.num_timesteps // (self.n_batch + 1), writer)
+                                  rollout.actions, rollout.values, self.num_timesteps // (self.n_batch + 1), writer,
+                                  action_masks=self.runner.rollout_action_masks)
         return rollout.values, rollout.returns, losses
 
     def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:

@@ -591,3 +591,37 @@ def shape_el(tensor: tf.Tensor, index: int) -> Any:
     """
     static_size = dim_value(tensor.get_shape()[index])
     return tf.shape(tensor)[index] if static_size is None else static_size
+
+
+#: The logit a forbidden action gets. Its softmax weight is exactly 0 in float32, yet it stays finite, so that the
+#: ``p * log p`` terms of entropies and divergences are ``0 * finite = 0`` (never ``0 * inf = nan``).
+MASKED_LOGIT = -1e8
+
+
+def masked_logits(logits: tf.Tensor, allowed: tf.Tensor) -> tf.Tensor:
+    """
+    Give every forbidden action the logit :data:`MASKED_LOGIT`; allowed ones keep theirs (and their gradients).
+
+    :param logits: (TensorFlow Tensor) logits, shape (batch, n)
+    :param allowed: (TensorFlow Tensor) bool of the same shape, True where the action may be taken
+    :return: (TensorFlow Tensor) the masked logits
+    """
+    return tf.where(allowed, logits, tf.fill(tf.shape(logits), tf.constant(MASKED_LOGIT, dtype=logits.dtype)))
+
+
+def masked_proba_distribution(pdtype: ProbabilityDistributionType, flat: tf.Tensor,
+                              allowed: tf.Tensor) -> Tuple[ProbabilityDistribution, tf.Tensor]:
+    """
+    The distribution of a categorical or multi-categorical type restricted to the allowed actions: sampling, mode,
+    log-likelihoods, entropy and KL divergence are all those of the renormalised distribution.
+
+    :param pdtype: (ProbabilityDistributionType) a categorical or multi-categorical type
+    :param flat: (TensorFlow Tensor) the unmasked logits (all sub-spaces side by side for MultiDiscrete)
+    :param allowed: (TensorFlow Tensor) bool, the same shape as ``flat``
+    :return: (ProbabilityDistribution, TensorFlow Tensor) the masked distribution and its logits
+    """
+    if not isinstance(pdtype, (CategoricalProbabilityDistributionType, MultiCategoricalProbabilityDistributionType)):
+        raise ValueError("Action masks need a Discrete or MultiDiscrete action space (a categorical distribution), "
+                         "got the distribution type {}".format(type(pdtype).__name__))
+    logits = masked_logits(flat, allowed)
+    return pdtype.proba_distribution_from_flat(logits), logits

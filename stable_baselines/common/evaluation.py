@@ -1,11 +1,14 @@
 """
 Evaluation helper: play a number of episodes with a trained agent and report their returns.
 """
+import inspect
 from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union, cast, overload
 
 import numpy as np
 
+from stable_baselines.common.action_masks import env_has_action_masks
 from stable_baselines.common.gym_compat import reset_env, step_env
+from stable_baselines.common.vec_env.single_env import get_env_attr
 from stable_baselines.common.type_aliases import PolicyPredictor
 
 
@@ -24,6 +27,28 @@ def _check_n_eval_episodes(n_eval_episodes: int) -> None:
         raise ValueError("n_eval_episodes must be a positive integer, got {!r}".format(n_eval_episodes))
 
 
+def _masks_kwargs(env: Any, masked: bool, batched: bool) -> Dict[str, Any]:
+    """
+    :param env: (gym.Env or VecEnv) the environment played
+    :param masked: (bool) whether it has ``action_masks()``
+    :param batched: (bool) whether it is a VecEnv
+    :return: (dict) the keyword arguments that restrict ``predict`` to the allowed actions (empty without masks)
+    """
+    if not masked:
+        return {}
+    if batched:
+        return {"action_masks": np.stack([np.asarray(row, dtype=bool) for row in env.env_method("action_masks")])}
+    return {"action_masks": np.asarray(get_env_attr(env, "action_masks")(), dtype=bool)}
+
+
+def _predict_takes_masks(model: PolicyPredictor) -> bool:
+    """:return: (bool) whether ``model.predict`` has the ``action_masks`` parameter of the discrete-action models"""
+    try:
+        return "action_masks" in inspect.signature(model.predict).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 class _SingleEnvPlayer(object):
     """
     A gym environment played as a batch of one that answers in its own terms: the observation and the
@@ -36,9 +61,14 @@ class _SingleEnvPlayer(object):
 
     def __init__(self, env: Any) -> None:
         self.env = env
+        self.masked = env_has_action_masks(env)
 
     def reset(self) -> Any:
         return reset_env(self.env)[0]
+
+    def predict_kwargs(self) -> Dict[str, Any]:
+        """:return: (dict) ``action_masks`` for ``predict`` when the environment has them (else nothing)"""
+        return _masks_kwargs(self.env, self.masked, batched=False)
 
     def step(self, action: Any) -> Tuple[Any, List[float], List[bool], List[Dict[str, Any]]]:
         obs, reward, terminated, truncated, info = step_env(self.env, action)
@@ -59,6 +89,11 @@ class _VecEnvPlayer(object):
     def __init__(self, venv: Any) -> None:
         self.env = venv
         self.num_envs = int(venv.num_envs)
+        self.masked = env_has_action_masks(venv)
+
+    def predict_kwargs(self) -> Dict[str, Any]:
+        """:return: (dict) ``action_masks`` for ``predict`` when the environments have them (else nothing)"""
+        return _masks_kwargs(self.env, self.masked, batched=True)
 
     def reset(self) -> Any:
         return self.env.reset()
@@ -223,6 +258,7 @@ def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = 10,
     """
     _check_n_eval_episodes(n_eval_episodes)
     player = _VecEnvPlayer(env) if _is_vec_env(env) else _SingleEnvPlayer(env)
+    player.masked = player.masked and _predict_takes_masks(model)
     feed = _recurrent_feed(model, player)
     tally = _EpisodeTally(player.num_envs, int(n_eval_episodes), _reports_monitor_episodes(env))
     episode_rewards, episode_lengths = tally.episode_rewards, tally.episode_lengths
@@ -234,7 +270,7 @@ def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = 10,
         if episode_starts.all():
             state = None
         if feed is None:
-            action, state = model.predict(obs, state=state, deterministic=deterministic)
+            action, state = model.predict(obs, state=state, deterministic=deterministic, **player.predict_kwargs())
             env_action = action
         else:
             action, state = model.predict(feed.observations(obs), state=state, mask=feed.mask(episode_starts),

@@ -96,8 +96,11 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
     ep_infos: List[dict] = []
     columns["ep_infos"] = ep_infos
     last_info: Dict[str, Any] = {}
+    step_masks: List[np.ndarray] = []
 
     for index in range(runner.n_steps):
+        if runner.action_masks is not None:
+            step_masks.append(runner.action_masks)
         actions, next_states, outputs = runner.policy_step()
         columns["mb_obs"].append(np.copy(runner.obs))
         columns["mb_actions"].append(actions)
@@ -108,6 +111,7 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
         clipped_actions = runner._clip_actions(actions)
         obs, rewards, dones, infos = runner.env.step(clipped_actions)
         runner.model.num_timesteps += runner.n_envs
+        runner.refresh_action_masks()
 
         visible = dict(columns, **last_info)
         visible.update({"_": index, "actions": actions, "clipped_actions": clipped_actions, "rewards": rewards,
@@ -129,4 +133,7 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
             runner.advance(obs, dones, next_states)
         columns["mb_rewards"].append(rewards)
         runner.after_step(columns, obs)
+    if step_masks:
+        # (n_steps, n_envs, width) -> one row per transition, environment-major
+        runner.rollout_action_masks = np.stack(step_masks, axis=1).reshape(-1, step_masks[0].shape[-1])
     return columns

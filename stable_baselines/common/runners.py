@@ -11,6 +11,7 @@ from typing import Any, Dict, Generator, List, Optional, Tuple, Union, cast
 
 import numpy as np
 
+from stable_baselines.common.action_masks import env_action_masks, mask_width
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.gym_compat import reset_env, step_env
 from stable_baselines.common.returns import gae_advantages
@@ -54,6 +55,11 @@ class AbstractEnvRunner(ABC):
         self.dones: Union[List[bool], np.ndarray] = [False] * n_envs
         self.callback: Optional[BaseCallback] = None
         self.continue_training = True
+        # the allowed actions of the current observations (None: the model does not use action masks), and those
+        # of every transition of the last rollout, environment-major like the other arrays of a rollout
+        self.action_masks: Optional[np.ndarray] = None
+        self.rollout_action_masks: Optional[np.ndarray] = None
+        self.refresh_action_masks()
 
     def run(self, callback: Optional[BaseCallback] = None) -> Any:
         """
@@ -73,6 +79,20 @@ class AbstractEnvRunner(ABC):
         """
         raise NotImplementedError
 
+    def refresh_action_masks(self) -> None:
+        """Read the allowed actions of the current observations from the environment (if the model uses masks)."""
+        if self.model.uses_action_masks:
+            self.action_masks = env_action_masks(self.env, mask_width(self.env.action_space))
+
+    def model_step(self) -> Tuple[Any, ...]:
+        """
+        :return: (tuple) the model's ``step`` at the current observations (actions, values, states, negative
+            log-likelihoods), restricted to the allowed actions when the model uses action masks
+        """
+        if self.action_masks is None:
+            return self.model.step(self.obs, self.states, self.dones)
+        return self.model.acting_policy.step_with_action_masks(self.obs, self.action_masks, self.states, self.dones)
+
     def policy_step(self) -> Tuple[np.ndarray, Any, Dict[str, Any]]:
         """
         Ask the model for the actions of the current observations.
@@ -81,7 +101,7 @@ class AbstractEnvRunner(ABC):
             name the callback sees them under (the value estimates as ``values``; the negative
             log-likelihoods as ``_``, unused by the algorithms built on this default)
         """
-        actions, values, states, neglogp = self.model.step(self.obs, self.states, self.dones)
+        actions, values, states, neglogp = self.model_step()
         return actions, states, {"values": values, "_": neglogp}
 
     def extra_columns(self) -> Dict[str, list]:
@@ -176,6 +196,8 @@ class _SegmentState:
         self.ep_rets: List[Any] = []
         self.ep_true_rets: List[Any] = []
         self.ep_lens: List[int] = []
+        # the allowed actions at each step (allocated only for a policy that uses action masks)
+        self.action_masks: Optional[np.ndarray] = None
 
     def new_segment(self) -> None:
         """Forget the episodes of the segment that was handed out (the arrays are refilled in place)."""
@@ -208,11 +230,14 @@ class _SegmentState:
         :param continue_training: (bool) False when the callback stopped the training
         :return: (dict) the segment, see :func:`traj_segment_generator`
         """
-        return {"observations": self.observations, "rewards": self.rewards, "dones": self.dones,
-                "episode_starts": self.episode_starts, "true_rewards": self.true_rewards, "vpred": self.vpreds,
-                "actions": self.actions, "nextvpred": next_value, "ep_rets": self.ep_rets,
-                "ep_lens": self.ep_lens, "ep_true_rets": self.ep_true_rets,
-                "total_timestep": self.current_it_len, "continue_training": continue_training}
+        segment = {"observations": self.observations, "rewards": self.rewards, "dones": self.dones,
+                   "episode_starts": self.episode_starts, "true_rewards": self.true_rewards, "vpred": self.vpreds,
+                   "actions": self.actions, "nextvpred": next_value, "ep_rets": self.ep_rets,
+                   "ep_lens": self.ep_lens, "ep_true_rets": self.ep_true_rets,
+                   "total_timestep": self.current_it_len, "continue_training": continue_training}
+        if self.action_masks is not None:
+            segment["action_masks"] = self.action_masks
+        return segment
 
     def visible(self) -> Dict[str, Any]:
         """
@@ -254,6 +279,8 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
         - ep_true_rets: (float) their environment returns
         - total_timestep: (int) the number of steps of the segment
         - continue_training: (bool) False when the callback stopped the training (last segment)
+        - action_masks: (numpy bool) the allowed actions at each step, only for a policy built with action masks
+          (``action_mask_ph``), which then acts among the actions the env's ``action_masks()`` allows
     """
     if gail and reward_giver is None:
         raise ValueError("You must pass a reward giver (reward_giver=...) when using GAIL (gail=True)")
@@ -269,9 +296,17 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
     visible: Dict[str, Any] = {"env": env, "policy": policy, "horizon": horizon, "reward_giver": reward_giver,
                                "gail": gail, "callback": callback}
 
+    masked = getattr(policy, "action_mask_ph", None) is not None
+    if masked:
+        record.action_masks = np.ones((horizon, mask_width(env.action_space)), dtype=bool)
     step = 0
     while True:
-        action, vpred, states, last_output = policy.step(_policy_input(observation), states, np.array([done]))
+        if masked:
+            allowed = env_action_masks(env, mask_width(env.action_space))
+            action, vpred, states, last_output = policy.step_with_action_masks(
+                _policy_input(observation), allowed, states, np.array([done]))
+        else:
+            action, vpred, states, last_output = policy.step(_policy_input(observation), states, np.array([done]))
         if step > 0 and step % horizon == 0:
             # the value of the observation after the segment is known only now
             if callback is not None:
@@ -287,6 +322,8 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
         record.vpreds[i] = vpred[0]
         record.actions[i] = action[0]
         record.episode_starts[i] = episode_start
+        if record.action_masks is not None:
+            record.action_masks[i] = allowed[0]
 
         clipped_action = clip_to_space(action, env.action_space)
         if gail:

@@ -232,7 +232,8 @@ def function(inputs: Sequence[Any], outputs: Any, updates: Optional[Any] = None,
 def _is_feedable(inpt: Any) -> bool:
     if hasattr(inpt, 'make_feed_dict'):
         return True
-    return isinstance(inpt, tf.Tensor) and len(inpt.op.inputs) == 0
+    # a placeholder with a default value has that default as its input
+    return isinstance(inpt, tf.Tensor) and (len(inpt.op.inputs) == 0 or inpt.op.type == "PlaceholderWithDefault")
 
 
 def _as_op_list(updates: Optional[Any]) -> list:

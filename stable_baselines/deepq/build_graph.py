@@ -24,6 +24,7 @@ from typing import Any, Callable, List, NamedTuple, Optional, Tuple
 from gymnasium import spaces
 
 from stable_baselines.common import tf_util
+from stable_baselines.common.distributions import masked_logits
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_random_draws import record_draws
 
@@ -308,6 +309,14 @@ def _q_target(target_q: tf.Tensor, online_next_q: Optional[tf.Tensor], n_actions
     return tf.reduce_sum(target_q * tf.one_hot(best_next_action, n_actions), axis=1)
 
 
+def _masked_q_target(target_q: tf.Tensor, online_next_q: Optional[tf.Tensor], n_actions: int,
+                     next_allowed: tf.Tensor) -> tf.Tensor:
+    """:func:`_q_target` maximising over the actions allowed in the next state only."""
+    if online_next_q is None:
+        return tf.reduce_max(masked_logits(target_q, next_allowed), axis=1)
+    return _q_target(target_q, masked_logits(online_next_q, next_allowed), n_actions)
+
+
 def _copy_variables(sources: List[tf.Variable], targets: List[tf.Variable]) -> tf.Operation:
     """One op assigning each source variable to the target of the same name (both lists sorted by name)."""
     by_name = lambda variable: variable.name  # noqa: E731
@@ -400,10 +409,13 @@ def build_dqn_graph(q_func: Callable, ob_space: spaces.Space, ac_space: spaces.S
                     sess: tf.Session, grad_norm_clipping: Optional[float] = None, gamma: float = 1.0,
                     double_q: bool = True, scope: str = "deepq", reuse: Optional[bool] = None,
                     param_noise: bool = False, param_noise_filter_func: Optional[Callable] = None,
-                    full_tensorboard_log: bool = False) -> DQNGraph:
+                    full_tensorboard_log: bool = False, action_masks: bool = False) -> DQNGraph:
     """
     :func:`build_train`, returning all its parts (what the DQN model needs to fuse a training step into one
-    session call too). Same parameters as :func:`build_train`.
+    session call too). Same parameters as :func:`build_train`, and:
+
+    :param action_masks: (bool) the value of the next state maximises over its allowed actions only: ``train``
+        takes, last, a bool array of shape (batch, n_actions) (placeholder ``loss/next_action_mask``)
 
     :return: (DQNGraph) the parts of the graph
     """
@@ -438,7 +450,11 @@ def build_dqn_graph(q_func: Callable, ob_space: spaces.Space, ac_space: spaces.S
         weights_ph = tf.placeholder(tf.float32, [None], name="weight")
 
         q_taken = tf.reduce_sum(step_model.q_values * tf.one_hot(act_t_ph, n_actions), axis=1)
-        next_value = _q_target(target_policy.q_values, online_next_q, n_actions)
+        next_mask_ph = tf.placeholder(tf.bool, [None, n_actions], name="next_action_mask") if action_masks else None
+        if next_mask_ph is None:
+            next_value = _q_target(target_policy.q_values, online_next_q, n_actions)
+        else:
+            next_value = _masked_q_target(target_policy.q_values, online_next_q, n_actions, next_mask_ph)
         bellman_target = rew_t_ph + gamma * ((1.0 - done_mask_ph) * next_value)
         td_error = q_taken - tf.stop_gradient(bellman_target)
         loss = tf.reduce_mean(weights_ph * tf_util.huber_loss(td_error))
@@ -456,6 +472,8 @@ def build_dqn_graph(q_func: Callable, ob_space: spaces.Space, ac_space: spaces.S
     summary = tf.summary.merge_all()
 
     train_inputs = [obs_phs[0], act_t_ph, rew_t_ph, target_policy.obs_ph, next_obs_ph, done_mask_ph, weights_ph]
+    if next_mask_ph is not None:
+        train_inputs.append(next_mask_ph)
     train = tf_util.function(inputs=train_inputs, outputs=[summary, td_error], updates=[optimize_expr])
     train_op = tf.group(optimize_expr)
     update_target = tf_util.function([], [], updates=[update_target_expr])

@@ -10,16 +10,18 @@ from gymnasium import spaces
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
+from stable_baselines.common.action_masks import (checked_masks, env_action_masks, env_has_action_masks,
+                                                  masked_actions, masked_probabilities)
 from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.model.off_policy_loop import (UNSET, LearnArguments, OffPolicyLoopState,
-                                                            check_finite_losses, visible)
+from stable_baselines.common.model.off_policy_loop import (UNSET, LearnArguments, check_finite_losses, visible)
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from stable_baselines.common.export import ARGMAX, ExportSpec
 from stable_baselines.common.schedules import LinearSchedule
 from stable_baselines.common.session_call import SessionCall
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.deepq.build_graph import DQNGraph, build_dqn_graph
+from stable_baselines.deepq.loop_state import DQN_NAMES, DQNLoopState
 from stable_baselines.deepq.policies import DQNPolicy
 
 # TensorBoard: every hundredth training step is traced (compute time, memory) into the run metadata
@@ -33,62 +35,6 @@ def _check_discrete_action_space(action_space: Optional[spaces.Space]) -> None:
     if action_space is not None and not isinstance(action_space, spaces.Discrete):
         raise ValueError("Error: DQN only supports a Discrete action space, got {} ({}). Use SAC, TD3 or DDPG "
                          "for Box actions.".format(action_space, type(action_space).__name__))
-
-
-class _DQNLoopState(OffPolicyLoopState):
-    """
-    The loop state of a DQN run, with DQN's own values. Their names are those of the local variables that
-    callbacks have always found in ``self.locals`` (see ``DQN._callback_locals``).
-
-    :param args: (LearnArguments) the arguments of ``learn``
-    :param callback: (BaseCallback) the callback made by the learn frame
-    :param writer: (tf.summary.FileWriter) the TensorBoard writer, or None
-    :param auto_reset: (bool) whether the env resets itself at the end of an episode (a VecEnv)
-    :param new_tb_log: (bool) whether this ``learn`` starts a new TensorBoard run
-    """
-
-    def __init__(self, args: LearnArguments, callback: Any, writer: Any, auto_reset: bool, new_tb_log: bool):
-        super().__init__(args, callback, writer, auto_reset)
-        self.new_tb_log = new_tb_log
-        self.prioritized_replay_beta_iters: Any = UNSET
-        self.mean_100ep_reward: Optional[float] = None
-        # the episodes counted in the logger table (the running one included)
-        self.episodes_so_far: Any = UNSET
-        # acting
-        self.numpy_q: Any = UNSET
-        self.rng: Any = UNSET
-        self.n_actions: Any = UNSET
-        self.last_eps: Any = UNSET
-        self.reset: Any = UNSET
-        self.kwargs: Any = UNSET
-        self.update_eps: Any = UNSET
-        self.update_param_noise_threshold: Any = UNSET
-        self.q_values: Any = UNSET
-        # training
-        self.can_sample: Any = UNSET
-        self.experience: Any = UNSET
-        self.obses_t: Any = UNSET
-        self.actions: Any = UNSET
-        self.rewards: Any = UNSET
-        self.obses_tp1: Any = UNSET
-        self.dones: Any = UNSET
-        self.weights: Any = UNSET
-        self.batch_idxes: Any = UNSET
-        self.summary: Any = UNSET
-        self.run_options: Any = UNSET
-        self.run_metadata: Any = UNSET
-        self.out: Any = UNSET
-        self.forward: Any = UNSET
-        self.td_errors: Any = UNSET
-        self.new_priorities: Any = UNSET
-
-
-# the callback-visible values of a DQN run besides those of every off-policy run
-_DQN_NAMES = ("new_tb_log", "prioritized_replay_beta_iters", "mean_100ep_reward", "numpy_q", "rng", "n_actions",
-              "last_eps", "reset", "kwargs", "update_eps", "update_param_noise_threshold", "q_values", "env_action",
-              "maybe_is_success", "can_sample", "experience", "obses_t", "actions", "rewards", "obses_tp1", "dones",
-              "weights", "batch_idxes", "summary", "run_options", "run_metadata", "out", "forward", "td_errors",
-              "new_priorities")
 
 
 class DQN(OffPolicyRLModel):
@@ -198,6 +144,10 @@ class DQN(OffPolicyRLModel):
         # made by learn
         self.beta_schedule: Optional[LinearSchedule] = None
         self.exploration: Optional[LinearSchedule] = None
+        # whether the env's action_masks() restrict acting and the TD targets (decided by setup_model), and the
+        # allowed actions after each transition of the replay buffer, by slot
+        self.uses_action_masks = False
+        self._next_masks: Optional[np.ndarray] = None
 
         if _init_setup_model:
             self.setup_model()
@@ -224,6 +174,10 @@ class DQN(OffPolicyRLModel):
         with SetVerbosity(self.verbose):
             _check_discrete_action_space(self.action_space)
             self._check_dqn_policy()
+            self.uses_action_masks = env_has_action_masks(self.env)
+            if self.uses_action_masks and self.param_noise:
+                raise ValueError("DQN does not support action masks (the env has action_masks()) together with "
+                                 "param_noise=True")
             self.graph = tf.Graph()
             with self.graph.as_default():
                 self.set_random_seed(self.seed)
@@ -233,7 +187,8 @@ class DQN(OffPolicyRLModel):
                                         self._built(self.action_space, "action_space"),
                                         tf.train.AdamOptimizer(learning_rate=self.learning_rate),
                                         sess, grad_norm_clipping=10, gamma=self.gamma, double_q=self.double_q,
-                                        param_noise=self.param_noise, full_tensorboard_log=self.full_tensorboard_log)
+                                        param_noise=self.param_noise, full_tensorboard_log=self.full_tensorboard_log,
+                                        action_masks=self.uses_action_masks)
                 self.act, self.update_target, self.step_model = parts.act, parts.update_target, parts.step_model
                 self._summarised_train = parts.train
                 self.proba_step = parts.step_model.proba_step
@@ -296,6 +251,9 @@ class DQN(OffPolicyRLModel):
             self.replay_buffer = PrioritizedReplayBuffer(self.buffer_size, alpha=self.prioritized_replay_alpha)
         else:
             self.replay_buffer = ReplayBuffer(self.buffer_size)
+        self._next_masks = None
+        if self.uses_action_masks:
+            self._next_masks = np.ones((self.replay_buffer.buffer_size, self._n_actions()), dtype=bool)
 
     def _beta_schedule(self, total_timesteps: int) -> Tuple[Optional[LinearSchedule], Any]:
         """
@@ -331,15 +289,18 @@ class DQN(OffPolicyRLModel):
         if replay_wrapper is not None and self.prioritized_replay:
             raise ValueError("Prioritized replay buffer is not supported by HER (replay_wrapper given with "
                              "prioritized_replay=True)")
+        if replay_wrapper is not None and self.uses_action_masks:
+            raise ValueError("DQN keeps the action masks of the next states beside its own replay buffer: a "
+                             "replay_wrapper (HER) cannot be used with an env that has action_masks()")
         # the buffer exists before the learn frame wraps it
         self._prepare_replay_buffer()
         return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                               replay_wrapper, progress_bar)
 
-    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> _DQNLoopState:
-        return _DQNLoopState(args, callback, writer, self._env_resets_itself(), new_tb_log=self.num_timesteps == 0)
+    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> DQNLoopState:
+        return DQNLoopState(args, callback, writer, self._env_resets_itself(), new_tb_log=self.num_timesteps == 0)
 
-    def _loop_begin(self, state: _DQNLoopState) -> None:
+    def _loop_begin(self, state: DQNLoopState) -> None:
         """The schedules of this run, and how to act (NumPy Q-network or act graph)."""
         self.beta_schedule, state.prioritized_replay_beta_iters = self._beta_schedule(state.total_timesteps)
         self.exploration = self._exploration_schedule(state.total_timesteps)
@@ -350,9 +311,9 @@ class DQN(OffPolicyRLModel):
         state.last_eps = None
         state.reset = True
 
-    def _callback_locals(self, state: _DQNLoopState) -> Dict[str, Any]:
+    def _callback_locals(self, state: DQNLoopState) -> Dict[str, Any]:
         """
-        :param state: (_DQNLoopState) the loop state
+        :param state: (DQNLoopState) the loop state
         :return: (dict) what callbacks see: the names of the original's local variables (``_`` the step index,
             ``rew`` the reward, ``is_vec_env``, ``num_episodes`` counting the running episode) and those of the
             NumPy acting path
@@ -363,7 +324,7 @@ class DQN(OffPolicyRLModel):
         if "reward" in shown:
             shown["rew"] = shown.pop("reward")
         shown["is_vec_env"] = state.auto_reset
-        shown.update(visible({name: getattr(state, name) for name in _DQN_NAMES}))
+        shown.update(visible({name: getattr(state, name) for name in DQN_NAMES}))
         if state.episodes_so_far is not UNSET:
             shown["num_episodes"] = state.episodes_so_far
         return shown
@@ -381,7 +342,7 @@ class DQN(OffPolicyRLModel):
                              "space {} expects shape {}".format(np.shape(obs), source, self.observation_space,
                                                                 tuple(expected)))
 
-    def _choose_action(self, state: _DQNLoopState) -> Tuple[Any, Any]:
+    def _choose_action(self, state: DQNLoopState) -> Tuple[Any, Any]:
         """
         Epsilon-greedy (epsilon from the exploration schedule) or, with parameter noise, the greedy action of the
         perturbed network, whose noise is adapted so that its divergence from the unperturbed policy matches
@@ -401,7 +362,11 @@ class DQN(OffPolicyRLModel):
         else:
             state.update_eps = epsilon
             state.update_param_noise_threshold = 0.
-        action = None if state.numpy_q is None else self._numpy_epsilon_greedy(state)
+        action: Optional[np.int64] = None
+        if self.uses_action_masks:
+            action = self._masked_epsilon_greedy(state)
+        else:
+            action = None if state.numpy_q is None else self._numpy_epsilon_greedy(state)
         if action is None:
             act = self._built(self.act, "act")
             with self._built(self.sess, "sess").as_default():
@@ -409,7 +374,7 @@ class DQN(OffPolicyRLModel):
         state.reset = False
         return action, action
 
-    def _numpy_epsilon_greedy(self, state: _DQNLoopState) -> Optional[np.int64]:
+    def _numpy_epsilon_greedy(self, state: DQNLoopState) -> Optional[np.int64]:
         """
         :return: (np.int64 or None) the epsilon-greedy action of the NumPy Q-network (None when it cannot take
             this observation: then the act graph decides)
@@ -422,17 +387,51 @@ class DQN(OffPolicyRLModel):
             return np.int64(state.rng.integers(state.n_actions))
         return np.int64(np.argmax(state.q_values[0]))
 
-    def _on_env_step(self, state: _DQNLoopState) -> None:
+    def _n_actions(self) -> int:
+        return int(self._built(self.action_space, "action_space").n)
+
+    def _q_values(self, obs: np.ndarray, numpy_q: Any = None) -> np.ndarray:
+        """:return: (np.ndarray) the online network's Q-values of a batch of observations"""
+        q_values = None if numpy_q is None else numpy_q.q_values(obs)
+        if q_values is None:
+            step_model = self._built(self.step_model, "step_model")
+            q_values = self._built(self.sess, "sess").run(step_model.q_values, {step_model.obs_ph: obs})
+        return q_values
+
+    def _masked_epsilon_greedy(self, state: DQNLoopState) -> np.int64:
+        """
+        :return: (np.int64) with probability epsilon an allowed action drawn uniformly, else the allowed action of
+            the largest Q-value
+        """
+        allowed = np.flatnonzero(env_action_masks(self.env, self._n_actions())[0])
+        if allowed.size == 0:
+            raise ValueError("The environment's action_masks() allows no action")
+        state.q_values = self._q_values(np.array(state.obs)[None], state.numpy_q)
+        state.last_eps = state.update_eps
+        if state.rng.random() < state.update_eps:
+            return np.int64(state.rng.choice(allowed))
+        return np.int64(allowed[np.argmax(state.q_values[0][allowed])])
+
+    def replay_buffer_add(self, obs_t: Any, action: Any, reward: float, obs_tp1: Any, done: Any,
+                          info: Dict[str, Any]) -> None:
+        if self._next_masks is None:
+            super().replay_buffer_add(obs_t, action, reward, obs_tp1, done, info)
+            return
+        # the slot written is kept with the allowed actions of the next state
+        slot = self.replay_buffer.extend([obs_t], [action], [reward], [obs_tp1], [float(done)])[0]
+        self._next_masks[slot] = env_action_masks(self.env, self._n_actions())[0]
+
+    def _on_env_step(self, state: DQNLoopState) -> None:
         self._checked_observation(state.new_obs, "step()")
 
-    def _on_episode_end(self, state: _DQNLoopState) -> None:
+    def _on_episode_end(self, state: DQNLoopState) -> None:
         state.reset = True  # parameter noise: a new perturbation for the next episode
 
-    def _learning_due(self, state: _DQNLoopState, period: int) -> bool:
+    def _learning_due(self, state: DQNLoopState, period: int) -> bool:
         """:return: (bool) past the warm-up, with a batch in the buffer, at a multiple of ``period`` steps"""
         return state.can_sample and self.num_timesteps > self.learning_starts and self.num_timesteps % period == 0
 
-    def _train_when_due(self, state: _DQNLoopState) -> Optional[np.ndarray]:
+    def _train_when_due(self, state: DQNLoopState) -> Optional[np.ndarray]:
         """
         A gradient step every ``train_freq`` steps; with prioritized replay, its transitions get new priorities.
 
@@ -443,8 +442,10 @@ class DQN(OffPolicyRLModel):
             return None
         state.callback.on_rollout_end()
         self._sample(state)
-        batch = (state.obses_t, state.actions, state.rewards, state.obses_tp1, state.obses_tp1, state.dones,
-                 state.weights)
+        batch: Tuple[Any, ...] = (state.obses_t, state.actions, state.rewards, state.obses_tp1, state.obses_tp1,
+                                  state.dones, state.weights)
+        if state.next_action_masks is not None:
+            batch += (state.next_action_masks,)
         if state.writer is None:
             state.td_errors = self._fused_gradient_step(state, batch)
         else:
@@ -456,20 +457,32 @@ class DQN(OffPolicyRLModel):
         state.callback.on_rollout_start()
         return state.td_errors
 
-    def _sample(self, state: _DQNLoopState) -> None:
-        """Draw a minibatch (with importance weights and indices under prioritized replay; else weights of 1)."""
+    def _sample(self, state: DQNLoopState) -> None:
+        """
+        Draw a minibatch (with importance weights and indices under prioritized replay; else weights of 1), and
+        with action masks the allowed actions after each of its transitions.
+        """
         if self.prioritized_replay:
             beta_schedule = self._built(self.beta_schedule, "beta_schedule")
             state.experience = self.replay_buffer.sample(self.batch_size, beta=beta_schedule.value(
                 self.num_timesteps), env=self._vec_normalize_env)
             state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones, state.weights, \
                 state.batch_idxes = state.experience
+            slots = state.batch_idxes
+        elif self._next_masks is not None:
+            # drawn here, as ReplayBuffer.sample does, to know which slots (hence which stored masks) were taken
+            slots = np.random.randint(0, len(self.replay_buffer), size=self.batch_size)
+            state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones = \
+                self.replay_buffer._encode_sample(slots, env=self._vec_normalize_env)
+            state.weights, state.batch_idxes = np.ones_like(state.rewards), None
         else:
             state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones = self.replay_buffer.sample(
                 self.batch_size, env=self._vec_normalize_env)
             state.weights, state.batch_idxes = np.ones_like(state.rewards), None
+        if self._next_masks is not None:
+            state.next_action_masks = self._next_masks[slots]
 
-    def _fused_gradient_step(self, state: _DQNLoopState, batch: tuple) -> np.ndarray:
+    def _fused_gradient_step(self, state: DQNLoopState, batch: tuple) -> np.ndarray:
         """
         The gradient step in one session call, which also fetches the new weights of the NumPy Q-network.
 
@@ -481,7 +494,7 @@ class DQN(OffPolicyRLModel):
             self.fast_path.receive_weights(self.step_model, state.out[_Q_WEIGHTS])
         return state.out[_TD_ERRORS]
 
-    def _gradient_step_with_summary(self, state: _DQNLoopState, batch: tuple) -> np.ndarray:
+    def _gradient_step_with_summary(self, state: DQNLoopState, batch: tuple) -> np.ndarray:
         """
         The gradient step when TensorBoard logs: also computes the merged summary (and every hundredth step the
         run metadata); the NumPy Q-network reads its weights from the graph again.
@@ -501,11 +514,11 @@ class DQN(OffPolicyRLModel):
         self.fast_path.weights_changed()
         return td_errors
 
-    def _update_targets_when_due(self, state: _DQNLoopState) -> None:
+    def _update_targets_when_due(self, state: DQNLoopState) -> None:
         if self._learning_due(state, self.target_network_update_freq):
             self._built(self.update_target, "update_target")(sess=self.sess)
 
-    def _log_when_due(self, state: _DQNLoopState) -> None:
+    def _log_when_due(self, state: DQNLoopState) -> None:
         """Update the mean return of the last 100 episodes; print the table every ``log_interval`` episodes."""
         if state.done or state.mean_100ep_reward is None:
             last_100 = state.episode_rewards[-101:-1]
@@ -523,7 +536,7 @@ class DQN(OffPolicyRLModel):
         logger.record_tabular("% time spent exploring", int(100 * exploration.value(self.num_timesteps)))
         logger.dump_tabular()
 
-    def _loop_end(self, state: _DQNLoopState) -> None:
+    def _loop_end(self, state: DQNLoopState) -> None:
         """Put the last epsilon of the NumPy path into ``deepq/eps``, as the act graph does when it acts."""
         if state.last_eps is not None and self._eps_store is not None:
             value_ph, assign = self._eps_store
@@ -532,8 +545,24 @@ class DQN(OffPolicyRLModel):
     # ------------------------------------------------------------------------------------------------------
     # acting
     # ------------------------------------------------------------------------------------------------------
+    def _predict_masked(self, observation: np.ndarray, deterministic: bool, action_masks: Any) -> Tuple[Any, None]:
+        """``predict`` among the allowed actions only."""
+        observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
+                                                                              "observation_space"))
+        masks = checked_masks(action_masks, len(observation), self._n_actions())
+        if deterministic:
+            numpy_q = self.fast_path.copy_of(self._built(self.step_model, "step_model"))
+            scores = np.where(masks, self._q_values(observation, numpy_q), -np.inf)
+            if not masks.any(axis=1).all():
+                raise ValueError("Each observation's action mask must allow at least one action")
+            actions = np.argmax(scores, axis=1)
+        else:
+            probabilities = self._built(self.proba_step, "proba_step")(observation)
+            actions = masked_actions(self._built(self.action_space, "action_space"), probabilities, masks, False)
+        return (actions if vectorized_env else actions[0]), None
+
     def predict(self, observation: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
-                deterministic: bool = True) -> Tuple[Any, None]:
+                deterministic: bool = True, action_masks: Optional[np.ndarray] = None) -> Tuple[Any, None]:
         """
         The greedy action (``deterministic``), or one drawn from the softmax of the Q-values.
 
@@ -541,8 +570,12 @@ class DQN(OffPolicyRLModel):
         :param state: (np.ndarray) unused (DQN has no recurrent policy)
         :param mask: (np.ndarray) unused
         :param deterministic: (bool) the greedy action (True) or a sampled one
+        :param action_masks: (np.ndarray) the allowed actions, bool, shape (n_actions,) or (batch, n_actions)
+            (None: all actions)
         :return: (np.ndarray, None) the action(s), and no state
         """
+        if action_masks is not None:
+            return self._predict_masked(observation, deterministic, action_masks)
         step_model = self._built(self.step_model, "step_model")
         if deterministic:
             # one observation: the NumPy single-row path
@@ -557,7 +590,7 @@ class DQN(OffPolicyRLModel):
 
     def action_probability(self, observation: np.ndarray, state: Optional[np.ndarray] = None,
                            mask: Optional[np.ndarray] = None, actions: Optional[np.ndarray] = None,
-                           logp: bool = False) -> np.ndarray:
+                           logp: bool = False, action_masks: Optional[np.ndarray] = None) -> np.ndarray:
         """
         The softmax of the Q-values, or (``actions`` given) the probability of each given action under it.
 
@@ -566,12 +599,16 @@ class DQN(OffPolicyRLModel):
         :param mask: (np.ndarray) unused
         :param actions: (np.ndarray) one action per observation (None: the whole distribution)
         :param logp: (bool) with ``actions``: the log-probabilities
+        :param action_masks: (np.ndarray) the allowed actions (None: all): the softmax over them only
         :return: (np.ndarray) the probabilities, shape (n_actions,) or (batch, n_actions); with ``actions``
             shape (1,) or (batch, 1)
         """
         observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
                                                                               "observation_space"))
         probabilities = self._built(self.proba_step, "proba_step")(observation, state, mask)
+        if action_masks is not None:
+            probabilities = masked_probabilities(self._built(self.action_space, "action_space"), probabilities,
+                                                 checked_masks(action_masks, len(observation), self._n_actions()))
         if actions is not None:
             probabilities = self._probability_of(probabilities, actions, observation.shape[0], logp)
         if vectorized_env:

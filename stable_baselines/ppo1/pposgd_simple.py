@@ -59,6 +59,7 @@ class PPO1(ActorCriticRLModel):
     :param n_cpu_tf_sess: (int) threads of the TensorFlow session (None: one per CPU)
     """
 
+    _supports_action_masks = True
     _saved_settings = ("gamma", "timesteps_per_actorbatch", "clip_param", "entcoeff", "optim_epochs",
                        "optim_stepsize", "optim_batchsize", "lam", "adam_epsilon", "schedule")
 
@@ -207,6 +208,9 @@ class PPO1(ActorCriticRLModel):
 
                 # both networks see the same observations; the feed order is the one of the minibatch tuple
                 feeds = [obs_ph, old_pi.obs_ph, self.action_ph, inputs["atarg"], inputs["ret"], inputs["lrmult"]]
+                if self.uses_action_masks:
+                    # both networks restricted to the actions allowed at each step, fed last
+                    feeds += [self.policy_pi.action_mask_ph, old_pi.action_mask_ph]
                 gradient = tf_util.flatgrad(total_loss, self.params)
                 self.lossandgrad = tf_util.function(feeds, [self.summary, gradient] + loss_terms)
                 self.compute_losses = tf_util.function(feeds, loss_terms)
@@ -232,7 +236,7 @@ class PPO1(ActorCriticRLModel):
         :param summary_step: (int) step under which the tensorboard summary is filed
         :return: ([float]) the loss terms of this minibatch (before the step)
         """
-        feed = (batch["ob"], batch["ob"], batch["ac"], batch["atarg"], batch["vtarg"], lr_scale)
+        feed = (batch["ob"], batch["ob"], batch["ac"], batch["atarg"], batch["vtarg"], lr_scale) + _mask_feeds(batch)
         if writer is None:
             _, grad, *terms = self.lossandgrad(*feed, sess=self.sess)
         else:
@@ -268,8 +272,10 @@ class PPO1(ActorCriticRLModel):
 
         advantages = seg["adv"]
         advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-        data = Dataset(dict(ob=observations, ac=seg["actions"], atarg=advantages, vtarg=returns),
-                       shuffle=not self.policy.recurrent)
+        columns = dict(ob=observations, ac=seg["actions"], atarg=advantages, vtarg=returns)
+        if "action_masks" in seg:
+            columns["action_masks"] = seg["action_masks"]
+        data = Dataset(columns, shuffle=not self.policy.recurrent)
         batch_size = self.optim_batchsize or observations.shape[0]
         n_samples = len(data.data_map)
 
@@ -287,7 +293,7 @@ class PPO1(ActorCriticRLModel):
 
         logger.log("Evaluating losses...")
         final_terms = [self.compute_losses(batch["ob"], batch["ob"], batch["ac"], batch["atarg"], batch["vtarg"],
-                                           lr_scale, sess=self.sess)
+                                           lr_scale, *_mask_feeds(batch), sess=self.sess)
                        for batch in data.iterate_once(batch_size)]
         if final_terms:
             averaged, _, _ = mpi_moments(final_terms, axis=0)
@@ -336,3 +342,10 @@ class PPO1(ActorCriticRLModel):
             self.fast_path.weights_changed()  # the last update changed the weights
             callback.on_training_end()
         return self
+
+
+def _mask_feeds(batch: Dict[str, np.ndarray]) -> tuple:
+    """:return: (tuple) the allowed actions of a minibatch for the new and the old policy (empty without masks)"""
+    if "action_masks" not in batch:
+        return ()
+    return batch["action_masks"], batch["action_masks"]

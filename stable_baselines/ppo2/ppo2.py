@@ -61,6 +61,7 @@ class PPO2(OnPolicyRLModel):
         (None: as many as the machine has cores)
     """
 
+    _supports_action_masks = True
     _saved_settings = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "lam",
                        "nminibatches", "noptepochs", "cliprange", "cliprange_vf")
 
@@ -282,7 +283,7 @@ class PPO2(OnPolicyRLModel):
     def _train_step(self, learning_rate: float, cliprange: float, obs: np.ndarray, returns: np.ndarray,
                     masks: np.ndarray, actions: np.ndarray, values: np.ndarray, neglogpacs: np.ndarray, update: int,
                     writer: Any, states: Optional[np.ndarray] = None,
-                    cliprange_vf: Optional[float] = None) -> Tuple[float, ...]:
+                    cliprange_vf: Optional[float] = None, action_masks: Optional[np.ndarray] = None) -> Tuple[float, ...]:
         """
         One Adam step on one minibatch.
 
@@ -299,6 +300,7 @@ class PPO2(OnPolicyRLModel):
         :param states: (np.ndarray) recurrent states at the start of the sequences (None for feed-forward
             policies)
         :param cliprange_vf: (float) clipping range of the value prediction (negative or None: none fed)
+        :param action_masks: (np.ndarray) the allowed actions of each transition (None: the model uses no masks)
         :return: (float, float, float, float, float) policy loss, value loss, policy entropy, approximate KL
             divergence and fraction of clipped ratios
         """
@@ -317,11 +319,16 @@ class PPO2(OnPolicyRLModel):
         if cliprange_vf is not None and cliprange_vf >= 0:
             feeds.append(self.clip_range_vf_ph)
             feed_values.append(cliprange_vf)
+        callable_key: Tuple[Any, ...] = ("train", len(feeds))
+        if action_masks is not None:
+            feeds.append(self.train_model.action_mask_ph)
+            feed_values.append(action_masks)
+            callable_key = ("train", "masked", len(feeds))
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.approxkl, self.clipfrac, self._train]
         if writer is None:
             # a session callable per feed list, created once: much less overhead than sess.run
-            run_update = self._session_callable(("train", len(feeds)), fetches, feeds)
+            run_update = self._session_callable(callable_key, fetches, feeds)
             losses = run_update(*feed_values)[:-1]
         else:
             global_step = update * self._update_factor(states is not None)
@@ -385,6 +392,7 @@ class PPO2(OnPolicyRLModel):
         :return: (np.ndarray) the five loss values, averaged over the minibatches
         """
         obs, returns, masks, actions, values, neglogpacs, states = rollout[:7]
+        action_masks = self.runner.rollout_action_masks
         recurrent = states is not None
         first_step = self.num_timesteps // self._update_factor(recurrent)
         losses = []
@@ -394,7 +402,8 @@ class PPO2(OnPolicyRLModel):
             losses.append(self._train_step(lr_now, cliprange_now, obs_b, returns_b, masks_b, actions_b, values_b,
                                            neglogpacs_b, update=first_step + position, writer=writer,
                                            states=None if envs is None else states[envs],
-                                           cliprange_vf=cliprange_vf_now))
+                                           cliprange_vf=cliprange_vf_now,
+                                           action_masks=None if action_masks is None else action_masks[samples]))
         return np.mean(losses, axis=0)
 
     def _check_recurrent_minibatches(self, n_envs: int) -> None:
@@ -470,7 +479,7 @@ class Runner(AbstractEnvRunner):
         self.gamma, self.lam = gamma, lam
 
     def policy_step(self) -> Tuple[np.ndarray, Optional[np.ndarray], Dict[str, np.ndarray]]:
-        actions, values, states, neglogpacs = self.model.step(self.obs, self.states, self.dones)
+        actions, values, states, neglogpacs = self.model_step()
         return actions, states, {"values": values, "neglogpacs": neglogpacs}
 
     def _run(self) -> "PPO2Batch":

@@ -109,6 +109,7 @@ class TRPO(ActorCriticRLModel):
     # action spaces the model accepts (GAIL restricts this)
     _supported_action_spaces: Tuple[type, ...] = SUPPORTED_SPACES
 
+    _supports_action_masks = True
     _saved_settings = ("gamma", "timesteps_per_batch", "max_kl", "cg_iters", "lam", "entcoeff", "cg_damping",
                        "vf_stepsize", "vf_iters", "hidden_size_adversary", "adversary_entcoeff", "expert_dataset",
                        "g_step", "d_step", "d_stepsize", "using_gail")
@@ -312,6 +313,9 @@ class TRPO(ActorCriticRLModel):
                                 zipsame(tf_util.get_globals_vars("oldpi/model"), tf_util.get_globals_vars("model"))]
                     self.assign_old_eq_new = tf_util.function([], [], updates=copy_ops)
                     batch_feeds = [self.policy_pi.obs_ph, old_policy.obs_ph, terms["action"], terms["atarg"]]
+                    if self.uses_action_masks:
+                        # both networks restricted to the actions allowed at each step
+                        batch_feeds += [self.policy_pi.action_mask_ph, old_policy.action_mask_ph]
                     self.compute_losses = tf_util.function(batch_feeds, terms["logged"])
                     self.compute_fvp = tf_util.function([flat_tangent] + batch_feeds, fvp)
                     self.compute_vflossandgrad = tf_util.function(
@@ -351,7 +355,7 @@ class TRPO(ActorCriticRLModel):
 
                 self.summary = tf.summary.merge_all()
                 self.compute_lossandgrad = tf_util.function(
-                    [self.policy_pi.obs_ph, old_policy.obs_ph, terms["action"], terms["atarg"], terms["ret"]],
+                    batch_feeds + [terms["ret"]],
                     [self.summary, tf_util.flatgrad(terms["objective"], policy_vars)] + terms["logged"])
 
     # ------------------------------------------------------------------------------------------
@@ -457,7 +461,9 @@ class TRPO(ActorCriticRLModel):
             total_episode_reward_logger(self.episode_reward, seg["true_rewards"].reshape((self.n_envs, -1)),
                                         seg["dones"].reshape((self.n_envs, -1)), writer, self.num_timesteps)
 
-        inputs = seg["observations"], seg["observations"], seg["actions"], advantages
+        inputs: Tuple[Any, ...] = (seg["observations"], seg["observations"], seg["actions"], advantages)
+        if "action_masks" in seg:
+            inputs += (seg["action_masks"], seg["action_masks"])
         # the Fisher products use every fifth sample only (cheaper, as in Schulman's thesis, pp. 40-42)
         fvp_inputs = [column[::5] for column in inputs]
 

@@ -8,6 +8,8 @@ from typing import Any, Callable, List, Optional, Tuple, Union
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common.action_masks import (checked_masks, enable_masks, env_has_action_masks,
+                                                  masked_actions, masked_probabilities, mask_width)
 from stable_baselines.common.export import ExportSpec, actor_critic_spec, policy_for_batch
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.observations import batch_observation
@@ -41,6 +43,8 @@ class ActorCriticRLModel(BaseRLModel):
     # neither; set_env never calls _n_envs_changed for them.
     n_steps: int
     n_batch: int
+    #: whether the algorithm feeds action masks to its rollouts and updates (see common/action_masks.py)
+    _supports_action_masks = False
 
     def __init__(self, policy: Union[type, str], env: Any, _init_setup_model: bool, verbose: int = 0,
                  policy_base: type = ActorCriticPolicy, requires_vec_env: bool = False,
@@ -60,6 +64,8 @@ class ActorCriticRLModel(BaseRLModel):
         self._runner: Optional[Any] = None
         # copies of a recurrent acting network for other batch sizes than n_envs, made by predict on demand
         self._inference_copies = InferenceCopies()
+        # whether the graph restricts actions to those the env's action_masks() allows (decided by setup_model)
+        self.uses_action_masks = False
 
     def _make_runner(self) -> Any:
         """:return: (AbstractEnvRunner) a new runner over ``self.env`` (algorithms with a runner define it)"""
@@ -90,9 +96,26 @@ class ActorCriticRLModel(BaseRLModel):
     def _new_graph_and_session(self) -> None:
         """Create the model's own graph and session (the graph seeded when a seed is set)."""
         self.graph = tf.Graph()
+        self.uses_action_masks = self._env_gives_action_masks()
+        if self.uses_action_masks:
+            enable_masks(self.graph)
         with self.graph.as_default():
             self.set_random_seed(self.seed)
             self.sess = make_session(num_cpu=self.n_cpu_tf_sess, graph=self.graph)
+
+    def _env_gives_action_masks(self) -> bool:
+        """:return: (bool) whether the env has ``action_masks()`` for a Discrete or MultiDiscrete action space"""
+        if not isinstance(self.action_space, (spaces.Discrete, spaces.MultiDiscrete)) \
+                or not env_has_action_masks(self.env):
+            return False
+        unsupported = None if self._supports_action_masks else type(self).__name__
+        if isinstance(self.policy, type) and issubclass(self.policy, RecurrentActorCriticPolicy):
+            unsupported = "{} with a recurrent policy".format(type(self).__name__)
+        if unsupported is not None:
+            warnings.warn("{} does not use action masks yet: the action_masks() of the environment are ignored"
+                          .format(unsupported))
+            return False
+        return True
 
     def get_parameter_list(self) -> List[Any]:
         return self._built(self.params, "params")
@@ -181,8 +204,27 @@ class ActorCriticRLModel(BaseRLModel):
             actions = np.minimum(np.maximum(actions, self.action_space.low), self.action_space.high)
         return actions if batched else actions[0]
 
+    def _predict_masked(self, observation: Any, state: Any, mask: Any, deterministic: bool,
+                        action_masks: Any) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+        """``predict`` among the allowed actions: the policy's probabilities, masked and renormalised in NumPy."""
+        observation_space, action_space = self._model_spaces()
+        batch, batched = batch_observation(observation, observation_space)
+        step, proba_step, batch, state, mask, n_rows = self._acting_inputs(batch, state, mask)
+        masks = checked_masks(action_masks, n_rows, mask_width(action_space))
+        probabilities = self._built(proba_step, "proba_step")(batch, state, mask)
+        if isinstance(probabilities, list):
+            probabilities = [np.asarray(part)[:n_rows] for part in probabilities]
+        else:
+            probabilities = np.asarray(probabilities)[:n_rows]
+        actions = masked_actions(action_space, probabilities, masks, deterministic)
+        states = self._built(step, "step")(batch, state, mask)[2] if self.initial_state is not None else None
+        return (actions if batched else actions[0]), states
+
     def predict(self, observation: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
-                deterministic: bool = False) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+                deterministic: bool = False,
+                action_masks: Optional[np.ndarray] = None) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+        if action_masks is not None:
+            return self._predict_masked(observation, state, mask, deterministic, action_masks)
         actions = self._predict_in_numpy(observation, deterministic)
         if actions is not None:
             return actions, None
@@ -198,7 +240,7 @@ class ActorCriticRLModel(BaseRLModel):
 
     def action_probability(self, observation: np.ndarray, state: Optional[np.ndarray] = None,
                            mask: Optional[np.ndarray] = None, actions: Optional[np.ndarray] = None,
-                           logp: bool = False) -> Optional[np.ndarray]:
+                           logp: bool = False, action_masks: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
         observation_space, action_space = self._model_spaces()
         batch, batched = batch_observation(observation, observation_space)
         _, proba_step, batch, state, mask, n_rows = self._acting_inputs(batch, state, mask)
@@ -211,6 +253,9 @@ class ActorCriticRLModel(BaseRLModel):
             warnings.warn("Warning: action probability is not implemented for {} action space. Returning None."
                           .format(type(self.action_space).__name__))
             return None
+        if action_masks is not None:
+            distribution = masked_probabilities(action_space, distribution,
+                                                checked_masks(action_masks, n_rows, mask_width(action_space)))
         result = distribution if actions is None else \
             probability_of_actions(action_space, distribution, actions, n_rows, logp)
         if result is None or batched:

@@ -14,7 +14,8 @@ from stable_baselines.common.distributions import (BernoulliProbabilityDistribut
                                                    DiagGaussianProbabilityDistribution,
                                                    MultiCategoricalProbabilityDistribution,
                                                    ProbabilityDistribution, ProbabilityDistributionType,
-                                                   make_proba_dist_type)
+                                                   make_proba_dist_type, masked_proba_distribution)
+from stable_baselines.common.action_masks import masks_enabled
 from stable_baselines.common.gym_compat import convert_space
 from stable_baselines.common.input import observation_input
 from stable_baselines.common.policy_parts import public
@@ -228,6 +229,8 @@ class ActorCriticPolicy(BasePolicy):
         self._policy_proba = None
         self._value_flat = None
         self.q_value = None
+        # bool input of the allowed actions (default: all), only in a graph built for action masks
+        self._action_mask_ph: Optional[tf.Tensor] = None
 
     def _setup_init(self) -> None:
         """Build the outputs (scope ``output``) from ``_policy``, ``_proba_distribution`` and ``_value_fn``."""
@@ -237,12 +240,67 @@ class ActorCriticPolicy(BasePolicy):
             if missing:
                 raise ValueError("_setup_init() needs self._policy, self._proba_distribution and self._value_fn to be "
                                  "set first (missing: {})".format(", ".join(missing)))
+            if masks_enabled(tf.get_default_graph()):
+                self._mask_distribution()
+                built.update(policy=self._policy, proba_distribution=self._proba_distribution)
             distribution = built["proba_distribution"]
             self._action = distribution.sample()
             self._deterministic_action = distribution.mode()
             self._neglogp = distribution.neglogp(self.action)
             self._policy_proba = _proba_outputs(distribution, built["policy"])
             self._value_flat = built["value_fn"][:, 0]
+
+    def _mask_distribution(self) -> None:
+        """Replace the distribution and its logits by those restricted to the actions of ``action_mask_ph``."""
+        logits = self._proba_distribution.flatparam()
+        self._action_mask_ph = tf.placeholder_with_default(tf.ones_like(logits, dtype=tf.bool), logits.shape,
+                                                           name="action_mask_ph")
+        self._proba_distribution, self._policy = masked_proba_distribution(self.pdtype, logits,
+                                                                           self._action_mask_ph)
+
+    @property
+    def action_mask_ph(self) -> Optional[tf.Tensor]:
+        """
+        tf.Tensor or None: the allowed actions, bool, shape ``(n_batch, mask width)`` (all allowed when not fed);
+        None when the policy was built without action masks.
+        """
+        return self._action_mask_ph
+
+    def step_with_action_masks(self, obs: np.ndarray, action_masks: np.ndarray, state: Optional[np.ndarray] = None,
+                               mask: Optional[np.ndarray] = None, deterministic: bool = False) -> tuple:
+        """
+        :meth:`step` with only the allowed actions: needs a policy built with action masks (``action_mask_ph``).
+
+        :param obs: (np.ndarray) a batch of observations
+        :param action_masks: (np.ndarray) bool, shape (n_batch, mask width): the allowed actions
+        :param state: (np.ndarray) states of a recurrent policy
+        :param mask: (np.ndarray) episode starts, for a recurrent policy
+        :param deterministic: (bool) take the most likely allowed action instead of a sample
+        :return: (tuple) actions, values, next states, negative log-likelihoods of the actions
+        """
+        if self._action_mask_ph is None:
+            raise ValueError("This policy was built without action masks (its environment had no action_masks())")
+        feed = {self.obs_ph: obs, self._action_mask_ph: action_masks}
+        fetches = [self.deterministic_action if deterministic else self.action, self.value_flat, self.neglogp]
+        next_state = self._state_output()
+        if next_state is not None:
+            feed.update(self._state_feed(state, mask))
+            fetches.append(next_state)
+        results = self.sess.run(fetches, feed)
+        states = results[3] if next_state is not None else self.initial_state
+        return results[0], results[1], states, results[2]
+
+    def _state_output(self) -> Optional[tf.Tensor]:
+        """:return: (tf.Tensor or None) the next recurrent state (None: a feed-forward policy)"""
+        if self.recurrent:
+            raise NotImplementedError("Action masks with a recurrent policy ({}) are not supported yet"
+                                      .format(type(self).__name__))
+        return None
+
+    def _state_feed(self, state: Optional[np.ndarray], mask: Optional[np.ndarray]) -> dict:
+        """:return: (dict) what a recurrent policy feeds besides the observations (nothing here)"""
+        del state, mask
+        return {}
 
     @property
     def pdtype(self) -> ProbabilityDistributionType:

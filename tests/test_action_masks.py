@@ -1,0 +1,412 @@
+"""
+Invalid-action masks (``env.action_masks()``, ``predict(..., action_masks=...)``): no forbidden action is ever
+taken, the masked distribution's numbers are right, and models whose environment has no masks are unchanged.
+"""
+from typing import Any, Dict, Optional, Tuple
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+from stable_baselines import A2C, ACER, ACKTR, DQN, PPO2
+from stable_baselines.common.action_masks import env_has_action_masks, masked_actions, masked_probabilities
+from stable_baselines.common.distributions import (CategoricalProbabilityDistributionType,
+                                                   MultiCategoricalProbabilityDistributionType,
+                                                   masked_proba_distribution)
+from stable_baselines.common.evaluation import evaluate_policy
+from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
+from stable_baselines.deepq.build_graph import _masked_q_target
+
+N_ACTIONS = 5
+FORBIDDEN_REWARD = -10.0
+
+
+class ChangingMaskEnv(gymnasium.Env):
+    """
+    The observation is the one-hot of a target action; the allowed actions are a new random subset of 2 or 3 of
+    the 5 actions at every step, always with the target. The target pays 1, another allowed action 0 and a
+    forbidden one -10 (and is counted in ``forbidden_taken``). Choosing uniformly among the allowed actions
+    earns (1/2 + 1/3) / 2 = 0.417 per step on average.
+    """
+
+    def __init__(self, episode_length: int = 20, seed: int = 0) -> None:
+        super().__init__()
+        self.observation_space = spaces.Box(0.0, 1.0, (N_ACTIONS,), dtype=np.float32)
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        self.episode_length = episode_length
+        self.rng = np.random.default_rng(seed)
+        self.forbidden_taken = 0
+        self.steps_taken = 0
+        self.target = 0
+        self.allowed = np.ones(N_ACTIONS, dtype=bool)
+        self.elapsed = 0
+
+    def _draw(self) -> np.ndarray:
+        self.target = int(self.rng.integers(N_ACTIONS))
+        others = [action for action in range(N_ACTIONS) if action != self.target]
+        chosen = self.rng.choice(others, size=int(self.rng.integers(1, 3)), replace=False)
+        self.allowed = np.zeros(N_ACTIONS, dtype=bool)
+        self.allowed[[self.target, *chosen]] = True
+        obs = np.zeros(N_ACTIONS, dtype=np.float32)
+        obs[self.target] = 1.0
+        return obs
+
+    def action_masks(self) -> np.ndarray:
+        return self.allowed.copy()
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, Dict]:
+        super().reset(seed=seed)
+        self.elapsed = 0
+        return self._draw(), {}
+
+    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict]:
+        action = int(action)
+        self.steps_taken += 1
+        if not self.allowed[action]:
+            self.forbidden_taken += 1
+            reward = FORBIDDEN_REWARD
+        else:
+            reward = float(action == self.target)
+        self.elapsed += 1
+        return self._draw(), reward, False, self.elapsed >= self.episode_length, {}
+
+
+def _forbidden(vec_env: Any) -> int:
+    return sum(vec_env.get_attr("forbidden_taken"))
+
+
+def _vec(n_envs: int = 4, seed: int = 0) -> DummyVecEnv:
+    return DummyVecEnv([lambda i=i: ChangingMaskEnv(seed=seed + i) for i in range(n_envs)])
+
+
+def test_mask_detection() -> None:
+    assert env_has_action_masks(_vec(1))
+    assert env_has_action_masks(VecNormalize(_vec(1)))
+    assert env_has_action_masks(ChangingMaskEnv())
+    assert not env_has_action_masks(DummyVecEnv([lambda: gymnasium.make("CartPole-v1")]))
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def test_masked_distribution_matches_numpy() -> None:
+    rng = np.random.default_rng(1)
+    logits = rng.normal(size=(64, N_ACTIONS)).astype(np.float32) * 3
+    other_logits = rng.normal(size=(64, N_ACTIONS)).astype(np.float32)
+    allowed = rng.random((64, N_ACTIONS)) < 0.5
+    allowed[np.arange(64), rng.integers(N_ACTIONS, size=64)] = True
+    actions = np.array([rng.choice(np.flatnonzero(row)) for row in allowed])
+    graph = tf.Graph()
+    with graph.as_default():
+        pdtype = CategoricalProbabilityDistributionType(N_ACTIONS)
+        logits_ph = tf.placeholder(tf.float32, (None, N_ACTIONS))
+        other_ph = tf.placeholder(tf.float32, (None, N_ACTIONS))
+        allowed_ph = tf.placeholder(tf.bool, (None, N_ACTIONS))
+        dist, _ = masked_proba_distribution(pdtype, logits_ph, allowed_ph)
+        other, _ = masked_proba_distribution(pdtype, other_ph, allowed_ph)
+        grads = tf.gradients(tf.reduce_sum(dist.entropy()) + tf.reduce_sum(dist.kl(other)), [logits_ph])[0]
+        fetched = [dist.neglogp(tf.constant(actions)), dist.entropy(), dist.kl(other), dist.mode(), dist.sample(),
+                   grads]
+        with tf.Session(graph=graph) as sess:
+            neglogp, entropy, kl, mode, sample, grad = sess.run(
+                fetched, {logits_ph: logits, other_ph: other_logits, allowed_ph: allowed})
+    masked = np.where(allowed, logits.astype(np.float64), -np.inf)
+    logp = _log_softmax(masked)
+    probs = np.exp(logp)
+    other_logp = _log_softmax(np.where(allowed, other_logits.astype(np.float64), -np.inf))
+    # the terms of forbidden actions are 0 (p = 0); finite stand-ins keep NumPy from computing 0 * inf
+    logp, other_logp = np.where(allowed, logp, 0.0), np.where(allowed, other_logp, 0.0)
+    np.testing.assert_allclose(neglogp, -logp[np.arange(64), actions], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(entropy, -np.where(allowed, probs * logp, 0).sum(axis=1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(kl, np.where(allowed, probs * (logp - other_logp), 0).sum(axis=1), atol=1e-5)
+    np.testing.assert_array_equal(mode, np.argmax(masked, axis=1))
+    assert allowed[np.arange(64), sample].all()
+    assert np.isfinite(grad).all() and (grad[~allowed] == 0).all()
+
+
+def test_multi_categorical_masks() -> None:
+    nvec = [3, 2]
+    graph = tf.Graph()
+    logits = np.array([[5.0, 0.0, 1.0, 2.0, -1.0]], dtype=np.float32)
+    allowed = np.array([[False, True, True, True, False]])
+    with graph.as_default():
+        pdtype = MultiCategoricalProbabilityDistributionType(nvec)
+        logits_ph = tf.placeholder(tf.float32, (None, 5))
+        dist, _ = masked_proba_distribution(pdtype, logits_ph, tf.constant(allowed))
+        with tf.Session(graph=graph) as sess:
+            mode, entropy = sess.run([dist.mode(), dist.entropy()], {logits_ph: logits})
+    np.testing.assert_array_equal(mode, [[2, 0]])
+    first = np.exp(_log_softmax(np.array([0.0, 1.0])))
+    np.testing.assert_allclose(entropy, [-(first * np.log(first)).sum()], rtol=1e-5)
+    space = spaces.MultiDiscrete(nvec)
+    probabilities = [np.full((1, 3), 1 / 3), np.full((1, 2), 0.5)]
+    masked = masked_probabilities(space, probabilities, allowed)
+    np.testing.assert_allclose(masked[0], [[0, 0.5, 0.5]])
+    np.testing.assert_allclose(masked[1], [[1, 0]])
+    draws = masked_actions(space, probabilities, np.repeat(allowed, 1, axis=0), deterministic=False)
+    assert draws.shape == (1, 2) and draws[0, 0] in (1, 2) and draws[0, 1] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_class, kwargs, steps", [
+    (PPO2, dict(n_steps=64, nminibatches=4, learning_rate=3e-3, ent_coef=0.0), 8192),
+    (A2C, dict(n_steps=8, learning_rate=3e-3, ent_coef=0.0), 8192),
+])
+def test_learns_with_masks(model_class: Any, kwargs: Dict[str, Any], steps: int) -> None:
+    env = _vec()
+    model = model_class("MlpPolicy", env, seed=0, n_cpu_tf_sess=1, **kwargs)
+    assert model.uses_action_masks and model.train_model.action_mask_ph is not None
+    model.learn(steps)
+    assert _forbidden(env) == 0
+    assert sum(env.get_attr("steps_taken")) >= steps
+    eval_env = _vec(2, seed=100)
+    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
+    assert _forbidden(eval_env) == 0
+    # random among the allowed actions: 0.417 per step, 8.3 per episode of 20 steps
+    assert mean_reward > 16.0
+
+
+def test_predict_respects_masks() -> None:
+    env = _vec(2)
+    model = PPO2("MlpPolicy", env, n_steps=16, nminibatches=2, seed=1, n_cpu_tf_sess=1)
+    rng = np.random.default_rng(3)
+    obs = rng.random((1000, N_ACTIONS)).astype(np.float32)
+    allowed = rng.random((1000, N_ACTIONS)) < 0.3
+    allowed[np.arange(1000), rng.integers(N_ACTIONS, size=1000)] = True
+    for deterministic in (False, True):
+        actions, _ = model.predict(obs, deterministic=deterministic, action_masks=allowed)
+        assert actions.shape == (1000,) and allowed[np.arange(1000), actions].all()
+    single, _ = model.predict(obs[0], action_masks=allowed[0])
+    assert allowed[0, single]
+    probs = model.action_probability(obs, action_masks=allowed)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-6)
+    assert (probs[~allowed] == 0).all()
+    with pytest.raises(ValueError, match="action masks of shape"):
+        model.predict(obs, action_masks=allowed[:10])
+    # evaluation reads the masks of the environment (an untrained policy would often choose forbidden actions)
+    single = ChangingMaskEnv(seed=5)
+    eval_vec = _vec(3, seed=10)
+    for eval_env in (eval_vec, single):
+        evaluate_policy(model, eval_env, n_eval_episodes=6, deterministic=False)
+    assert _forbidden(eval_vec) == 0 and sum(eval_vec.get_attr("steps_taken")) >= 120
+    assert single.forbidden_taken == 0 and single.steps_taken == 120
+
+
+def test_no_masks_without_env_method() -> None:
+    model = PPO2("MlpPolicy", "CartPole-v1", n_steps=16, nminibatches=1)
+    assert not model.uses_action_masks and model.act_model.action_mask_ph is None
+    names = [op.name for op in model.graph.get_operations()]
+    assert not any("action_mask" in name for name in names)
+    # predict still applies masks given by hand (in NumPy)
+    actions, _ = model.predict(np.zeros((50, 4), dtype=np.float32), action_masks=np.tile([False, True], (50, 1)))
+    assert (actions == 1).all()
+
+
+@pytest.mark.slow
+def test_dqn_learns_with_masks() -> None:
+    env = ChangingMaskEnv(seed=7)
+    model = DQN("MlpPolicy", env, learning_starts=200, exploration_fraction=0.3, exploration_final_eps=0.02,
+                learning_rate=1e-3, target_network_update_freq=100, seed=0, n_cpu_tf_sess=1)
+    assert model.uses_action_masks
+    model.learn(3000)
+    # epsilon-greedy exploration included: never a forbidden action
+    assert env.forbidden_taken == 0 and env.steps_taken == 3000
+    stored = model._next_masks[:len(model.replay_buffer)]
+    assert stored.sum(axis=1).min() >= 2 and stored.sum(axis=1).max() <= 3
+    eval_env = ChangingMaskEnv(seed=11)
+    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
+    assert eval_env.forbidden_taken == 0 and mean_reward > 16.0
+    rng = np.random.default_rng(2)
+    obs = rng.random((1000, N_ACTIONS)).astype(np.float32)
+    allowed = rng.random((1000, N_ACTIONS)) < 0.3
+    allowed[np.arange(1000), rng.integers(N_ACTIONS, size=1000)] = True
+    for deterministic in (False, True):
+        actions, _ = model.predict(obs, deterministic=deterministic, action_masks=allowed)
+        assert allowed[np.arange(1000), actions].all()
+    probs = model.action_probability(obs, action_masks=allowed)
+    assert (probs[~allowed] == 0).all()
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-6)
+
+
+@pytest.mark.parametrize("double_q", [False, True])
+def test_dqn_targets_use_next_masks(double_q: bool) -> None:
+    target_q = np.array([[1.0, 5.0, 3.0], [2.0, -1.0, 9.0]], dtype=np.float32)
+    online_q = np.array([[2.0, 4.0, 1.0], [0.0, 7.0, 8.0]], dtype=np.float32)
+    allowed = np.array([[True, False, True], [True, True, False]])
+    graph = tf.Graph()
+    with graph.as_default(), tf.Session(graph=graph) as sess:
+        value = sess.run(_masked_q_target(tf.constant(target_q), tf.constant(online_q) if double_q else None, 3,
+                                          tf.constant(allowed)))
+    # plain: max of the target network over the allowed actions; double: the target network's value of the
+    # online network's best allowed action
+    expected = [1.0, -1.0] if double_q else [3.0, 2.0]
+    np.testing.assert_allclose(value, expected)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_class, kwargs", [
+    (ACKTR, dict(n_steps=8)),
+    (ACER, dict(n_steps=8, buffer_size=1000, replay_start=64)),
+])
+def test_acktr_acer_learn_with_masks(model_class: Any, kwargs: Dict[str, Any]) -> None:
+    env = _vec()
+    model = model_class("MlpPolicy", env, seed=0, n_cpu_tf_sess=1, **kwargs)
+    assert model.uses_action_masks
+    model.learn(4096)
+    assert _forbidden(env) == 0
+    eval_env = _vec(2, seed=100)
+    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
+    assert _forbidden(eval_env) == 0 and mean_reward > 16.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algo", ["PPO1", "TRPO"])
+def test_ppo1_trpo_learn_with_masks(algo: str) -> None:
+    pytest.importorskip("mpi4py")
+    import stable_baselines
+    env = ChangingMaskEnv(seed=3)
+    kwargs = dict(timesteps_per_actorbatch=256, optim_batchsize=64) if algo == "PPO1" else \
+        dict(timesteps_per_batch=256, vf_iters=3)
+    model = getattr(stable_baselines, algo)("MlpPolicy", env, seed=0, n_cpu_tf_sess=1, **kwargs)
+    assert model.uses_action_masks and model.policy_pi.action_mask_ph is not None
+    model.learn(6144)
+    assert env.forbidden_taken == 0 and env.steps_taken >= 6144
+    eval_env = ChangingMaskEnv(seed=12)
+    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
+    assert eval_env.forbidden_taken == 0 and mean_reward > 16.0
+
+
+class MultiMaskEnv(gymnasium.Env):
+    """
+    Two sub-actions (3 and 4 choices), each with its own target shown one-hot in the observation; the allowed
+    choices of each sub-space change every step and always include its target. A correct sub-action pays 0.5,
+    a forbidden one -10 (counted in ``forbidden_taken``).
+    """
+
+    nvec = (3, 4)
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__()
+        self.observation_space = spaces.Box(0.0, 1.0, (sum(self.nvec),), dtype=np.float32)
+        self.action_space = spaces.MultiDiscrete(list(self.nvec))
+        self.rng = np.random.default_rng(seed)
+        self.forbidden_taken = 0
+        self.targets = [0, 0]
+        self.allowed = np.ones(sum(self.nvec), dtype=bool)
+        self.elapsed = 0
+
+    def _draw(self) -> np.ndarray:
+        obs = np.zeros(sum(self.nvec), dtype=np.float32)
+        first = 0
+        for index, size in enumerate(self.nvec):
+            self.targets[index] = int(self.rng.integers(size))
+            self.allowed[first:first + size] = self.rng.random(size) < 0.4
+            self.allowed[first + self.targets[index]] = True
+            obs[first + self.targets[index]] = 1.0
+            first += size
+        return obs
+
+    def action_masks(self) -> np.ndarray:
+        return self.allowed.copy()
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, Dict]:
+        super().reset(seed=seed)
+        self.elapsed = 0
+        return self._draw(), {}
+
+    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict]:
+        reward, first = 0.0, 0
+        for index, size in enumerate(self.nvec):
+            choice = int(action[index])
+            if not self.allowed[first + choice]:
+                self.forbidden_taken += 1
+                reward += FORBIDDEN_REWARD
+            elif choice == self.targets[index]:
+                reward += 0.5
+            first += size
+        self.elapsed += 1
+        return self._draw(), reward, False, self.elapsed >= 20, {}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_class", [PPO2, A2C])
+def test_multi_discrete_masks(model_class: Any) -> None:
+    env = DummyVecEnv([lambda i=i: MultiMaskEnv(seed=i) for i in range(4)])
+    kwargs = dict(n_steps=64, nminibatches=4) if model_class is PPO2 else dict(n_steps=8)
+    model = model_class("MlpPolicy", env, learning_rate=3e-3, ent_coef=0.0, seed=0, n_cpu_tf_sess=1, **kwargs)
+    assert model.uses_action_masks
+    model.learn(8192)
+    assert _forbidden(env) == 0
+    eval_env = DummyVecEnv([lambda: MultiMaskEnv(seed=50)])
+    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=5)
+    assert _forbidden(eval_env) == 0 and mean_reward > 16.0
+    rng = np.random.default_rng(4)
+    obs = rng.random((500, 7)).astype(np.float32)
+    allowed = rng.random((500, 7)) < 0.3
+    allowed[np.arange(500), rng.integers(3, size=500)] = True
+    allowed[np.arange(500), 3 + rng.integers(4, size=500)] = True
+    for deterministic in (False, True):
+        actions, _ = model.predict(obs, deterministic=deterministic, action_masks=allowed)
+        assert actions.shape == (500, 2)
+        assert allowed[np.arange(500), actions[:, 0]].all() and allowed[np.arange(500), 3 + actions[:, 1]].all()
+
+
+def _changing_mask_env() -> ChangingMaskEnv:
+    return ChangingMaskEnv(seed=21)
+
+
+def test_subproc_vec_env_masks() -> None:
+    from stable_baselines.common.vec_env import SubprocVecEnv
+    env = VecNormalize(SubprocVecEnv([_changing_mask_env, _changing_mask_env]), norm_reward=False)
+    try:
+        model = PPO2("MlpPolicy", env, n_steps=32, nminibatches=2, seed=0, n_cpu_tf_sess=1)
+        assert model.uses_action_masks
+        model.learn(256)
+        assert _forbidden(env) == 0 and sum(env.get_attr("steps_taken")) == 256
+    finally:
+        env.close()
+    plain = SubprocVecEnv([lambda: gymnasium.make("CartPole-v1")])
+    try:
+        assert not env_has_action_masks(plain)
+    finally:
+        plain.close()
+
+
+def test_recurrent_policy_ignores_masks_with_warning() -> None:
+    with pytest.warns(UserWarning, match="recurrent policy"):
+        model = PPO2("MlpLstmPolicy", _vec(2), n_steps=8, nminibatches=2)
+    assert not model.uses_action_masks
+
+
+def test_save_load_keeps_parameters(tmp_path: Any) -> None:
+    env = _vec(2)
+    model = PPO2("MlpPolicy", env, n_steps=16, nminibatches=2, seed=0, n_cpu_tf_sess=1).learn(64)
+    path = str(tmp_path / "masked.zip")
+    model.save(path)
+    obs = np.eye(N_ACTIONS, dtype=np.float32)
+    allowed = np.ones((N_ACTIONS, N_ACTIONS), dtype=bool)
+    allowed[:, 0] = False
+    expected = model.action_probability(obs, action_masks=allowed)
+    # the masked graph has the same variables: a model without masks loads the file, and the other way round
+    for loaded in (PPO2.load(path), PPO2.load(path, env=_vec(2))):
+        assert loaded.uses_action_masks == (loaded.get_env() is not None)
+        np.testing.assert_allclose(loaded.action_probability(obs, action_masks=allowed), expected, rtol=1e-5)
+        assert (loaded.predict(obs, action_masks=allowed)[0] != 0).all()
+
+
+class _TargetPredictor:
+    """A predictor without ``action_masks``: it picks the target shown in the observation."""
+
+    def predict(self, observation: np.ndarray, state: Any = None, mask: Any = None,
+                deterministic: bool = False) -> Tuple[np.ndarray, None]:
+        return np.argmax(observation, axis=-1), None
+
+
+def test_evaluate_predictor_without_masks_parameter() -> None:
+    # an env with action_masks() and a predictor that does not take them: evaluated as before
+    mean_reward, _ = evaluate_policy(_TargetPredictor(), ChangingMaskEnv(seed=1), n_eval_episodes=2)
+    assert mean_reward == 20.0
