@@ -22,13 +22,14 @@ from stable_baselines.common.model import parameters as parameter_io
 from stable_baselines.common.model.arguments import check_positive_int, check_total_timesteps
 from stable_baselines.common.model.context import SetVerbosity, TensorboardWriter
 from stable_baselines.common.model.environment import (check_spaces_match, env_from_id, fit_env_to_model,
+                                                        model_vec_normalize, user_env, user_vec_normalize,
                                                         vec_env_from_id)
 from stable_baselines.common.model.loading import load_model
 from stable_baselines.common.model.observations import is_vectorized_observation, softmax
 from stable_baselines.common.model.pretraining import behaviour_cloning, build_cloning_graph, check_pretrain_inputs
 from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind
 from stable_baselines.common.policies import get_policy_from_name
-from stable_baselines.common.vec_env import VecEnv, VecNormalize, unwrap_vec_normalize
+from stable_baselines.common.vec_env import VecEnv, VecNormalize
 
 _Model = TypeVar("_Model", bound="BaseRLModel")
 _PartT = TypeVar("_PartT")
@@ -112,20 +113,20 @@ class BaseRLModel(ABC):
             self.observation_space = convert_space(env.observation_space)
             self.action_space = convert_space(env.action_space)
             self.env, self.n_envs, self._vectorize_action = fit_env_to_model(env, requires_vec_env, self.verbose)
-        self._vec_normalize_env = unwrap_vec_normalize(self.env)
+        self._vec_normalize_env = model_vec_normalize(self.env)
 
     # ------------------------------------------------------------------ environment
     def get_env(self) -> Any:
         """
         :return: (gymnasium.Env or VecEnv) the environment the model trains on (None when it has none)
         """
-        return self.env
+        return user_env(self.env)
 
     def get_vec_normalize_env(self) -> Optional[VecNormalize]:
         """
         :return: (VecNormalize) the ``VecNormalize`` wrapper inside the training environment, or None
         """
-        return self._vec_normalize_env
+        return user_vec_normalize(self._vec_normalize_env)
 
     def _graph_fixes_n_envs(self) -> bool:
         """
@@ -167,7 +168,7 @@ class BaseRLModel(ABC):
             self._n_envs_changed(n_envs)
         self.n_envs = n_envs
         self.env = env
-        self._vec_normalize_env = unwrap_vec_normalize(env)
+        self._vec_normalize_env = model_vec_normalize(env)
 
     def _model_spaces(self) -> Tuple[spaces.Space, spaces.Space]:
         """
