@@ -251,3 +251,85 @@ def test_tuple_space_vector_entries_go_through_an_mlp():
     # one-hot offset (3) + MLP code (7) feed the first policy layer
     assert shapes["model/pi_fc0/w:0"] == [10, 64]
     assert model.predict((2, np.array([0.2], np.float32)))[0] in (0, 1)
+
+
+class VectorsEnv(gym.Env):
+    """A Dict of two vectors on very different scales and a Discrete entry."""
+
+    def __init__(self):
+        self.observation_space = spaces.Dict({"big": spaces.Box(-np.inf, np.inf, (2,), np.float32),
+                                              "small": spaces.Box(-np.inf, np.inf, (1,), np.float32),
+                                              "mode": spaces.Discrete(2)})
+        self.action_space = spaces.Discrete(2)
+        self.rng = np.random.default_rng(next(_SEEDS))
+
+    def _draw(self):
+        return {"big": (100 + 10 * self.rng.standard_normal(2)).astype(np.float32),
+                "small": (0.01 * self.rng.standard_normal(1)).astype(np.float32), "mode": int(self.rng.integers(2))}
+
+    def reset(self, seed=None, options=None):
+        return self._draw(), {}
+
+    def step(self, action):
+        return self._draw(), 1.0, False, False, {}
+
+
+def test_vec_normalize_per_key(tmp_path):
+    from stable_baselines.common.vec_env import VecNormalize
+
+    env = VecNormalize(DummyVecEnv([VectorsEnv] * 4), norm_obs_keys=["big"])
+    env.reset()
+    for _ in range(200):
+        obs, _, _, _ = env.step(np.zeros(4, dtype=np.int64))
+    assert set(env.obs_rms) == {"big"}
+    np.testing.assert_allclose(env.obs_rms["big"].mean, [100, 100], atol=2)
+    original = env.get_original_obs()
+    assert abs(float(np.mean(obs["big"]))) < 3 and np.all(np.abs(original["big"]) > 30)
+    np.testing.assert_array_equal(obs["small"], original["small"])  # not in norm_obs_keys: unchanged
+    np.testing.assert_array_equal(obs["mode"], original["mode"])
+    np.testing.assert_allclose(env.unnormalize_obs(obs)["big"], original["big"], rtol=1e-4)
+    every_box = VecNormalize(DummyVecEnv([VectorsEnv]))
+    assert every_box.norm_obs_keys == ["big", "small"]
+    with pytest.raises(ValueError, match=r"names 'mode', which is not a Box entry.*\['big', 'small'\]"):
+        VecNormalize(DummyVecEnv([VectorsEnv]), norm_obs_keys=["mode"])
+    # a model trains on the normalized dicts and stores the original observations in its replay buffer
+    model = DQN("MultiInputPolicy", VecNormalize(DummyVecEnv([VectorsEnv])), learning_starts=10, seed=0)
+    model.learn(50)
+    stored = np.asarray([transition[0] for transition in model.replay_buffer.storage])
+    assert stored.shape[1] == 4 and np.all(np.abs(stored[:, :2]) > 30)
+    assert isinstance(model.get_vec_normalize_env(), VecNormalize)
+
+
+def test_vec_frame_stack_stacks_each_box_entry():
+    from stable_baselines.common.vec_env import VecFrameStack
+
+    class CountingEnv(gym.Env):
+        def __init__(self):
+            self.observation_space = spaces.Dict({"count": spaces.Box(0, 100, (1,), np.float32),
+                                                  "mode": spaces.Discrete(2)})
+            self.action_space = spaces.Discrete(2)
+            self.count = 0
+
+        def reset(self, seed=None, options=None):
+            self.count = 0
+            return {"count": np.array([0.0], np.float32), "mode": 1}, {}
+
+        def step(self, action):
+            self.count += 1
+            return ({"count": np.array([self.count], np.float32), "mode": 0}, 0.0, self.count == 4, False, {})
+
+    env = VecFrameStack(DummyVecEnv([CountingEnv]), n_stack=3)
+    assert env.observation_space["count"].shape == (3,) and env.observation_space["mode"] == spaces.Discrete(2)
+    obs = env.reset()
+    np.testing.assert_array_equal(obs["count"], [[0, 0, 0]])
+    for _ in range(3):
+        obs, _, dones, infos = env.step(np.zeros(1, dtype=np.int64))
+    np.testing.assert_array_equal(obs["count"], [[1, 2, 3]])
+    np.testing.assert_array_equal(obs["mode"], [0])
+    obs, _, dones, infos = env.step(np.zeros(1, dtype=np.int64))
+    assert dones[0]
+    np.testing.assert_array_equal(infos[0]["terminal_observation"]["count"], [2, 3, 4])
+    np.testing.assert_array_equal(obs["count"], [[0, 0, 0]])
+    model = PPO2("MultiInputPolicy", env, n_steps=4, nminibatches=1, seed=0)
+    model.learn(8)
+    assert model.predict({"count": np.array([1, 2, 3], np.float32), "mode": 0})[0] in (0, 1)
