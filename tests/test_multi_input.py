@@ -162,6 +162,11 @@ def test_bad_observations_name_expected_and_given():
         model.predict({"offset": 5, "position": np.zeros(1, np.float32)})
     with pytest.raises(ValueError, match="MultiInputPolicy is for Dict and Tuple"):
         PPO2("MultiInputPolicy", "CartPole-v1", n_steps=8)
+    for algo in (PPO2, DQN):
+        with pytest.raises(ValueError, match=r"MlpPolicy does not read Dict observation spaces .*use MultiInputPolicy"):
+            algo("MlpPolicy", ShiftedThresholdEnv())
+    with pytest.raises(ValueError, match=r"MlpPolicy does not read Dict observation spaces .*use MultiInputPolicy"):
+        SAC("MlpPolicy", ShiftedTargetEnv())
 
 
 class NestedEnv(gym.Env):
@@ -333,3 +338,13 @@ def test_vec_frame_stack_stacks_each_box_entry():
     model = PPO2("MultiInputPolicy", env, n_steps=4, nminibatches=1, seed=0)
     model.learn(8)
     assert model.predict({"count": np.array([1, 2, 3], np.float32), "mode": 0})[0] in (0, 1)
+
+
+def test_replay_buffer_save_load_with_dict_observations(tmp_path):
+    model = SAC("MultiInputPolicy", ShiftedTargetEnv(), learning_starts=10, buffer_size=100, seed=0)
+    model.learn(30)
+    model.save_replay_buffer(str(tmp_path / "buffer"))
+    other = SAC("MultiInputPolicy", ShiftedTargetEnv(), learning_starts=10, buffer_size=100, seed=1)
+    other.load_replay_buffer(str(tmp_path / "buffer"))
+    assert len(other.replay_buffer) == len(model.replay_buffer) == 30
+    np.testing.assert_array_equal(other.replay_buffer.storage[5][0], model.replay_buffer.storage[5][0])

@@ -428,6 +428,8 @@ class MultiInputPolicy(FeedForwardPolicy):
     :param kwargs: (dict) further arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ``layer_norm``)
     """
 
+    reads_structured_observations = True
+
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: Optional[int], reuse: bool = False,
                  obs_phs: Optional[Tuple[tf.Tensor, tf.Tensor]] = None, dueling: bool = True,

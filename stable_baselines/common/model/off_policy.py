@@ -11,6 +11,7 @@ from stable_baselines.common.buffer_files import load_buffer, save_buffer
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.off_policy_loop import (LearnArguments, OffPolicyLoopState, run_off_policy_loop,
                                                           visible)
+from stable_baselines.common.structured_obs import packed_width
 from stable_baselines.common.tf_util import total_episode_reward_logger
 from stable_baselines.common.vec_env import VecEnv
 
@@ -91,7 +92,7 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
         if len(buffer) == 0 or self.observation_space is None or self.is_using_her():
             return
         stored = np.asarray(buffer.storage[0][0]).shape
-        expected = tuple(self.observation_space.shape)
+        expected = tuple(self.observation_space.shape or (packed_width(self.observation_space),))
         if stored != expected:
             raise ValueError("The replay buffer in {!r} holds observations of shape {}, the model's observation "
                              "space has shape {}".format(path, stored, expected))

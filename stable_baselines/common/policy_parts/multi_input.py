@@ -126,6 +126,8 @@ class MultiInputPolicy(FeedForwardPolicy):
     :param kwargs: (dict) passed on to ``cnn_extractor``
     """
 
+    reads_structured_observations = True
+
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: Optional[int], reuse: bool = False, net_arch: Optional[NetArch] = None,
                  act_fun: Callable = tf.tanh, cnn_extractor: Callable = nature_cnn,
@@ -162,6 +164,7 @@ class MultiInputFeatures:
     available (the graph answers).
     """
 
+    reads_structured_observations = True
     ob_space: spaces.Space
     activ_fn: Callable
     _encoder_settings: Dict[str, Any]

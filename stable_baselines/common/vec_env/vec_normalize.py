@@ -48,8 +48,8 @@ class VecNormalize(VecEnvWrapper):
         # Dict spaces: the normalized keys (None for other spaces), obs_rms then maps each to its statistics
         self.norm_obs_keys = _normalized_keys(self.observation_space, norm_obs, norm_obs_keys)
         if norm_obs and self.norm_obs_keys is None and not isinstance(self.observation_space, spaces.Box):
-            raise TypeError("VecNormalize(norm_obs=True) only supports Box and Dict observation spaces, got {} "
-                            "(use norm_obs=False to normalize only the rewards)".format(self.observation_space))
+            raise TypeError("VecNormalize(norm_obs=True) only supports Box observation spaces and Dict ones (per key), "
+                            "got {} (use norm_obs=False to normalize only the rewards)".format(self.observation_space))
         self.obs_rms: Any = RunningMeanStd(shape=_shape_of(self.observation_space)) if self.norm_obs_keys is None \
             else {key: RunningMeanStd(shape=_shape_of(self.observation_space[key])) for key in self.norm_obs_keys}
         self.ret_rms = RunningMeanStd(shape=())
