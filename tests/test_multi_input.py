@@ -18,9 +18,9 @@ from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv
 
 try:
-    from stable_baselines import PPO1, TRPO
+    from stable_baselines import DDPG, PPO1, TRPO
 except ImportError:  # without mpi4py
-    PPO1 = TRPO = None
+    DDPG = PPO1 = TRPO = None
 
 _SEEDS = itertools.count()
 
@@ -121,18 +121,34 @@ def test_continuous_learns_two_entry_task(algo):
     assert mean_reward(model, ShiftedTargetEnv()) >= -0.1
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(DDPG is None, reason="DDPG needs mpi4py")
+def test_ddpg_learns_two_entry_task():
+    from stable_baselines.common.noise import NormalActionNoise
+
+    model = DDPG("MultiInputPolicy", ShiftedTargetEnv(), gamma=0.0, nb_rollout_steps=50, nb_train_steps=50,
+                 batch_size=64, actor_lr=1e-3, critic_lr=1e-3, seed=0, n_cpu_tf_sess=1,
+                 action_noise=NormalActionNoise(np.zeros(1), 0.2 * np.ones(1)))
+    model.learn(2500)
+    assert mean_reward(model, ShiftedTargetEnv()) >= -0.1
+    with pytest.raises(ValueError, match="normalize_observations=True.*VecNormalize"):
+        DDPG("MultiInputPolicy", ShiftedTargetEnv(), normalize_observations=True)
+
+
 def _algorithms():
     found = [(A2C, True, {}), (ACKTR, True, {}), (ACER, True, dict(n_steps=5)), (PPO2, True, dict(n_steps=8)),
              (DQN, False, dict(learning_starts=10)), (SAC, False, dict(learning_starts=10)),
              (TD3, False, dict(learning_starts=10))]
     if PPO1 is not None:
-        found += [(PPO1, False, dict(timesteps_per_actorbatch=32)), (TRPO, False, dict(timesteps_per_batch=32))]
+        found += [(PPO1, False, dict(timesteps_per_actorbatch=32)), (TRPO, False, dict(timesteps_per_batch=32)),
+                  (DDPG, False, dict(nb_rollout_steps=16, nb_train_steps=4, batch_size=8))]
     return found
 
 
 @pytest.mark.parametrize("algo,vectorized,kwargs", _algorithms(), ids=lambda value: getattr(value, "__name__", ""))
 def test_predict_and_save_load_round_trip(tmp_path, algo, vectorized, kwargs):
-    env_class = ShiftedTargetEnv if algo in (SAC, TD3) else ShiftedThresholdEnv
+    continuous = algo in (SAC, TD3) or (DDPG is not None and algo is DDPG)
+    env_class = ShiftedTargetEnv if continuous else ShiftedThresholdEnv
     env = DummyVecEnv([env_class] * 2) if vectorized else env_class()
     model = algo("MultiInputPolicy", env, seed=0, n_cpu_tf_sess=1, **kwargs)
     model.learn(64)
@@ -146,7 +162,7 @@ def test_predict_and_save_load_round_trip(tmp_path, algo, vectorized, kwargs):
     loaded = algo.load(str(tmp_path / "model.zip"))
     assert loaded.observation_space == env.observation_space
     np.testing.assert_allclose(loaded.predict(batch, deterministic=True)[0], actions, rtol=1e-5, atol=1e-6)
-    if algo not in (SAC, TD3):
+    if not continuous:
         np.testing.assert_allclose(loaded.action_probability(batch), model.action_probability(batch), rtol=1e-5)
 
 

@@ -178,13 +178,12 @@ def structured_observation_input(ob_space: spaces.Space, batch_size: Optional[in
     :mod:`stable_baselines.common.structured_obs`); the processed observation has the structure of the space:
     an OrderedDict (Dict) or tuple (Tuple) whose plain entries are float32 tensors, processed as
     :func:`observation_input` does (one-hot for Discrete and MultiDiscrete).
+    Image entries (see :func:`~stable_baselines.common.preprocessing.is_image_space`) are always mapped from
+    [0, 255] to [0, 1] (``observation_input``'s ``scale`` does not apply); other entries are never rescaled.
 
     :param ob_space: (gymnasium.spaces.Dict or gymnasium.spaces.Tuple) the observation space
     :param batch_size: (int) the batch dimension of the placeholder (None: any batch size)
     :param name: (str) the name of the placeholder
-    Image entries (see :func:`~stable_baselines.common.preprocessing.is_image_space`) are always mapped from
-    [0, 255] to [0, 1] (``observation_input``'s ``scale`` does not apply); other entries are never rescaled.
-
     :return: (TensorFlow Tensor, OrderedDict or tuple) the placeholder and the processed entries
     """
     packed = tf.placeholder(shape=(batch_size, packed_width(ob_space)), dtype=tf.float32, name=name)
