@@ -267,6 +267,9 @@ def test_tuple_space_vector_entries_go_through_an_mlp():
 
     model = A2C("MultiInputPolicy", TupleEnv(), n_steps=4, seed=0, policy_kwargs=dict(mlp_extractor_arch=[7]))
     model.learn(16)
+    # the DummyVecEnv the model made around the env gives the observations as they are (not packed)
+    first = model.get_env().reset()
+    assert isinstance(first, tuple) and first[1].shape == (1, 1)
     shapes = {param.name: param.shape.as_list() for param in model.get_parameter_list()}
     assert shapes["model/entry__1_/fc0/w:0"] == [1, 7]
     # one-hot offset (3) + MLP code (7) feed the first policy layer

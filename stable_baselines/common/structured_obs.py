@@ -84,6 +84,16 @@ def entry_width(space: spaces.Space) -> int:
     return int(np.prod(entry_shape(space), dtype=np.int64))
 
 
+def is_nested_space(space: spaces.Space) -> bool:
+    """
+    :param space: (gymnasium.spaces.Space) an observation space
+    :return: (bool) whether it is a Dict or Tuple with a Dict or Tuple inside
+    """
+    children = space.spaces.values() if isinstance(space, spaces.Dict) else \
+        space.spaces if isinstance(space, spaces.Tuple) else ()
+    return any(is_structured_space(child) for child in children)
+
+
 def packed_width(space: spaces.Space) -> int:
     """
     :param space: (gymnasium.spaces.Space) a structured space
@@ -251,12 +261,13 @@ class PackedObservations(VecEnvWrapper):
 
     :param venv: (VecEnv) the user's VecEnv (Dict or Tuple observations)
     :param single_env: (gymnasium.Env) the single environment ``venv`` was made of, when the model made it
+    :param prepacked: (bool) ``venv`` steps :class:`PackedSingleEnv` around ``single_env`` (nested spaces, which
+        VecEnvs do not take): its observations are packed rows already
     """
 
-    def __init__(self, venv: VecEnv, single_env: Any = None):
-        # a VecEnv of PackedSingleEnv (made by the model around one env, nested spaces too) gives packed rows already
-        self.prepacked = single_env is not None
-        self.structured_space = single_env.observation_space if self.prepacked else venv.observation_space
+    def __init__(self, venv: VecEnv, single_env: Any = None, prepacked: bool = False):
+        self.prepacked = prepacked
+        self.structured_space = single_env.observation_space if prepacked else venv.observation_space
         self.single_env = single_env
         super().__init__(venv, observation_space=packed_space(self.structured_space))
 

@@ -11,7 +11,7 @@ from gymnasium import spaces
 from stable_baselines.bench.monitor import Monitor
 from stable_baselines.common.gym_compat import make_env, spaces_match
 from stable_baselines.common.structured_obs import (PackedNormalizer, PackedObservations, PackedSingleEnv,
-                                                    is_structured_space)
+                                                    is_nested_space, is_structured_space)
 from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper, VecNormalize, unwrap_vec_normalize
 
 
@@ -109,7 +109,10 @@ def _packed_env(env: Any, monitored: bool) -> PackedObservations:
     """
     if isinstance(env, VecEnv):
         return PackedObservations(env)
-    single = PackedSingleEnv(with_episode_statistics(env) if monitored else env)
+    single = with_episode_statistics(env) if monitored else env
+    if is_nested_space(env.observation_space):
+        packing = PackedSingleEnv(single)
+        return PackedObservations(DummyVecEnv([lambda: packing]), single_env=env, prepacked=True)
     return PackedObservations(DummyVecEnv([lambda: single]), single_env=env)
 
 
