@@ -93,7 +93,7 @@ def mean_reward(model, env, n_steps: int = 400) -> float:
 @pytest.mark.slow
 @pytest.mark.parametrize("algo,kwargs,threshold", [
     (PPO2, dict(n_steps=16, nminibatches=4, noptepochs=4, learning_rate=3e-3), 0.93),
-    (A2C, dict(n_steps=5, learning_rate=7e-3), 0.9),
+    (A2C, dict(n_steps=5, learning_rate=7e-3), 0.88),
 ])
 def test_actor_critic_learns_two_entry_task(algo, kwargs, threshold):
     model = algo("MultiInputPolicy", DummyVecEnv([ShiftedThresholdEnv] * 8), gamma=0.0, ent_coef=0.0, seed=0,
