@@ -66,6 +66,8 @@ ALLOWED_EXTRAS = {
     ("stable_baselines.results_plotter.main", "args"):
         "documented addition: main(args=None) takes the command line as a list (None: sys.argv), so that it can "
         "be called from Python and tested; main() works as in the manual",
+    ("stable_baselines.common.vec_env.VecNormalize", "norm_obs_keys"):
+        "documented addition (issue 22, the successor's name): the keys of a Dict observation space to normalize",
 }
 ALLOWED_EXTRAS.update({
     ("stable_baselines.TRPO", name): "the TRPO page (003_*) shows an abbreviated header that stops at verbose=0; "

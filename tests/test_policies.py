@@ -541,10 +541,14 @@ def test_observation_input_spaces():
         np.testing.assert_allclose(sess.run(processed, {obs_ph: [[1, 2], [0, 0]]}),
                                    [[0, 1, 0, 0, 1], [1, 0, 1, 0, 0]])
 
-        with pytest.raises(NotImplementedError, match="Dict"):
-            observation_input(spaces.Dict({"a": spaces.Discrete(2)}))
-        with pytest.raises(NotImplementedError, match="Tuple"):
-            observation_input(spaces.Tuple([spaces.Discrete(2)]))
+        # Dict and Tuple spaces (issue 22): packed float32 rows, read back entry by entry
+        obs_ph, processed = observation_input(spaces.Dict({"a": spaces.Discrete(2)}), name="dict")
+        assert obs_ph.dtype == tf.float32 and obs_ph.shape.as_list() == [None, 1]
+        np.testing.assert_allclose(sess.run(processed["a"], {obs_ph: [[1.0]]}), [[0, 1]])
+        obs_ph, processed = observation_input(spaces.Tuple([spaces.Discrete(2)]), name="tuple")
+        np.testing.assert_allclose(sess.run(processed[0], {obs_ph: [[0.0]]}), [[1, 0]])
+        with pytest.raises(NotImplementedError, match="Text"):
+            observation_input(spaces.Dict({"a": spaces.Text(5)}))
 
 
 def test_discrete_and_multidiscrete_observations_in_policy():

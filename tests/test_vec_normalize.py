@@ -10,7 +10,7 @@ from stable_baselines.common.running_mean_std import RunningMeanStd
 from stable_baselines.common.vec_env import (DummyVecEnv, VecFrameStack, VecNormalize, sync_envs_normalization,
                                              unwrap_vec_normalize)
 
-from vec_env_helpers import GaussianObsEnv, DictObsEnv
+from vec_env_helpers import GaussianObsEnv, DictObsEnv, TupleObsEnv
 
 LEGACY_STATS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models", "ppo2",
                             "MountainCar-v0")
@@ -192,7 +192,9 @@ def test_bad_input():
     with pytest.raises(TypeError, match="expected a VecEnv"):
         VecNormalize(gymnasium.make("CartPole-v1"))
     with pytest.raises(TypeError, match="Box observation"):
-        VecNormalize(DummyVecEnv([DictObsEnv]))
+        VecNormalize(DummyVecEnv([TupleObsEnv]))
+    # Dict spaces are normalized per key since issue 22 (tests/test_multi_input.py)
+    assert VecNormalize(DummyVecEnv([DictObsEnv])).norm_obs_keys == ["pos"]
     assert VecNormalize(DummyVecEnv([DictObsEnv]), norm_obs=False).norm_obs is False
 
 

@@ -133,9 +133,9 @@ class ACKTR(OnPolicyRLModel):
             raise ValueError("ACKTR supports Discrete and Box action spaces, got {!r}: MultiDiscrete and MultiBinary "
                              "actions are not supported by ACKTR".format(self.action_space))
         if not isinstance(self.observation_space, (spaces.Box, spaces.Discrete, spaces.MultiDiscrete,
-                                                   spaces.MultiBinary)):
-            raise ValueError("ACKTR supports Box, Discrete, MultiDiscrete and MultiBinary observation spaces, "
-                             "got {!r}".format(self.observation_space))
+                                                   spaces.MultiBinary, spaces.Dict, spaces.Tuple)):
+            raise ValueError("ACKTR supports Box, Discrete, MultiDiscrete and MultiBinary observation spaces (Dict and "
+                             "Tuple with MultiInputPolicy), got {!r}".format(self.observation_space))
 
     # ------------------------------------------------------------------ graph construction
 

@@ -49,9 +49,9 @@ def _check_image_input(observation_space: spaces.Box, key: str = "") -> None:
 def _check_unsupported_spaces(observation_space: spaces.Space, action_space: spaces.Space) -> None:
     """Emit warnings when the observation space or action space used is not supported by Stable-Baselines."""
     if isinstance(observation_space, (spaces.Dict, spaces.Tuple)):
-        warnings.warn("The observation space is a {} but the default policies of Stable Baselines do not support "
-                      "this space (only HER supports a goal Dict). Use a custom policy or flatten the observations "
-                      "(gymnasium.wrappers.FlattenObservation)".format(type(observation_space).__name__))
+        warnings.warn("The observation space is a {}: train on it with policy 'MultiInputPolicy' (MlpPolicy and "
+                      "CnnPolicy do not read such spaces; HER takes a goal Dict with its own policies)"
+                      .format(type(observation_space).__name__))
     if isinstance(action_space, (spaces.Dict, spaces.Tuple)):
         warnings.warn("The action space is a {} but Stable Baselines algorithms only support Box, Discrete, "
                       "MultiDiscrete and MultiBinary action spaces".format(type(action_space).__name__))

@@ -2,11 +2,15 @@
 Observation placeholders: :func:`observation_input` builds the placeholder a policy is fed with
 and the processed (float32) tensor the network reads.
 """
+from collections import OrderedDict
 from typing import Any, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common.preprocessing import is_image_space
+from stable_baselines.common.structured_obs import (entry_shape, entry_width, is_structured_space, packed_width,
+                                                    space_entries)
 from stable_baselines.common.tf_compat import tf
 
 
@@ -113,6 +117,7 @@ def observation_input(ob_space: spaces.Space, batch_size: Optional[int] = None, 
     - MultiBinary: float32 placeholder (batch, n)
     - MultiDiscrete: int32 placeholder (batch, len(nvec)), read as the concatenated one-hot vectors
       (batch, sum(nvec))
+    - Dict, Tuple (nested too): see :func:`structured_observation_input`
 
     :param ob_space: (Gym Space) the observation space
     :param batch_size: (int) the batch dimension of the placeholder (None: any batch size)
@@ -136,4 +141,65 @@ def observation_input(ob_space: spaces.Space, batch_size: Optional[int] = None, 
         return _multi_binary_input(ob_space, batch_size, name)
     if isinstance(ob_space, spaces.MultiDiscrete):
         return _multi_discrete_input(ob_space, batch_size, name)
+    if is_structured_space(ob_space):
+        return structured_observation_input(ob_space, batch_size, name)
     raise _unsupported(ob_space)
+
+
+def _decoded_entry(block: tf.Tensor, space: spaces.Space) -> tf.Tensor:
+    """
+    One entry of a packed observation row as the network reads it.
+
+    :param block: (tf.Tensor) the entry's float32 columns, shape (batch, width)
+    :param space: (gymnasium.spaces.Space) the entry's plain space
+    :return: (tf.Tensor) float32: one-hot vectors (Discrete, MultiDiscrete), the values in the entry's shape (Box;
+        images mapped from [0, 255] to [0, 1]), 0/1 values (MultiBinary)
+    """
+    if isinstance(space, spaces.Discrete):
+        index = tf.cast(tf.round(block[:, 0]), tf.int32) - int(space.start)
+        return tf.one_hot(index, int(space.n), dtype=tf.float32)
+    if isinstance(space, spaces.MultiDiscrete):
+        sizes = np.asarray(space.nvec).ravel()
+        starts = np.asarray(space.start).ravel()
+        indices = tf.cast(tf.round(block), tf.int32) - starts.astype(np.int32)
+        return tf.concat([tf.one_hot(indices[:, dim], int(size), dtype=tf.float32)
+                          for dim, size in enumerate(sizes)], axis=-1)
+    values = tf.reshape(block, (-1,) + entry_shape(space))
+    if is_image_space(space):
+        return values / 255.0
+    return values
+
+
+def structured_observation_input(ob_space: spaces.Space, batch_size: Optional[int] = None,
+                                 name: str = 'Ob') -> Tuple[tf.Tensor, Any]:
+    """
+    The placeholder of a Dict or Tuple observation space (nested ones too) and its entries as the network reads
+    them. The placeholder takes packed rows (float32, every entry flattened and laid side by side, see
+    :mod:`stable_baselines.common.structured_obs`); the processed observation has the structure of the space:
+    an OrderedDict (Dict) or tuple (Tuple) whose plain entries are float32 tensors, processed as
+    :func:`observation_input` does (one-hot for Discrete and MultiDiscrete).
+    Image entries (see :func:`~stable_baselines.common.preprocessing.is_image_space`) are always mapped from
+    [0, 255] to [0, 1] (``observation_input``'s ``scale`` does not apply); other entries are never rescaled.
+
+    :param ob_space: (gymnasium.spaces.Dict or gymnasium.spaces.Tuple) the observation space
+    :param batch_size: (int) the batch dimension of the placeholder (None: any batch size)
+    :param name: (str) the name of the placeholder
+    :return: (TensorFlow Tensor, OrderedDict or tuple) the placeholder and the processed entries
+    """
+    packed = tf.placeholder(shape=(batch_size, packed_width(ob_space)), dtype=tf.float32, name=name)
+    offset = 0
+
+    def decode(space: spaces.Space) -> Any:
+        nonlocal offset
+        if isinstance(space, spaces.Dict):
+            return OrderedDict((key, decode(child)) for key, child in space.spaces.items())
+        if isinstance(space, spaces.Tuple):
+            return tuple(decode(child) for child in space.spaces)
+        width = entry_width(space)
+        block = packed[:, offset:offset + width]
+        offset += width
+        return _decoded_entry(block, space)
+
+    space_entries(ob_space)  # refuses entries no policy can read, naming them
+    with tf.name_scope(name + "_entries"):
+        return packed, decode(ob_space)

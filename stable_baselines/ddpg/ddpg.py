@@ -23,6 +23,7 @@ from stable_baselines.common.gym_compat import as_gymnasium_env
 from stable_baselines.common.math_util import unscale_action
 from stable_baselines.common.persistence import SettingKind
 from stable_baselines.common.safe_loading.saved_objects import LegacyReplayMemory
+from stable_baselines.common.structured_obs import packed_width
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_random_draws import record_draws
 from stable_baselines.common.vec_env import VecEnv
@@ -250,7 +251,9 @@ class DDPG(DDPGGraph, DDPGCycles):
         :return: (np.ndarray, np.ndarray) the actions in [-1, 1], shape (n_batch,) + action shape, and their
             values (None when ``compute_q`` is False)
         """
-        obs_shape: Tuple[int, ...] = tuple(self._built(self.observation_space, "observation_space").shape)
+        space = self._built(self.observation_space, "observation_space")
+        # structured spaces: the packed rows of common.structured_obs
+        obs_shape: Tuple[int, ...] = tuple(space.shape or (packed_width(space),))
         sess = self._built(self.sess, "sess")
         obs = np.array(obs).reshape((-1,) + obs_shape)
         feeds = {self.obs_train: obs}

@@ -15,6 +15,7 @@ from stable_baselines.common import tf_util
 from stable_baselines.common.model.off_policy import OffPolicyRLModel
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.mpi_running_mean_std import RunningMeanStd
+from stable_baselines.common.structured_obs import is_structured_space
 from stable_baselines.common.target_updates import hard_updates, polyak_update
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.ddpg.cycles import DDPGRun
@@ -226,6 +227,10 @@ class DDPGGraph(OffPolicyRLModel[DDPGRun]):
             see them (normalised when asked, always clipped to ``observation_range``)
         """
         self.obs_rms = self.ret_rms = None
+        structured = is_structured_space(self.observation_space)
+        if structured and self.normalize_observations:
+            raise ValueError("Error: DDPG(normalize_observations=True) does not normalize {} observation spaces; "
+                             "use VecNormalize(norm_obs_keys=...) instead".format(type(self.observation_space).__name__))
         if self.normalize_observations:
             with tf.variable_scope('obs_rms'):
                 self.obs_rms = RunningMeanStd(shape=tuple(self._built(self.observation_space,
@@ -236,8 +241,13 @@ class DDPGGraph(OffPolicyRLModel[DDPGRun]):
 
         self.policy_tf, self.target_policy = self._new_policy(), self._new_policy()
         self.obs_target, self.action_target = self.target_policy.obs_ph, self.target_policy.action_ph
-        obs_in, next_obs_in = (_clipped(normalize(policy.processed_obs, self.obs_rms), self.observation_range)
-                               for policy in (self.policy_tf, self.target_policy))
+        if structured:
+            obs_in, next_obs_in = (tf.nest.map_structure(lambda entry: _clipped(entry, self.observation_range),
+                                                         policy.processed_obs)
+                                   for policy in (self.policy_tf, self.target_policy))
+        else:
+            obs_in, next_obs_in = (_clipped(normalize(policy.processed_obs, self.obs_rms), self.observation_range)
+                                   for policy in (self.policy_tf, self.target_policy))
 
         if self.param_noise is not None:
             self.param_noise_actor = self._new_policy()

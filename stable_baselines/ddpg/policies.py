@@ -7,13 +7,14 @@ layer's output, ``fc1``, ..., then the linear output ``qf_output``). With ``laye
 layer is normalised (``LayerNorm``, ``LayerNorm_1``, ...). These are the variable names of the original
 library, so its model files load into them.
 """
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
+from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures, encoder_settings, packed_observations
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import dense
 
@@ -259,4 +260,46 @@ class LnMlpPolicy(_Preset):
 for _policy in (CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy):
     register_policy(_policy.__name__, _policy)
 
-__all__ = ["DDPGPolicy", "FeedForwardPolicy", "CnnPolicy", "LnCnnPolicy", "MlpPolicy", "LnMlpPolicy"]
+
+
+class MultiInputPolicy(MultiInputFeatures, FeedForwardPolicy):
+    """
+    DDPG policy for Dict and Tuple observation spaces (nested too): in the actor and in the critic, every entry is
+    encoded by its kind (the Nature CNN for images, an MLP for vectors, one-hot for discrete entries, see
+    :func:`~stable_baselines.common.policy_parts.multi_input.encode_entries`), the codes are concatenated, then the
+    hidden ``layers`` follow. DDPG's ``normalize_observations`` does not apply (use ``VecNormalize``).
+
+    :param sess: (TensorFlow session) the session
+    :param ob_space: (gymnasium.spaces.Dict or gymnasium.spaces.Tuple) the observation space
+    :param ac_space: (Gym Space) the action space (Box)
+    :param n_env: (int) the number of environments
+    :param n_steps: (int) the number of steps per environment in a batch
+    :param n_batch: (int) the batch size (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an existing network
+    :param cnn_extractor: (callable) ``f(scaled_images, **cnn_kwargs) -> features`` for image entries
+    :param mlp_extractor_arch: ([int]) hidden widths of the MLP of each vector entry (None: [64])
+    :param extractors: ({str: callable}) encoders by entry name (``"image"``, ``"robot/position"``, ``"[0]"``)
+    :param cnn_kwargs: (dict) passed on to ``cnn_extractor``
+    :param kwargs: (dict) further arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ``layer_norm``)
+    """
+
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False, cnn_extractor: Callable = nature_cnn,
+                 mlp_extractor_arch: Optional[Sequence[int]] = None, extractors: Optional[Dict[str, Callable]] = None,
+                 cnn_kwargs: Optional[Dict[str, Any]] = None, **kwargs: Any) -> None:
+        self._encoder_settings = encoder_settings(ob_space, cnn_extractor, mlp_extractor_arch, extractors, cnn_kwargs)
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, cnn_extractor=cnn_extractor,
+                         feature_extraction="mlp", **kwargs)
+
+    def step(self, obs: Any, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
+        return super().step(packed_observations(obs, self.ob_space), state, mask)
+
+    def value(self, obs: Any, action: np.ndarray, state: Optional[np.ndarray] = None,
+              mask: Optional[np.ndarray] = None) -> Any:
+        return super().value(packed_observations(obs, self.ob_space), action, state, mask)
+
+
+register_policy("MultiInputPolicy", MultiInputPolicy)
+
+__all__ = ["DDPGPolicy", "FeedForwardPolicy", "CnnPolicy", "LnCnnPolicy", "MlpPolicy", "LnMlpPolicy",
+           "MultiInputPolicy"]

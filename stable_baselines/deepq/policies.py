@@ -11,13 +11,15 @@ layers are ``dense`` layers named ``fc0``, ``fc1``, ... (``kernel``/``bias``), D
 constructor does not take the shared observation placeholders (``obs_phs``) that DQN's network copies (target,
 double-Q, parameter noise) are built on, and it refuses ``layers=[]``, which DQN accepts.
 """
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common import numpy_forward as nf
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
+from stable_baselines.common.policy_parts.multi_input import encode_entries, packed_observations
+from stable_baselines.common.structured_obs import is_structured_space
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import flatten, fully_connected, layer_norm as layer_norm_layer
 
@@ -157,12 +159,7 @@ class FeedForwardPolicy(DQNPolicy):
         """The Q-values, built in the open ``model`` scope (variable names and order of the original)."""
         hidden, norm, activation = self.layers, self.layer_norm, self.act_fun
         with tf.variable_scope("action_value"):
-            if self.feature_extraction == "cnn":
-                features = cnn_extractor(self.processed_obs, **cnn_kwargs)
-                advantage_input = features
-            else:
-                features = flatten(self.processed_obs)
-                advantage_input = _hidden_stack(features, hidden, norm, activation)
+            features, advantage_input = self._observation_features(cnn_extractor, cnn_kwargs)
             advantages = fully_connected(advantage_input, num_outputs=self.n_actions, activation_fn=None)
         if not self.dueling:
             return advantages
@@ -172,6 +169,17 @@ class FeedForwardPolicy(DQNPolicy):
             state_value = fully_connected(value_hidden, num_outputs=1, activation_fn=None)
         mean_advantage = tf.reduce_mean(advantages, axis=1)
         return state_value + (advantages - tf.expand_dims(mean_advantage, axis=1))
+
+    def _observation_features(self, cnn_extractor: Callable, cnn_kwargs: dict) -> Tuple[tf.Tensor, tf.Tensor]:
+        """
+        :return: (tf.Tensor, tf.Tensor) the features the state-value stream starts from, and the input of the
+            advantage layer (the CNN features themselves, or the MLP's hidden layers)
+        """
+        if self.feature_extraction == "cnn":
+            features = cnn_extractor(self.processed_obs, **cnn_kwargs)
+            return features, features
+        features = flatten(self.processed_obs)
+        return features, _hidden_stack(features, self.layers, self.layer_norm, self.act_fun)
 
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
              deterministic: bool = True) -> Tuple[np.ndarray, np.ndarray, None]:
@@ -394,3 +402,75 @@ class LnMlpPolicy(_PresetPolicy):
 
 for _policy in (CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy):
     register_policy(_policy.__name__, _policy)
+
+
+class MultiInputPolicy(FeedForwardPolicy):
+    """
+    DQN policy for Dict and Tuple observation spaces (nested too): every entry encoded by its kind (the Nature CNN
+    for images, an MLP for vectors, one-hot for discrete entries, see
+    :func:`~stable_baselines.common.policy_parts.multi_input.encode_entries`), the codes concatenated, then the
+    hidden ``layers`` of the Q network (dueling or not). The encoders live in ``model/action_value/entry_<name>``.
+
+    :param sess: (TensorFlow session) the session
+    :param ob_space: (gymnasium.spaces.Dict or gymnasium.spaces.Tuple) the observation space
+    :param ac_space: (Gym Space) the action space (Discrete)
+    :param n_env: (int) the number of environments
+    :param n_steps: (int) the number of steps per environment in a batch
+    :param n_batch: (int) the batch size (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an existing network
+    :param obs_phs: (TensorFlow Tensor, TensorFlow Tensor) existing observation placeholder and processed
+        observation to build on, or None
+    :param dueling: (bool) the dueling architecture
+    :param cnn_extractor: (callable) ``f(scaled_images, **cnn_kwargs) -> features`` for image entries
+    :param mlp_extractor_arch: ([int]) hidden widths of the MLP of each vector entry (None: [64])
+    :param extractors: ({str: callable}) encoders by entry name (``"image"``, ``"robot/position"``, ``"[0]"``)
+    :param cnn_kwargs: (dict) passed on to ``cnn_extractor``
+    :param kwargs: (dict) further arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ``layer_norm``)
+    """
+
+    reads_structured_observations = True
+
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
+                 n_steps: int, n_batch: Optional[int], reuse: bool = False,
+                 obs_phs: Optional[Tuple[tf.Tensor, tf.Tensor]] = None, dueling: bool = True,
+                 cnn_extractor: Callable = nature_cnn, mlp_extractor_arch: Optional[Sequence[int]] = None,
+                 extractors: Optional[Dict[str, Callable]] = None, cnn_kwargs: Optional[Dict[str, Any]] = None,
+                 **kwargs: Any) -> None:
+        if not is_structured_space(ob_space):
+            raise ValueError("Error: MultiInputPolicy is for Dict and Tuple observation spaces, got {}; use MlpPolicy "
+                             "or CnnPolicy".format(ob_space))
+        if "obs_ph" in kwargs:
+            spelled_obs_ph = kwargs.pop("obs_ph")
+            obs_phs = spelled_obs_ph if obs_phs is None else obs_phs
+        self._encoder_settings = dict(cnn_extractor=cnn_extractor, mlp_extractor_arch=mlp_extractor_arch,
+                                      extractors=extractors, **(cnn_kwargs or {}))
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, feature_extraction="mlp",
+                         obs_phs=obs_phs, dueling=dueling, **kwargs)
+
+    def _observation_features(self, cnn_extractor: Callable, cnn_kwargs: dict) -> Tuple[tf.Tensor, tf.Tensor]:
+        features = encode_entries(self.processed_obs, self.ob_space, self.act_fun, **self._encoder_settings)
+        return features, _hidden_stack(features, self.layers, self.layer_norm, self.act_fun)
+
+    def step(self, obs: Any, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
+             deterministic: bool = True) -> Tuple[np.ndarray, np.ndarray, None]:
+        return super().step(packed_observations(obs, self.ob_space), state, mask, deterministic)
+
+    def proba_step(self, obs: Any, state: Optional[np.ndarray] = None,
+                   mask: Optional[np.ndarray] = None) -> np.ndarray:
+        return super().proba_step(packed_observations(obs, self.ob_space), state, mask)
+
+    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None,
+                             variables: Optional[Sequence[tf.Variable]] = None) -> bool:
+        """
+        No NumPy copy of this network: ``step`` and ``proba_step`` always answer through the graph.
+
+        :param rng: (np.random.Generator) unused
+        :param variables: ([tf.Variable]) unused
+        :return: (bool) False
+        """
+        del rng, variables
+        self._numpy_forward = None
+        return False
+
+
+register_policy("MultiInputPolicy", MultiInputPolicy)

@@ -116,7 +116,8 @@ class PPO1(ActorCriticRLModel):
         if self.optim_batchsize is not None:  # None: the whole batch
             check_positive_int("optim_batchsize", self.optim_batchsize)
         for what, space in (("action", self.action_space), ("observation", self.observation_space)):
-            if space is not None and not isinstance(space, _SUPPORTED_SPACES):
+            structured = what == "observation" and isinstance(space, (spaces.Dict, spaces.Tuple))
+            if space is not None and not isinstance(space, _SUPPORTED_SPACES) and not structured:
                 raise ValueError("PPO1 does not support the {} space {!r}; supported: Box, Discrete, "
                                  "MultiDiscrete, MultiBinary".format(what, space))
         if isinstance(self.policy, type) and issubclass(self.policy, RecurrentActorCriticPolicy):

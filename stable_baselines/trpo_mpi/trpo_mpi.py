@@ -172,7 +172,8 @@ class TRPO(ActorCriticRLModel):
         if self.action_space is not None and not isinstance(self.action_space, self._supported_action_spaces):
             raise ValueError("Error: {} does not support the action space {}; supported action spaces: {}"
                              .format(name, self.action_space, _space_names(self._supported_action_spaces)))
-        if self.observation_space is not None and not isinstance(self.observation_space, SUPPORTED_SPACES):
+        if self.observation_space is not None \
+                and not isinstance(self.observation_space, SUPPORTED_SPACES + (spaces.Dict, spaces.Tuple)):
             raise ValueError("Error: {} does not support the observation space {}; supported observation spaces: {}"
                              .format(name, self.observation_space, _space_names(SUPPORTED_SPACES)))
 

@@ -24,6 +24,7 @@ from stable_baselines.common.model import normalization, parameters as parameter
 from stable_baselines.common.model.arguments import check_positive_int, check_total_timesteps
 from stable_baselines.common.model.context import SetVerbosity, TensorboardWriter
 from stable_baselines.common.model.environment import (check_spaces_match, env_from_id, fit_env_to_model,
+                                                        model_vec_normalize, user_env, user_vec_normalize,
                                                         vec_env_from_id)
 from stable_baselines.common.model.graph_rebuild import rebuild_keeping_values
 from stable_baselines.common.model.loading import load_model
@@ -32,7 +33,7 @@ from stable_baselines.common.model.pretraining import behaviour_cloning, build_c
 from stable_baselines.common.model.training_state import restore_training_state_members, training_state_members
 from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind
 from stable_baselines.common.policies import get_policy_from_name
-from stable_baselines.common.vec_env import VecEnv, VecNormalize, unwrap_vec_normalize
+from stable_baselines.common.vec_env import VecEnv, VecNormalize
 from stable_baselines.common.vec_env.vec_normalize import NormalizationStatistics
 
 _Model = TypeVar("_Model", bound="BaseRLModel")
@@ -119,20 +120,20 @@ class BaseRLModel(ABC):
             self.observation_space = convert_space(env.observation_space)
             self.action_space = convert_space(env.action_space)
             self.env, self.n_envs, self._vectorize_action = fit_env_to_model(env, requires_vec_env, self.verbose)
-        self._vec_normalize_env = unwrap_vec_normalize(self.env)
+        self._vec_normalize_env = model_vec_normalize(self.env)
 
     # ------------------------------------------------------------------ environment
     def get_env(self) -> Any:
         """
         :return: (gymnasium.Env or VecEnv) the environment the model trains on (None when it has none)
         """
-        return self.env
+        return user_env(self.env)
 
     def get_vec_normalize_env(self) -> Optional[VecNormalize]:
         """
         :return: (VecNormalize) the ``VecNormalize`` wrapper inside the training environment, or None
         """
-        return self._vec_normalize_env
+        return user_vec_normalize(self._vec_normalize_env)
 
     def get_normalization_statistics(self) -> Optional[NormalizationStatistics]:
         """
@@ -141,6 +142,8 @@ class BaseRLModel(ABC):
             loaded without an environment); None when there are neither
         """
         if self._vec_normalize_env is not None:
+            if self._vec_normalize_env.norm_obs_keys is not None:
+                return None  # statistics per entry of a Dict observation: not in this form (see save)
             return self._vec_normalize_env.get_statistics()
         return None if self._file_normalization is None else self._file_normalization.copy()
 
@@ -180,7 +183,7 @@ class BaseRLModel(ABC):
             self._n_envs_changed(n_envs)
         self.n_envs = n_envs
         self.env = env
-        self._vec_normalize_env = unwrap_vec_normalize(env)
+        self._vec_normalize_env = model_vec_normalize(env)
         if rebuild:
             rebuild_keeping_values(self)
 
@@ -584,6 +587,9 @@ class BaseRLModel(ABC):
         :return: (dict) the extra members ``save`` writes beside the original's three, name -> value (see
             :mod:`stable_baselines.common.model.extra_members`): the VecNormalize statistics, if any
         """
+        if self._vec_normalize_env is not None and self._vec_normalize_env.norm_obs_keys is not None:
+            warnings.warn("The statistics of a VecNormalize that normalizes each entry of a Dict observation are not "
+                          "stored in the model file; keep them with the VecNormalize's own save()")
         return normalization.statistics_members(self.get_normalization_statistics())
 
     def _restore_extra_members(self, members: Dict[str, Any], what: str) -> None:

@@ -3,14 +3,16 @@ How a model holds its environment: checking a new env against the model's spaces
 algorithm steps it (a VecEnv for the vectorised algorithms, a single env for the others).
 """
 from collections import OrderedDict
-from typing import Any, Tuple
+from typing import Any, Optional, Tuple
 
 import gymnasium
 from gymnasium import spaces
 
 from stable_baselines.bench.monitor import Monitor
 from stable_baselines.common.gym_compat import make_env, spaces_match
-from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper
+from stable_baselines.common.structured_obs import (PackedNormalizer, PackedObservations, PackedSingleEnv,
+                                                    is_nested_space, is_structured_space)
+from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper, VecNormalize, unwrap_vec_normalize
 
 
 def check_spaces_match(expected: spaces.Space, given: spaces.Space, what: str) -> None:
@@ -82,6 +84,8 @@ def fit_env_to_model(env: Any, requires_vec_env: bool, verbose: int = 0) -> Tupl
     :return: (gymnasium.Env or VecEnv, int, bool) the environment to keep, its number of envs, and whether the
         model must hand actions to it as a batch of one (a one-env VecEnv behind :class:`_UnvecWrapper`)
     """
+    if is_structured_space(env.observation_space):
+        env = _packed_env(env, monitored=requires_vec_env)
     if requires_vec_env:
         if isinstance(env, VecEnv):
             return env, env.num_envs, False
@@ -95,6 +99,56 @@ def fit_env_to_model(env: Any, requires_vec_env: bool, verbose: int = 0) -> Tupl
         raise ValueError("Error: the model requires a non vectorized environment or a single vectorized "
                          "environment, got a VecEnv with {} environments.".format(env.num_envs))
     return _UnvecWrapper(env), 1, True
+
+
+def _packed_env(env: Any, monitored: bool) -> PackedObservations:
+    """
+    :param env: (gymnasium.Env or VecEnv) an environment with Dict or Tuple observations
+    :param monitored: (bool) give a single env episode statistics (as a vectorised algorithm does)
+    :return: (PackedObservations) it as a VecEnv of packed observations (a single env in a DummyVecEnv first)
+    """
+    if isinstance(env, VecEnv):
+        return PackedObservations(env)
+    single = with_episode_statistics(env) if monitored else env
+    if is_nested_space(env.observation_space):
+        packing = PackedSingleEnv(single)
+        return PackedObservations(DummyVecEnv([lambda: packing]), single_env=env, prepacked=True)
+    return PackedObservations(DummyVecEnv([lambda: single]), single_env=env)
+
+
+def user_env(env: Any) -> Any:
+    """
+    :param env: (gymnasium.Env or VecEnv) the environment a model keeps (see :func:`fit_env_to_model`)
+    :return: (gymnasium.Env or VecEnv) the environment as the user gave it: without the packing of structured
+        observations the model added
+    """
+    inner = env.venv if isinstance(env, _UnvecWrapper) else env
+    if not isinstance(inner, PackedObservations):
+        return env
+    if inner.single_env is not None and isinstance(env, _UnvecWrapper):
+        return inner.single_env
+    return inner.venv
+
+
+def model_vec_normalize(env: Any) -> Any:
+    """
+    :param env: (gymnasium.Env or VecEnv) the environment a model keeps
+    :return: (VecNormalize, PackedNormalizer or None) the VecNormalize inside it, seen with packed observations
+        when the model packs structured ones
+    """
+    found = unwrap_vec_normalize(env)
+    inner = env.venv if isinstance(env, _UnvecWrapper) else env
+    if found is not None and isinstance(inner, PackedObservations):
+        return PackedNormalizer(found, inner.structured_space)
+    return found
+
+
+def user_vec_normalize(found: Any) -> Optional[VecNormalize]:
+    """
+    :param found: (VecNormalize, PackedNormalizer or None) what :func:`model_vec_normalize` returned
+    :return: (VecNormalize or None) the user's VecNormalize itself
+    """
+    return found.vec_normalize if isinstance(found, PackedNormalizer) else found
 
 
 class _UnvecWrapper(VecEnvWrapper):

@@ -7,6 +7,9 @@ from typing import Any, Tuple
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common.structured_obs import (add_batch_axis, check_no_extra_entries, entry_name, entry_values, is_batch,
+                                                    is_structured_space, pack_batch, space_entries)
+
 # the shape of one observation of each space type that predict() accepts, and the name used in messages
 _SINGLE_SHAPES = (
     (spaces.Box, "Box", lambda space: tuple(space.shape)),
@@ -55,6 +58,8 @@ def batch_observation(observation: Any, observation_space: spaces.Space) -> Tupl
     if isinstance(observation, tuple) and len(observation) == 2 and isinstance(observation[1], dict):
         raise ValueError("predict() got a (observation, info) tuple, which is what gymnasium's env.reset() "
                          "returns: pass only the observation, e.g. `obs, info = env.reset()`")
+    if is_structured_space(observation_space):
+        return batch_structured_observation(observation, observation_space)
     observation = np.asarray(observation)
     was_batch = is_vectorized_observation(observation, observation_space)
     single_shape = observation_space.shape
@@ -62,6 +67,30 @@ def batch_observation(observation: Any, observation_space: spaces.Space) -> Tupl
     batch = observation.reshape((-1,) + tuple(single_shape))
     check_observation_values(batch, observation_space)
     return batch, was_batch
+
+
+def batch_structured_observation(observation: Any, observation_space: spaces.Space) -> Tuple[np.ndarray, bool]:
+    """
+    Check a structured (Dict or Tuple) observation given to ``predict``/``action_probability`` entry by entry and
+    pack it into rows (see :mod:`stable_baselines.common.structured_obs`).
+
+    :param observation: (dict or tuple) one observation or a batch of them (batch axis inside every entry)
+    :param observation_space: (gymnasium.spaces.Dict or gymnasium.spaces.Tuple) the model's observation space
+    :return: (np.ndarray, bool) the packed batch, and whether the input already was one
+    """
+    check_no_extra_entries(observation, observation_space)
+    was_batch = is_batch(observation, observation_space)
+    batch = observation if was_batch else add_batch_axis(observation, observation_space)
+    packed = pack_batch(batch, observation_space)
+    for path, entry in space_entries(observation_space):
+        if isinstance(entry, (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)):
+            values = np.asarray(entry_values(batch, observation_space, path))
+            try:
+                check_observation_values(values, entry)
+            except ValueError as error:
+                raise ValueError("Error: in the entry {} of the observation: {}".format(entry_name(path), error)) \
+                    from error
+    return packed, was_batch
 
 
 def _allowed_values(space: spaces.Space) -> Tuple[Any, Any, str]:

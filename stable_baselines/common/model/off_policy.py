@@ -12,6 +12,7 @@ from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.training_state import episode_from_plain, episode_to_plain
 from stable_baselines.common.model.off_policy_loop import (LearnArguments, OffPolicyLoopState, run_off_policy_loop,
                                                           visible)
+from stable_baselines.common.structured_obs import packed_width
 from stable_baselines.common.tf_util import total_episode_reward_logger
 from stable_baselines.common.vec_env import VecEnv
 
@@ -94,7 +95,7 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
         if len(buffer) == 0 or self.observation_space is None or self.is_using_her():
             return
         stored = np.asarray(buffer.storage[0][0]).shape
-        expected = tuple(self.observation_space.shape)
+        expected = tuple(self.observation_space.shape or (packed_width(self.observation_space),))
         if stored != expected:
             raise ValueError("The replay buffer in {!r} holds observations of shape {}, the model's observation "
                              "space has shape {}".format(path, stored, expected))

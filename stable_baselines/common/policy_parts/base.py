@@ -42,11 +42,16 @@ class BasePolicy(ABC):
     """
 
     recurrent = False
+    #: whether the network reads Dict and Tuple observations (their processed form is a dict or tuple of tensors)
+    reads_structured_observations = False
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False,
                  obs_ph: Optional[Tuple[tf.Tensor, tf.Tensor]] = None, add_action_ph: bool = False) -> None:
         ob_space, ac_space = convert_space(ob_space), convert_space(ac_space)
+        if isinstance(ob_space, (spaces.Dict, spaces.Tuple)) and not self.reads_structured_observations:
+            raise ValueError("Error: {} does not read {} observation spaces ({}): use MultiInputPolicy".format(
+                type(self).__name__, type(ob_space).__name__, ob_space))
         self.n_env = n_env
         self.n_steps = n_steps
         self.n_batch = n_batch

@@ -133,7 +133,7 @@ _VEC_NORMALIZE_FLAGS = ("training", "norm_obs", "norm_reward")
 _VEC_NORMALIZE_NUMBERS = ("clip_obs", "clip_reward", "gamma", "epsilon")
 # attributes the original library (or ours) pickled that are restored from the environment instead
 _VEC_NORMALIZE_IGNORED = ("ret", "old_obs", "old_rews", "old_reward", "num_envs", "observation_space",
-                          "action_space", "class_attributes", "venv")
+                          "action_space", "class_attributes", "venv", "norm_obs_keys")
 
 
 def _vec_normalize(converter: Converter, call: Call) -> SavedVecNormalize:

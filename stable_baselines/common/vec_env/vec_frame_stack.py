@@ -1,5 +1,7 @@
 """VecFrameStack: stack the last observations of each environment on the last axis."""
 import warnings
+from collections import OrderedDict
+from typing import Dict, List, Optional
 
 import numpy as np
 from gymnasium import spaces
@@ -13,6 +15,8 @@ class VecFrameStack(VecEnvWrapper):
     last axis (the channels, for images), oldest first. When an episode ends, the stack of that environment
     starts again from zeros; the ``terminal_observation`` of its info is stacked as well.
 
+    With a Dict observation space, every Box entry is stacked on its own (other entries pass unchanged).
+
     :param venv: (VecEnv) the vectorized environment whose observations are stacked
     :param n_stack: (int) how many observations to stack
     """
@@ -23,6 +27,11 @@ class VecFrameStack(VecEnvWrapper):
         self.venv = venv
         self.n_stack = int(n_stack)
         single = venv.observation_space
+        # Dict spaces: one stacked array per Box entry (None: a Box space, stacked in ``stackedobs``)
+        self.stacked_entries: Optional[Dict[str, np.ndarray]] = None
+        if isinstance(single, spaces.Dict):
+            self._init_entries(venv, single)
+            return
         if not isinstance(single, spaces.Box):
             raise TypeError("VecFrameStack only supports Box observation spaces, got {}".format(single))
         if len(single.shape) == 0:
@@ -31,6 +40,51 @@ class VecFrameStack(VecEnvWrapper):
         high = np.concatenate([single.high] * self.n_stack, axis=-1)
         self.stackedobs = np.zeros((venv.num_envs,) + low.shape, low.dtype)
         VecEnvWrapper.__init__(self, venv, observation_space=spaces.Box(low=low, high=high, dtype=single.dtype))
+
+    def _init_entries(self, venv: VecEnv, space: spaces.Dict) -> None:
+        """Prepare the stacks of the Box entries of a Dict space."""
+        entries = OrderedDict(space.spaces)
+        self.stacked_entries = {}
+        for key, entry in space.spaces.items():
+            if not isinstance(entry, spaces.Box):
+                continue
+            if len(entry.shape) == 0:
+                raise ValueError("VecFrameStack needs observations with at least one axis, got shape () for the "
+                                 "entry {!r}".format(key))
+            low = np.concatenate([entry.low] * self.n_stack, axis=-1)
+            high = np.concatenate([entry.high] * self.n_stack, axis=-1)
+            self.stacked_entries[key] = np.zeros((venv.num_envs,) + low.shape, low.dtype)
+            entries[key] = spaces.Box(low=low, high=high, dtype=entry.dtype)
+        self.stackedobs = np.zeros(0)
+        VecEnvWrapper.__init__(self, venv, observation_space=spaces.Dict(entries))
+
+    def _step_entries(self, observations: Dict[str, np.ndarray], dones: np.ndarray,
+                      infos: List[dict]) -> Dict[str, np.ndarray]:
+        """The Dict version of ``step_wait``'s stacking: each stacked entry on its own."""
+        assert self.stacked_entries is not None
+        result = OrderedDict(observations)
+        for key, stack in self.stacked_entries.items():
+            width = observations[key].shape[-1]
+            stack[...] = np.roll(stack, shift=-width, axis=-1)
+            for env_idx in np.flatnonzero(dones):
+                terminal = infos[env_idx].get("terminal_observation")
+                if isinstance(terminal, dict):
+                    last = np.asarray(terminal[key], dtype=stack.dtype)
+                    terminal[key] = np.concatenate((stack[env_idx, ..., :-width], last), axis=-1)
+                stack[env_idx] = 0
+            stack[..., -width:] = observations[key]
+            result[key] = np.copy(stack)
+        return result
+
+    def _reset_entries(self, first: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        """The Dict version of ``reset``'s stacking."""
+        assert self.stacked_entries is not None
+        result = OrderedDict(first)
+        for key, stack in self.stacked_entries.items():
+            stack[...] = 0
+            stack[..., -first[key].shape[-1]:] = first[key]
+            result[key] = np.copy(stack)
+        return result
 
     def _stack_terminal(self, env_idx: int, info: dict, width: int) -> None:
         """Replace the last observation of a finished episode by its stack (before the stack is cleared)."""
@@ -42,6 +96,8 @@ class VecFrameStack(VecEnvWrapper):
 
     def step_wait(self) -> VecEnvStepReturn:
         observations, rewards, dones, infos = self.venv.step_wait()
+        if self.stacked_entries is not None:
+            return self._step_entries(observations, dones, infos), rewards, dones, infos
         width = observations.shape[-1]
         # drop the oldest observation: the others move one slot towards the front
         self.stackedobs = np.roll(self.stackedobs, shift=-width, axis=-1)
@@ -56,6 +112,8 @@ class VecFrameStack(VecEnvWrapper):
         Reset all environments: each stack holds zeros and the first observation.
         """
         first = self.venv.reset()
+        if self.stacked_entries is not None:
+            return self._reset_entries(first)
         self.stackedobs[...] = 0
         self.stackedobs[..., -first.shape[-1]:] = first
         return np.copy(self.stackedobs)

@@ -4,8 +4,9 @@ import os
 import pickle
 import tempfile
 import warnings
+from collections import OrderedDict
 from copy import deepcopy
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -38,15 +39,21 @@ class VecNormalize(VecEnvWrapper):
     :param clip_reward: (float) bound of the normalized rewards' absolute values
     :param gamma: (float) discount factor of the return whose spread scales the rewards
     :param epsilon: (float) added to the variances before the square root, so that nothing is divided by zero
+    :param norm_obs_keys: ([str]) with a Dict observation space: the keys (of Box entries) whose observations are
+        normalized, each with its own statistics (None: every Box entry); the other entries pass unchanged
     """
 
     def __init__(self, venv: VecEnv, training: bool = True, norm_obs: bool = True, norm_reward: bool = True,
-                 clip_obs: float = 10., clip_reward: float = 10., gamma: float = 0.99, epsilon: float = 1e-8) -> None:
+                 clip_obs: float = 10., clip_reward: float = 10., gamma: float = 0.99, epsilon: float = 1e-8,
+                 norm_obs_keys: Optional[List[str]] = None) -> None:
         VecEnvWrapper.__init__(self, venv)
-        if norm_obs and not isinstance(self.observation_space, spaces.Box):
-            raise TypeError("VecNormalize(norm_obs=True) only supports Box observation spaces, got {} "
-                            "(use norm_obs=False to normalize only the rewards)".format(self.observation_space))
-        self.obs_rms = RunningMeanStd(shape=_shape_of(self.observation_space))
+        # Dict spaces: the normalized keys (None for other spaces), obs_rms then maps each to its statistics
+        self.norm_obs_keys = _normalized_keys(self.observation_space, norm_obs, norm_obs_keys)
+        if norm_obs and self.norm_obs_keys is None and not isinstance(self.observation_space, spaces.Box):
+            raise TypeError("VecNormalize(norm_obs=True) only supports Box observation spaces and Dict ones (per key), "
+                            "got {} (use norm_obs=False to normalize only the rewards)".format(self.observation_space))
+        self.obs_rms: Any = RunningMeanStd(shape=_shape_of(self.observation_space)) if self.norm_obs_keys is None \
+            else {key: RunningMeanStd(shape=_shape_of(self.observation_space[key])) for key in self.norm_obs_keys}
         self.ret_rms = RunningMeanStd(shape=())
         self.clip_obs = clip_obs
         self.clip_reward = clip_reward
@@ -57,7 +64,7 @@ class VecNormalize(VecEnvWrapper):
         self.norm_obs = norm_obs
         self.norm_reward = norm_reward
         # the last unnormalized observations and rewards (None before the first reset)
-        self.old_obs: Optional[np.ndarray] = None
+        self.old_obs: VecEnvObs = None
         self.old_rews: Optional[np.ndarray] = None
 
     def __getstate__(self) -> Dict[str, Any]:
@@ -106,25 +113,36 @@ class VecNormalize(VecEnvWrapper):
         obs, rews, news, infos = self.venv.step_wait()
         self.old_obs, self.old_rews = obs, rews
         if self.training and self.norm_obs:
-            self.obs_rms.update(obs)
+            self._update_obs_statistics(obs)
         if self.training:
             self._update_reward(rews)
         normalized = self.normalize_obs(obs), self.normalize_reward(rews)
         self.ret[np.asarray(news, dtype=bool)] = 0
         return normalized[0], normalized[1], news, infos
 
+    def _update_obs_statistics(self, obs: Any) -> None:
+        """Add a batch of observations to their running statistics (per normalized key for Dict spaces)."""
+        if self.norm_obs_keys is None:
+            self.obs_rms.update(obs)
+            return
+        for key in self.norm_obs_keys:
+            self.obs_rms[key].update(obs[key])
+
     def _update_reward(self, reward: np.ndarray) -> None:
         """Add ``reward`` to the running discounted returns and their statistics."""
         self.ret = self.gamma * self.ret + reward
         self.ret_rms.update(self.ret)
 
-    def normalize_obs(self, obs: np.ndarray) -> np.ndarray:
+    def normalize_obs(self, obs: VecEnvObs) -> VecEnvObs:
         """
-        :param obs: (np.ndarray) observations as the environment gives them
-        :return: (np.ndarray) the normalized observations (the statistics are not updated)
+        :param obs: (np.ndarray or dict) observations as the environment gives them
+        :return: (np.ndarray or dict) the normalized observations (the statistics are not updated)
         """
         if not self.norm_obs:
             return obs
+        if self.norm_obs_keys is not None:
+            return _per_key(obs, self.norm_obs_keys, lambda key, values: _scaled_obs(
+                values, self.obs_rms[key], self.epsilon, self.clip_obs))
         return _scaled_obs(obs, self.obs_rms, self.epsilon, self.clip_obs)
 
     def normalize_reward(self, reward: np.ndarray) -> np.ndarray:
@@ -136,13 +154,16 @@ class VecNormalize(VecEnvWrapper):
             return reward
         return np.clip(reward / np.sqrt(self.ret_rms.var + self.epsilon), -self.clip_reward, self.clip_reward)
 
-    def unnormalize_obs(self, obs: np.ndarray) -> np.ndarray:
+    def unnormalize_obs(self, obs: VecEnvObs) -> VecEnvObs:
         """
         Undo the observation normalization (clipped values stay clipped).
 
-        :param obs: (np.ndarray) normalized observations
-        :return: (np.ndarray)
+        :param obs: (np.ndarray or dict) normalized observations
+        :return: (np.ndarray or dict)
         """
+        if self.norm_obs and self.norm_obs_keys is not None:
+            return _per_key(obs, self.norm_obs_keys, lambda key, values: values * np.sqrt(
+                self.obs_rms[key].var + self.epsilon) + self.obs_rms[key].mean)
         if self.norm_obs:
             return (obs * np.sqrt(self.obs_rms.var + self.epsilon)) + self.obs_rms.mean
         return obs
@@ -158,12 +179,14 @@ class VecNormalize(VecEnvWrapper):
             return reward * np.sqrt(self.ret_rms.var + self.epsilon)
         return reward
 
-    def get_original_obs(self) -> np.ndarray:
+    def get_original_obs(self) -> VecEnvObs:
         """
-        :return: (np.ndarray) a copy of the last observations (of ``step`` or ``reset``) before normalization
+        :return: (np.ndarray or dict) a copy of the last observations (of ``step`` or ``reset``) before normalization
         """
         if self.old_obs is None:
             raise RuntimeError("get_original_obs(): no observation yet, call reset() first")
+        if isinstance(self.old_obs, dict):
+            return _per_key(self.old_obs, list(self.old_obs), lambda key, values: np.copy(values))
         return np.copy(self.old_obs)
 
     def get_original_reward(self) -> np.ndarray:
@@ -255,6 +278,13 @@ class VecNormalize(VecEnvWrapper):
 
     def check_statistics_shape(self) -> None:
         """Raise a clear error when the observation statistics do not fit the wrapped environment."""
+        if self.norm_obs_keys is not None:
+            for key in self.norm_obs_keys:
+                expected, got = _shape_of(self.observation_space[key]), tuple(np.shape(self.obs_rms[key].mean))
+                if got != expected:
+                    raise ValueError("The VecNormalize statistics of key {!r} are for observations of shape {} but "
+                                     "the environment's entry has shape {}".format(key, got, expected))
+            return
         obs_shape = _shape_of(self.observation_space)
         if self.norm_obs and tuple(np.shape(self.obs_rms.mean)) != obs_shape:
             raise ValueError("The VecNormalize statistics are for observations of shape {} but the environment's "
@@ -268,6 +298,33 @@ class VecNormalize(VecEnvWrapper):
         return NormalizationStatistics(self.obs_rms, self.ret_rms, clip_obs=self.clip_obs,
                                        clip_reward=self.clip_reward, gamma=self.gamma, epsilon=self.epsilon,
                                        norm_obs=self.norm_obs, norm_reward=self.norm_reward)
+
+
+def _normalized_keys(space: Any, norm_obs: bool, norm_obs_keys: Optional[List[str]]) -> Optional[List[str]]:
+    """
+    :return: ([str] or None) the keys of a Dict space whose entries are normalized (None for other spaces)
+    """
+    if not isinstance(space, spaces.Dict):
+        if norm_obs_keys is not None:
+            raise ValueError("VecNormalize: norm_obs_keys is for Dict observation spaces, got {}".format(space))
+        return None
+    if not norm_obs:
+        return []
+    if norm_obs_keys is None:
+        return [key for key, entry in space.spaces.items() if isinstance(entry, spaces.Box)]
+    for key in norm_obs_keys:
+        if not isinstance(space.spaces.get(key), spaces.Box):
+            raise ValueError("VecNormalize: norm_obs_keys names {!r}, which is not a Box entry of the observation "
+                             "space: expected some of {}".format(key, [name for name, entry in space.spaces.items()
+                                                                       if isinstance(entry, spaces.Box)]))
+    return list(norm_obs_keys)
+
+
+def _per_key(obs: Dict[str, Any], keys: List[str], change: Callable[[str, Any], Any]) -> Dict[str, Any]:
+    """
+    :return: (OrderedDict) the observations of a Dict space, the entries of ``keys`` replaced by ``change(key, values)``
+    """
+    return OrderedDict((key, change(key, values) if key in keys else values) for key, values in obs.items())
 
 
 def _shape_of(space: Any) -> tuple:
@@ -463,7 +520,7 @@ def _checked_rms(arrays: Mapping[str, np.ndarray], prefix: str, what: str,
 # what VecNormalize pickles (``__getstate__``) and the original library's extra attributes
 _PICKLED_ATTRIBUTES = ("obs_rms", "ret_rms", "clip_obs", "clip_reward", "gamma", "epsilon", "training", "norm_obs",
                        "norm_reward", "old_obs", "old_rews", "old_reward", "num_envs", "observation_space",
-                       "action_space", "render_mode")
+                       "action_space", "render_mode", "norm_obs_keys")
 
 
 # the first bytes of files that are often given by mistake, and what they are
