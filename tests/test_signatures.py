@@ -40,9 +40,10 @@ METHODS = {
 }
 
 
-# predict / action_probability(..., action_masks=None) are this project's addition (invalid-action masking),
-# after the manual's arguments
-ADDITIONS = {"predict": [("action_masks", "None")], "action_probability": [("action_masks", "None")]}
+# this project's additions, after the manual's arguments: predict / action_probability(..., action_masks=None)
+# (invalid-action masking) and save(..., include_training_state=False) (exact resume)
+ADDITIONS = {"predict": [("action_masks", "None")], "action_probability": [("action_masks", "None")],
+             "save": [("include_training_state", "False")]}
 
 
 def _parse(text: str):
