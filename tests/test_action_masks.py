@@ -2,7 +2,9 @@
 Invalid-action masks (``env.action_masks()``, ``predict(..., action_masks=...)``): no forbidden action is ever
 taken, the masked distribution's numbers are right, and models whose environment has no masks are unchanged.
 """
-from typing import Any, Dict, Optional, Tuple
+import inspect
+import warnings
+from typing import Any, Dict, List, Optional, Tuple
 
 import gymnasium
 import numpy as np
@@ -15,6 +17,7 @@ from stable_baselines.common.distributions import (CategoricalProbabilityDistrib
                                                    MultiCategoricalProbabilityDistributionType,
                                                    masked_proba_distribution)
 from stable_baselines.common.evaluation import evaluate_policy
+from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
 from stable_baselines.deepq.build_graph import _masked_q_target
@@ -376,10 +379,144 @@ def test_subproc_vec_env_masks() -> None:
         plain.close()
 
 
-def test_recurrent_policy_ignores_masks_with_warning() -> None:
-    with pytest.warns(UserWarning, match="recurrent policy"):
-        model = PPO2("MlpLstmPolicy", _vec(2), n_steps=8, nminibatches=2)
-    assert not model.uses_action_masks
+LSTM_KWARGS = dict(n_lstm=32)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_class, kwargs, steps, threshold", [
+    (PPO2, dict(n_steps=32, nminibatches=2, learning_rate=3e-3, ent_coef=0.0), 8192, 14.0),
+    (A2C, dict(n_steps=8, learning_rate=3e-3, ent_coef=0.0), 8192, 12.0),
+    (ACKTR, dict(n_steps=8), 2048, 11.0),
+    (ACER, dict(n_steps=8, buffer_size=1000, replay_start=64), 2048, 11.0),
+])
+def test_recurrent_learns_with_masks(model_class: Any, kwargs: Dict[str, Any], steps: int, threshold: float) -> None:
+    env = _vec()
+    model = model_class("MlpLstmPolicy", env, seed=0, n_cpu_tf_sess=1, policy_kwargs=LSTM_KWARGS, **kwargs)
+    assert model.uses_action_masks
+    model.learn(steps)
+    assert _forbidden(env) == 0 and sum(env.get_attr("steps_taken")) >= steps
+    eval_env = _vec(3, seed=100)
+    evaluate_policy(model, eval_env, n_eval_episodes=6, deterministic=False)
+    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=9)
+    assert _forbidden(eval_env) == 0 and sum(eval_env.get_attr("steps_taken")) >= 300
+    # random among the allowed actions: 8.3 per episode of 20 steps
+    assert mean_reward > threshold
+
+
+def _recorded_train_feeds(model: Any) -> List[Dict[str, Any]]:
+    """Wrap ``model._train_step`` so that every call's arguments (by name) are recorded in the returned list."""
+    calls: List[Dict[str, Any]] = []
+    original = model._train_step
+    signature = inspect.signature(original)
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        calls.append(dict(signature.bind(*args, **kwargs).arguments))
+        return original(*args, **kwargs)
+
+    model._train_step = recording
+    return calls
+
+
+@pytest.mark.parametrize("model_class, kwargs", [
+    (PPO2, dict(n_steps=16, nminibatches=2, noptepochs=2)),
+    (A2C, dict(n_steps=8)),
+])
+def test_recurrent_training_gets_the_masks_of_its_rows(model_class: Any, kwargs: Dict[str, Any]) -> None:
+    # the env always allows the target shown one-hot in the observation, and 1 or 2 of the 4 other actions:
+    # a mask of another row would miss the target of most observations
+    model = model_class("MlpLstmPolicy", _vec(4), seed=0, n_cpu_tf_sess=1, policy_kwargs=LSTM_KWARGS, **kwargs)
+    calls = _recorded_train_feeds(model)
+    model.learn(2 * 4 * kwargs["n_steps"])
+    assert len(calls) == (8 if model_class is PPO2 else 2)
+    for call in calls:
+        obs, masks, actions = call["obs"], call["action_masks"], call["actions"]
+        rows = np.arange(len(obs))
+        assert masks.shape == (len(obs), N_ACTIONS) and masks[rows, np.argmax(obs, axis=1)].all()
+        assert masks[rows, actions].all() and 2 <= masks.sum(axis=1).mean() < 3
+
+
+def _masked_log_probs(logits: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    return _log_softmax(np.where(allowed, logits.astype(np.float64), -np.inf))
+
+
+def test_recurrent_masked_log_probs_match_numpy() -> None:
+    model = PPO2("MlpLstmPolicy", _vec(2), n_steps=4, nminibatches=1, seed=2, n_cpu_tf_sess=1,
+                 policy_kwargs=LSTM_KWARGS)
+    rng = np.random.default_rng(4)
+    for policy, rows in ((model.act_model, 2), (model.train_model, 8)):
+        obs = rng.random((rows, N_ACTIONS)).astype(np.float32)
+        states = rng.normal(size=(2, 64)).astype(np.float32)
+        dones = np.zeros(rows, dtype=np.float32)
+        dones[1] = 1.0
+        allowed = rng.random((rows, N_ACTIONS)) < 0.5
+        allowed[np.arange(rows), rng.integers(N_ACTIONS, size=rows)] = True
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in allowed])
+        with model.graph.as_default():
+            neglogp_op = policy.proba_distribution.neglogp(tf.constant(actions))
+        feed = {policy.obs_ph: obs, policy.states_ph: states, policy.dones_ph: dones}
+        logits, free_neglogp = model.sess.run([policy.proba_distribution.flatparam(), neglogp_op], feed)
+        feed[policy.action_mask_ph] = allowed
+        masked_neglogp, probs = model.sess.run([neglogp_op, policy.policy_proba], feed)
+        np.testing.assert_allclose(free_neglogp, -_log_softmax(logits)[np.arange(rows), actions], rtol=1e-5, atol=1e-5)
+        reference = _masked_log_probs(logits, allowed)
+        np.testing.assert_allclose(masked_neglogp, -reference[np.arange(rows), actions], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(probs, np.exp(reference), rtol=1e-5, atol=1e-6)
+    # the step with masks: the masked neglogp of its actions, the same next state as the unmasked step
+    policy = model.act_model
+    step_actions, values, next_states, neglogp = policy.step_with_action_masks(obs[:2], allowed[:2], states,
+                                                                               dones[:2])
+    free_actions, free_values, free_states, _ = policy.step(obs[:2], states, dones[:2])
+    assert allowed[np.arange(2), step_actions].all()
+    np.testing.assert_allclose(neglogp, -reference[np.arange(2), step_actions], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(next_states, free_states, rtol=1e-6)
+    np.testing.assert_allclose(values, free_values, rtol=1e-6)
+    assert free_actions.shape == step_actions.shape
+
+
+def test_recurrent_predict_with_masks_any_batch() -> None:
+    model = A2C("MlpLstmPolicy", _vec(4), n_steps=4, seed=3, n_cpu_tf_sess=1, policy_kwargs=LSTM_KWARGS)
+    rng = np.random.default_rng(6)
+    obs = rng.random((8, N_ACTIONS)).astype(np.float32)
+    states = rng.normal(size=(8, 64)).astype(np.float32)
+    episode_starts = np.array([True, False] * 4)
+    allowed = np.zeros((8, N_ACTIONS), dtype=bool)
+    allowed[np.arange(8), rng.integers(N_ACTIONS, size=8)] = True  # a single allowed action per row
+    expected = np.argmax(allowed, axis=1)
+    _, free_states = model.predict(obs, state=states, mask=episode_starts)
+    for rows in (1, 4, 8):
+        for deterministic in (False, True):
+            actions, next_states = model.predict(obs[:rows], state=states[:rows], mask=episode_starts[:rows],
+                                                 deterministic=deterministic, action_masks=allowed[:rows])
+            np.testing.assert_array_equal(actions, expected[:rows])
+            assert next_states.shape == (rows, 64)
+            np.testing.assert_allclose(next_states, free_states[:rows], rtol=1e-5, atol=1e-6)
+    single, single_state = model.predict(obs[0], state=states[:1], mask=episode_starts[:1],
+                                         action_masks=allowed[0])
+    assert single == expected[0] and single_state.shape == (1, 64)
+    # several allowed actions: sampled ones stay among them
+    allowed = rng.random((4, N_ACTIONS)) < 0.4
+    allowed[:, 2] = True
+    for _ in range(20):
+        actions, _ = model.predict(obs[:4], state=states[:4], mask=episode_starts[:4], action_masks=allowed)
+        assert allowed[np.arange(4), actions].all()
+    probs = model.action_probability(obs[:4], state=states[:4], mask=episode_starts[:4], action_masks=allowed)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-6)
+    assert (probs[~allowed] == 0).all()
+
+
+class _StatelessRecurrentPolicy(RecurrentActorCriticPolicy):
+    """A recurrent policy of a user that does not name its next-state tensor (never built here)."""
+
+
+def test_recurrent_policies_use_masks() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = PPO2("MlpLstmPolicy", _vec(2), n_steps=8, nminibatches=2, policy_kwargs=LSTM_KWARGS)
+    assert model.uses_action_masks and model.act_model.action_mask_ph is not None
+    assert model.train_model.action_mask_ph is not None
+    custom = PPO2(_StatelessRecurrentPolicy, _vec(2), n_steps=8, nminibatches=2, _init_setup_model=False)
+    with pytest.warns(UserWarning, match="recurrent policy _StatelessRecurrentPolicy"):
+        assert not custom._env_gives_action_masks()
 
 
 def test_save_load_keeps_parameters(tmp_path: Any) -> None:

@@ -631,6 +631,8 @@ class _Runner(AbstractEnvRunner):
             record_draws(policy.sess, policy.action, len(actions))
         elif hasattr(policy, "snew"):
             feed = {policy.obs_ph: obs, policy.states_ph: states, policy.dones_ph: np.asarray(dones, np.float32)}
+            if self.action_masks is not None:
+                feed[policy.action_mask_ph] = self.action_masks
             actions, mus, states = policy.sess.run([policy.action, policy.policy_proba, policy.snew], feed)
             record_draws(policy.sess, policy.action, len(actions))
         else:

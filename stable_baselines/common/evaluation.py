@@ -187,6 +187,15 @@ class _RecurrentFeed(object):
         mask[:self.num_envs] = episode_starts
         return mask
 
+    def predict_kwargs(self, kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        """:return: (dict) the player's ``predict`` arguments, action masks padded with rows allowing everything"""
+        if "action_masks" not in kwargs:
+            return kwargs
+        own = np.asarray(kwargs["action_masks"], dtype=bool).reshape(self.num_envs, -1)
+        masks = np.ones((self.n_rows, own.shape[1]), dtype=bool)
+        masks[:self.num_envs] = own
+        return dict(kwargs, action_masks=masks)
+
     def actions(self, actions: Any) -> Any:
         own = np.asarray(actions)[:self.num_envs]
         return own if self.batched else own[0]
@@ -274,7 +283,7 @@ def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = 10,
             env_action = action
         else:
             action, state = model.predict(feed.observations(obs), state=state, mask=feed.mask(episode_starts),
-                                          deterministic=deterministic)
+                                          deterministic=deterministic, **feed.predict_kwargs(player.predict_kwargs()))
             env_action = feed.actions(action)
         obs, rewards, dones, infos = player.step(env_action)
         episode_starts = np.array(dones, dtype=bool)

@@ -109,8 +109,10 @@ class ActorCriticRLModel(BaseRLModel):
                 or not env_has_action_masks(self.env):
             return False
         unsupported = None if self._supports_action_masks else type(self).__name__
-        if isinstance(self.policy, type) and issubclass(self.policy, RecurrentActorCriticPolicy):
-            unsupported = "{} with a recurrent policy".format(type(self).__name__)
+        if isinstance(self.policy, type) and issubclass(self.policy, RecurrentActorCriticPolicy) \
+                and self.policy._state_output is ActorCriticPolicy._state_output:
+            # a recurrent policy of the user's that does not say which tensor is its next state
+            unsupported = "{} with the recurrent policy {}".format(type(self).__name__, self.policy.__name__)
         if unsupported is not None:
             warnings.warn("{} does not use action masks yet: the action_masks() of the environment are ignored"
                           .format(unsupported))

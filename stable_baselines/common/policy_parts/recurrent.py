@@ -67,11 +67,18 @@ class RecurrentActorCriticPolicy(ActorCriticPolicy):
 
     def _recurrent_feed(self, obs: np.ndarray, state: Optional[np.ndarray], mask: Optional[np.ndarray]) -> dict:
         """The feed of one step; no state means the initial state, no mask means no episode start."""
+        feed = {self.obs_ph: obs}
+        feed.update(self._state_feed(state, mask))
+        return feed
+
+    def _state_feed(self, state: Optional[np.ndarray], mask: Optional[np.ndarray]) -> dict:
+        """:return: (dict) the state and episode-start feeds of one step (the initial state, no episode start
+            when not given)"""
         if state is None:
             state = self.initial_state
         if mask is None:
             mask = np.zeros((cast(int, self.n_batch),), dtype=np.float32)
-        return {self.obs_ph: obs, self.states_ph: state, self.dones_ph: mask}
+        return {self.states_ph: state, self.dones_ph: mask}
 
 
 def _check_batch(n_batch: Optional[int], n_env: Optional[int], n_steps: Optional[int]) -> None:
@@ -188,6 +195,10 @@ class LstmPolicy(RecurrentActorCriticPolicy):
             if not has_lstm:
                 raise ValueError("The net_arch parameter must contain at least one occurrence of 'lstm'!")
             self._heads(pi_latent, vf_latent)
+
+    def _state_output(self) -> Optional[tf.Tensor]:
+        """:return: (tf.Tensor) the state after the step (``snew``)"""
+        return self.snew
 
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
              deterministic: bool = False) -> tuple:
