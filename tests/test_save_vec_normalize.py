@@ -600,3 +600,11 @@ def test_off_policy_model_loaded_with_a_single_raw_dict_env(tmp_path):
     assert loaded.get_env() is vec_normalize
     first = vec_normalize.reset()
     assert np.abs(first["big"]).max() <= 4. and np.abs(vec_normalize.get_original_obs()["big"]).min() > 30
+
+
+def test_export_refuses_per_key_statistics_clearly(trained_per_key, tmp_path):
+    model, _, _ = trained_per_key
+    with pytest.raises(ValueError, match=r"Cannot export with the VecNormalize statistics per key of a Dict "
+                                         r"observation \(\['big', 'small'\]\)"):
+        model.export(str(tmp_path / "exported"), format="savedmodel")
+    assert not (tmp_path / "exported").exists()
