@@ -528,6 +528,10 @@ def test_model_load_with_a_raw_dict_env_normalizes_per_key(trained_per_key):
     statistics = PPO2.load(path).get_normalization_statistics()
     assert statistics.norm_obs_keys == ["big", "small"] and statistics.matches(env.get_statistics())
     assert_same_dicts(statistics.normalize_obs(observations), normalized)
+    # an env with its own (different) per-key VecNormalize is kept, with a warning
+    own = per_key_env(norm_obs_keys=["big", "small"], steps=2)
+    with pytest.warns(UserWarning, match="statistics differ"):
+        assert PPO2.load(path, env=own).get_vec_normalize_env() is own
 
 
 def dict_check(settings, arrays):
