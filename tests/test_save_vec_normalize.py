@@ -369,3 +369,246 @@ def test_statistics_copy_and_wrap():
     assert statistics.matches(wrapped.get_statistics())
     with pytest.raises(ValueError, match="shape"):
         statistics.wrap(DummyVecEnv([lambda: gym.make("CartPole-v1")]))
+
+
+# ------------------------------------------------------------------ statistics per key of a Dict observation
+class TwoScalesEnv(gym.Env):
+    """A Dict of two vectors on very different scales and a Discrete entry (never normalized)."""
+
+    def __init__(self, seed=0):
+        self.observation_space = gym.spaces.Dict({"big": gym.spaces.Box(-np.inf, np.inf, (2,), np.float32),
+                                                  "small": gym.spaces.Box(-np.inf, np.inf, (1,), np.float32),
+                                                  "mode": gym.spaces.Discrete(2)})
+        self.action_space = gym.spaces.Discrete(2)
+        self.rng = np.random.default_rng(seed)
+
+    def _draw(self):
+        return {"big": (100 + 10 * self.rng.standard_normal(2)).astype(np.float32),
+                "small": (0.01 * self.rng.standard_normal(1)).astype(np.float32), "mode": int(self.rng.integers(2))}
+
+    def reset(self, seed=None, options=None):
+        return self._draw(), {}
+
+    def step(self, action):
+        return self._draw(), float(action), False, False, {}
+
+
+def per_key_env(n_envs=2, steps=30, **kwargs):
+    env = VecNormalize(DummyVecEnv([lambda i=i: TwoScalesEnv(i) for i in range(n_envs)]), clip_obs=4., **kwargs)
+    env.reset()
+    for _ in range(steps):
+        env.step(np.ones(n_envs, dtype=np.int64))
+    return env
+
+
+def dict_observations(n=16, seed=5):
+    env = TwoScalesEnv(seed)
+    draws = [env._draw() for _ in range(n)]
+    return {key: np.stack([np.asarray(draw[key]) for draw in draws]) for key in ("big", "small", "mode")}
+
+
+def assert_same_dicts(first, second):
+    assert list(first) == list(second)
+    for key in first:
+        np.testing.assert_array_equal(first[key], second[key])
+
+
+def test_vec_normalize_save_load_per_key(tmp_path):
+    env = per_key_env(norm_obs_keys=["big"])
+    path = str(tmp_path / "per_key.pkl")
+    env.save(path)
+    loaded = VecNormalize.load(path, DummyVecEnv([TwoScalesEnv]))
+    assert loaded.norm_obs_keys == ["big"] and set(loaded.obs_rms) == {"big"}
+    assert_same_rms(loaded.obs_rms["big"], env.obs_rms["big"])
+    assert_same_rms(loaded.ret_rms, env.ret_rms)
+    assert (loaded.clip_obs, loaded.training, loaded.norm_reward) == (4., True, True)
+    observations = dict_observations()
+    normalized = loaded.normalize_obs(observations)
+    assert_same_dicts(normalized, env.normalize_obs(observations))
+    assert np.abs(normalized["big"]).max() < 4 and np.abs(observations["big"]).min() > 30
+    np.testing.assert_array_equal(normalized["small"], observations["small"])  # not a normalized key
+    assert loaded.get_statistics().matches(env.get_statistics())
+    every_box = per_key_env(n_envs=1)  # norm_obs_keys=None: every Box entry
+    every_box.save(path)
+    assert VecNormalize.load(path, DummyVecEnv([TwoScalesEnv])).norm_obs_keys == ["big", "small"]
+
+
+def saved_with(tmp_path, change):
+    env = per_key_env(n_envs=1, steps=3, norm_obs_keys=["big", "small"])
+    change(env)
+    path = str(tmp_path / "changed.pkl")
+    env.save(path)
+    return path
+
+
+def _set_rms(key, **fields):
+    def change(env):
+        for name, value in fields.items():
+            setattr(env.obs_rms[key], name, value)
+    return change
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda env: env.obs_rms.update(other=RunningMeanStd(shape=(2,))), "keys .*'other'.* norm_obs_keys is"),
+    (lambda env: env.obs_rms.pop("small"), r"keys 'big', but norm_obs_keys is \['big', 'small'\]"),
+    (lambda env: setattr(env, "norm_obs_keys", ["big", "big"]), "distinct strings"),
+    (lambda env: setattr(env, "norm_obs_keys", "big"), "list of at most"),
+    (lambda env: setattr(env, "obs_rms", env.obs_rms["big"]), "obs_rms must be a dict of running statistics"),
+    (lambda env: env.obs_rms.update(big=np.zeros(2)), r"obs_rms\['big'\] must be running statistics"),
+    (_set_rms("big", mean=np.array([0., np.nan])), "finite"),
+    (_set_rms("small", var=np.array([-1.])), "variance below 0"),
+    (_set_rms("small", count=0.), "count must be a finite number > 0"),
+    (lambda env: env.obs_rms.update(big=Payload()), "Payload|not allowed|refuse"),
+], ids=["unknown_key", "missing_key", "duplicate_keys", "keys_not_a_list", "one_set", "array_not_statistics",
+        "nan", "negative_var", "zero_count", "payload"])
+def test_vec_normalize_load_refuses_bad_per_key_statistics(tmp_path, change, message):
+    path = saved_with(tmp_path, change)
+    with pytest.raises(InvalidModelFileError, match=message):
+        VecNormalize.load(path, DummyVecEnv([TwoScalesEnv]))
+    assert Payload.calls == []
+
+
+def test_vec_normalize_load_checks_per_key_statistics_against_the_env(tmp_path):
+    path = saved_with(tmp_path, _set_rms("big", mean=np.zeros(3), var=np.ones(3)))
+    with pytest.raises(ValueError, match=r"key 'big' are for observations of shape \(3,\) but the environment's "
+                                         r"entry has shape \(2,\)"):
+        VecNormalize.load(path, DummyVecEnv([TwoScalesEnv]))
+    path = saved_with(tmp_path, lambda env: None)
+    with pytest.raises(ValueError, match="norm_obs_keys is for Dict observation spaces"):
+        VecNormalize.load(path, DummyVecEnv([pendulum]))
+    box_path = str(tmp_path / "box.pkl")
+    normalized_pendulum().save(box_path)
+    with pytest.raises(ValueError, match="one per normalized key .* got a RunningMeanStd"):
+        VecNormalize.load(box_path, DummyVecEnv([TwoScalesEnv]))
+
+
+@pytest.fixture(scope="module")
+def trained_per_key(tmp_path_factory):
+    env = per_key_env(norm_obs_keys=["big", "small"], steps=0)
+    model = PPO2("MultiInputPolicy", env, n_steps=32, nminibatches=1, noptepochs=2, seed=0, n_cpu_tf_sess=1)
+    model.learn(128)
+    path = str(tmp_path_factory.mktemp("per_key") / "ppo2_dict.zip")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.save(path)
+    return model, env, path
+
+
+def test_model_file_stores_per_key_statistics(trained_per_key):
+    model, env, path = trained_per_key
+    assert members_of(path) == ORIGINAL_MEMBERS + OUR_MEMBERS
+    settings, arrays = stored(path)
+    assert settings["norm_obs_keys"] == ["big", "small"]
+    assert list(arrays) == ["obs_mean/0", "obs_var/0", "obs_count/0", "obs_mean/1", "obs_var/1", "obs_count/1",
+                            "ret_mean", "ret_var", "ret_count"]
+    np.testing.assert_array_equal(arrays["obs_mean/0"], env.obs_rms["big"].mean)
+    np.testing.assert_array_equal(arrays["obs_var/1"], env.obs_rms["small"].var)
+    assert float(arrays["obs_count/0"]) == env.obs_rms["big"].count
+    read_like_the_original(path)
+
+
+def test_model_load_with_a_raw_dict_env_normalizes_per_key(trained_per_key):
+    model, env, path = trained_per_key
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loaded = PPO2.load(path, env=DummyVecEnv([TwoScalesEnv]))
+    vec_normalize = loaded.get_vec_normalize_env()
+    assert vec_normalize is not None and loaded.get_env() is vec_normalize
+    assert (vec_normalize.training, vec_normalize.norm_reward, vec_normalize.clip_obs) == (False, False, 4.)
+    assert vec_normalize.norm_obs_keys == ["big", "small"]
+    for key in ("big", "small"):
+        assert_same_rms(vec_normalize.obs_rms[key], env.obs_rms[key])
+    observations = dict_observations(32)
+    normalized = vec_normalize.normalize_obs(observations)
+    assert_same_dicts(normalized, env.normalize_obs(observations))
+    expected, _ = model.predict(env.normalize_obs(observations), deterministic=True)
+    actions, _ = loaded.predict(normalized, deterministic=True)
+    np.testing.assert_array_equal(actions, expected)
+    # without an env the statistics are kept, and saved again
+    statistics = PPO2.load(path).get_normalization_statistics()
+    assert statistics.norm_obs_keys == ["big", "small"] and statistics.matches(env.get_statistics())
+    assert_same_dicts(statistics.normalize_obs(observations), normalized)
+    # an env with its own (different) per-key VecNormalize is kept, with a warning
+    own = per_key_env(norm_obs_keys=["big", "small"], steps=2)
+    with pytest.warns(UserWarning, match="statistics differ"):
+        assert PPO2.load(path, env=own).get_vec_normalize_env() is own
+
+
+def dict_check(settings, arrays):
+    return normalization.statistics_from_members({"vec_normalize.json": settings, "vec_normalize.npz": arrays},
+                                                 TwoScalesEnv().observation_space, "the test file")
+
+
+@pytest.mark.parametrize("settings_change, arrays_change, message", [
+    ({"norm_obs_keys": ["big", "nose"]}, {}, "names 'nose', which is not a Box entry .*'big', 'small'"),
+    ({"norm_obs_keys": ["big", "mode"]}, {}, "names 'mode', which is not a Box entry"),
+    ({"norm_obs_keys": ["big", "big"]}, {}, "distinct"),
+    ({"norm_obs_keys": "big"}, {}, "must be a list"),
+    ({"norm_obs_keys": [1, 2]}, {}, "non-empty strings"),
+    ({"norm_obs_keys": None}, {}, "Dict: statistics per key"),
+    ({}, {"obs_mean/0": np.zeros(3), "obs_var/0": np.ones(3)}, r"key 'big'\): obs_mean/0 has shape \(3,\), "
+                                                             r"expected \(2,\)"),
+    ({}, {"obs_var/1": np.ones(2)}, "obs_var/1 must have the shape"),
+    ({}, {"obs_mean/1": np.array([np.nan])}, "obs_mean/1 holds NaN"),
+    ({}, {"obs_var/0": np.array([1., -1.])}, "obs_var/0 must be >= 0"),
+    ({}, {"obs_count/1": np.array(0.)}, "obs_count/1 > 0"),
+    ({}, {"obs_count/1": None}, "obs_count/1 must be a numeric array"),
+    ({}, {"obs_mean/2": np.zeros(1)}, "unexpected arrays: obs_mean/2"),
+    ({}, {"obs_mean": np.zeros(2)}, "unexpected arrays: obs_mean"),
+], ids=lambda value: str(value)[:30])
+def test_invalid_per_key_statistics_are_refused(trained_per_key, settings_change, arrays_change, message):
+    settings, arrays = stored(trained_per_key[2])
+    assert dict_check(settings, arrays).matches(trained_per_key[1].get_statistics())
+    with pytest.raises(InvalidModelFileError, match=message):
+        dict_check(changed(settings, **settings_change), changed(arrays, **arrays_change))
+
+
+def test_per_key_and_box_layouts_do_not_mix(trained_per_key, trained_ppo2):
+    settings, arrays = stored(trained_per_key[2])
+    with pytest.raises(InvalidModelFileError, match="per key of a Dict observation .* not a Dict"):
+        check(settings, arrays)
+    with pytest.raises(InvalidModelFileError, match="one set of observation statistics, but the observation space "
+                                                    "is a Dict"):
+        dict_check(*stored(trained_ppo2[2]))
+
+
+@pytest.mark.parametrize("replace, message", [
+    ({"vec_normalize.npz": npz_bytes(**{"obs_mean/0": np.array([Payload()], dtype=object)})}, "object arrays"),
+    ({"vec_normalize.npz": pickle.dumps({"obs_mean/0": Payload()})}, "not a numpy .npz"),
+    ({"vec_normalize.json": pickle.dumps({"norm_obs_keys": Payload()})}, "UTF-8|JSON"),
+], ids=["object_array", "npz_pickle", "json_pickle"])
+def test_hostile_per_key_members_are_refused_without_running_code(trained_per_key, tmp_path, replace, message):
+    path = rewrite(trained_per_key[2], str(tmp_path / "hostile.zip"), replace)
+    with pytest.raises(InvalidModelFileError, match=message):
+        PPO2.load(path, env=DummyVecEnv([TwoScalesEnv]))
+    assert Payload.calls == []
+
+
+def test_off_policy_model_loaded_with_a_single_raw_dict_env(tmp_path):
+    from stable_baselines import DQN
+
+    env = per_key_env(n_envs=1, steps=0)
+    model = DQN("MultiInputPolicy", env, learning_starts=10, seed=0, n_cpu_tf_sess=1)
+    model.learn(40)
+    path = str(tmp_path / "dqn_dict.zip")
+    model.save(path)
+    loaded = DQN.load(path, env=TwoScalesEnv(3))
+    vec_normalize = loaded.get_vec_normalize_env()
+    assert vec_normalize is not None and vec_normalize.norm_obs_keys == ["big", "small"]
+    assert vec_normalize.training is False and vec_normalize.norm_reward is False
+    assert loaded.get_normalization_statistics().matches(env.get_statistics())
+    observations = dict_observations(8)
+    expected, _ = model.predict(env.normalize_obs(observations), deterministic=True)
+    actions, _ = loaded.predict(vec_normalize.normalize_obs(observations), deterministic=True)
+    np.testing.assert_array_equal(actions, expected)
+    assert loaded.get_env() is vec_normalize
+    first = vec_normalize.reset()
+    assert np.abs(first["big"]).max() <= 4. and np.abs(vec_normalize.get_original_obs()["big"]).min() > 30
+
+
+def test_export_refuses_per_key_statistics_clearly(trained_per_key, tmp_path):
+    model, _, _ = trained_per_key
+    with pytest.raises(ValueError, match=r"Cannot export with the VecNormalize statistics per key of a Dict "
+                                         r"observation \(\['big', 'small'\]\)"):
+        model.export(str(tmp_path / "exported"), format="savedmodel")
+    assert not (tmp_path / "exported").exists()

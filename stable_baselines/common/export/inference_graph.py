@@ -44,8 +44,12 @@ class ObservationNormalization:
         :param vec_normalize: (VecNormalize, NormalizationStatistics or None) the statistics and settings
         :return: (ObservationNormalization or None) its current statistics, None without observation normalisation
         """
-        if vec_normalize is None or not vec_normalize.norm_obs:
+        if vec_normalize is None or not vec_normalize.norm_obs or vec_normalize.norm_obs_keys == []:
             return None
+        if vec_normalize.norm_obs_keys is not None:
+            raise ValueError("Cannot export with the VecNormalize statistics per key of a Dict observation ({}): only "
+                             "the normalisation of Box observations is built into the exported function"
+                             .format(vec_normalize.norm_obs_keys))
         rms = vec_normalize.obs_rms
         return cls(np.array(rms.mean), np.array(rms.var), float(vec_normalize.epsilon),
                    float(vec_normalize.clip_obs))

@@ -142,8 +142,6 @@ class BaseRLModel(ABC):
             loaded without an environment); None when there are neither
         """
         if self._vec_normalize_env is not None:
-            if self._vec_normalize_env.norm_obs_keys is not None:
-                return None  # statistics per entry of a Dict observation: not in this form (see save)
             return self._vec_normalize_env.get_statistics()
         return None if self._file_normalization is None else self._file_normalization.copy()
 
@@ -587,9 +585,6 @@ class BaseRLModel(ABC):
         :return: (dict) the extra members ``save`` writes beside the original's three, name -> value (see
             :mod:`stable_baselines.common.model.extra_members`): the VecNormalize statistics, if any
         """
-        if self._vec_normalize_env is not None and self._vec_normalize_env.norm_obs_keys is not None:
-            warnings.warn("The statistics of a VecNormalize that normalizes each entry of a Dict observation are not "
-                          "stored in the model file; keep them with the VecNormalize's own save()")
         return normalization.statistics_members(self.get_normalization_statistics())
 
     def _restore_extra_members(self, members: Dict[str, Any], what: str) -> None:

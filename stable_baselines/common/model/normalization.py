@@ -6,13 +6,18 @@ normalized observations.
 :mod:`stable_baselines.common.model.extra_members`): ``vec_normalize.json`` (the settings: ``clip_obs``,
 ``clip_reward``, ``gamma``, ``epsilon``, ``norm_obs``, ``norm_reward`` and the layout ``format``) and
 ``vec_normalize.npz`` (``obs_mean``, ``obs_var``, ``obs_count``, ``ret_mean``, ``ret_var``, ``ret_count`` as
-float64 arrays). ``ALGO.load(path, env=env)`` checks them against the model's observation space and, when
+float64 arrays). With a Dict observation space normalized per key (``norm_obs_keys``), the settings also list
+the keys and the observation arrays are ``obs_mean/<i>``, ``obs_var/<i>``, ``obs_count/<i>`` for the i-th key.
+``ALGO.load(path, env=env)`` checks them against the model's observation space and, when
 ``env`` has no ``VecNormalize`` of its own, wraps it in one with those statistics, ``training=False`` and
 ``norm_reward=False``.
 """
 import warnings
 from typing import Any, Dict, Optional
 
+from gymnasium import spaces
+
+from stable_baselines.common.model.environment import user_env
 from stable_baselines.common.model.extra_members import register_member
 from stable_baselines.common.safe_loading import limits
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
@@ -49,11 +54,15 @@ def statistics_from_members(members: Dict[str, Any], observation_space: Any, wha
         raise InvalidModelFileError("{} has the {!r} member without {!r}: the VecNormalize statistics are "
                                     "incomplete".format(what, present[0], ARRAYS_MEMBER if present[0] ==
                                                         SETTINGS_MEMBER else SETTINGS_MEMBER))
-    shape = None
-    if observation_space is not None:
+    shape, entry_shapes = None, None
+    if isinstance(observation_space, spaces.Dict):
+        entry_shapes = {key: tuple(entry.shape) for key, entry in observation_space.spaces.items()
+                        if isinstance(entry, spaces.Box)}
+    elif observation_space is not None:
         shape = tuple(observation_space.shape) if observation_space.shape is not None else ()
     where = "the VecNormalize statistics of {}".format(what)
-    return NormalizationStatistics.from_stored(members[SETTINGS_MEMBER], members[ARRAYS_MEMBER], where, shape)
+    return NormalizationStatistics.from_stored(members[SETTINGS_MEMBER], members[ARRAYS_MEMBER], where, shape,
+                                               entry_shapes)
 
 
 def normalized_env(env: Any, vectorize_action: bool, current: Optional[VecNormalize],
@@ -77,10 +86,11 @@ def normalized_env(env: Any, vectorize_action: bool, current: Optional[VecNormal
                           "those stored in {}; the environment's statistics are used (give the environment "
                           "without VecNormalize to use the file's)".format(what))
         return env
-    if vectorize_action:
+    user = user_env(env)  # without the packing of Dict/Tuple observations: VecNormalize goes inside it
+    if vectorize_action and user is env:
         venv = env.venv
-    elif isinstance(env, VecEnv):
-        venv = env
+    elif isinstance(user, VecEnv):
+        venv = user
     else:
-        venv = DummyVecEnv([lambda: env])
+        venv = DummyVecEnv([lambda: user])
     return statistics.wrap(venv, training=False, norm_reward=False)

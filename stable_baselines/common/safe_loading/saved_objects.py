@@ -3,7 +3,7 @@ Objects of ours that model and statistics files legitimately hold, each rebuilt 
 validated fields: action and parameter noise, running mean/variance statistics, schedules, VecNormalize settings,
 the GAIL expert dataset, and the replay memory of old DDPG files (dropped).
 """
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import numpy as np
 
@@ -118,8 +118,8 @@ class SavedVecNormalize(object):
     ``VecNormalize.load`` builds the wrapper from it around the given environment.
 
     :param settings: (dict) constructor arguments (training, norm_obs, norm_reward, clip_obs, clip_reward, gamma,
-        epsilon)
-    :param obs_rms: (RunningMeanStd) observation statistics
+        epsilon, and norm_obs_keys for statistics per entry of a Dict observation)
+    :param obs_rms: (RunningMeanStd or dict) observation statistics (per key: key -> RunningMeanStd)
     :param ret_rms: (RunningMeanStd) return statistics
     """
 
@@ -133,13 +133,14 @@ _VEC_NORMALIZE_FLAGS = ("training", "norm_obs", "norm_reward")
 _VEC_NORMALIZE_NUMBERS = ("clip_obs", "clip_reward", "gamma", "epsilon")
 # attributes the original library (or ours) pickled that are restored from the environment instead
 _VEC_NORMALIZE_IGNORED = ("ret", "old_obs", "old_rews", "old_reward", "num_envs", "observation_space",
-                          "action_space", "class_attributes", "venv", "norm_obs_keys")
+                          "action_space", "class_attributes", "venv")
+# the most entries of a Dict observation with statistics of their own
+_MAX_NORMALIZED_KEYS = 1024
 
 
 def _vec_normalize(converter: Converter, call: Call) -> SavedVecNormalize:
-    from stable_baselines.common.running_mean_std import RunningMeanStd  # pylint: disable=import-outside-toplevel
-    fields = converter.attributes(call, ("obs_rms", "ret_rms") + _VEC_NORMALIZE_FLAGS + _VEC_NORMALIZE_NUMBERS,
-                                  "VecNormalize", _VEC_NORMALIZE_IGNORED)
+    fields = converter.attributes(call, ("obs_rms", "ret_rms", "norm_obs_keys") + _VEC_NORMALIZE_FLAGS +
+                                  _VEC_NORMALIZE_NUMBERS, "VecNormalize", _VEC_NORMALIZE_IGNORED)
     settings: Dict[str, Any] = {}
     for name in _VEC_NORMALIZE_FLAGS:
         if name in fields:
@@ -149,11 +150,43 @@ def _vec_normalize(converter: Converter, call: Call) -> SavedVecNormalize:
     for name in _VEC_NORMALIZE_NUMBERS:
         if name in fields:
             settings[name] = real(converter, fields[name], "VecNormalize " + name, minimum=0.0)
-    for name in ("obs_rms", "ret_rms"):
-        if not isinstance(fields.get(name), RunningMeanStd):
-            raise converter.invalid("VecNormalize {} must be running statistics, got a {}".format(
-                name, type(fields.get(name)).__name__))
+    keys = _normalized_keys(converter, fields.get("norm_obs_keys"))
+    if keys is None:
+        _check_running_statistics(converter, fields.get("obs_rms"), "VecNormalize obs_rms")
+    else:
+        _check_per_key_statistics(converter, fields.get("obs_rms"), keys)
+        settings["norm_obs_keys"] = keys
+    _check_running_statistics(converter, fields.get("ret_rms"), "VecNormalize ret_rms")
     return SavedVecNormalize(settings, fields["obs_rms"], fields["ret_rms"])
+
+
+def _check_running_statistics(converter: Converter, value: Any, what: str) -> None:
+    from stable_baselines.common.running_mean_std import RunningMeanStd  # pylint: disable=import-outside-toplevel
+    if not isinstance(value, RunningMeanStd):
+        raise converter.invalid("{} must be running statistics, got a {}".format(what, type(value).__name__))
+
+
+def _normalized_keys(converter: Converter, value: Any) -> Optional[List[str]]:
+    """The ``norm_obs_keys`` of a pickled VecNormalize: None (not a Dict observation) or distinct strings."""
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)) or len(value) > _MAX_NORMALIZED_KEYS or \
+            not all(isinstance(key, str) for key in value) or len(set(value)) != len(value):
+        raise converter.invalid("VecNormalize norm_obs_keys must be a list of at most {} distinct strings, got {!r}"
+                                .format(_MAX_NORMALIZED_KEYS, value))
+    return list(value)
+
+
+def _check_per_key_statistics(converter: Converter, value: Any, keys: List[str]) -> None:
+    """Statistics per entry of a Dict observation: a dict with exactly the keys of ``norm_obs_keys``."""
+    if not isinstance(value, dict):
+        raise converter.invalid("VecNormalize obs_rms must be a dict of running statistics (one per key of "
+                                "norm_obs_keys {}), got a {}".format(keys, type(value).__name__))
+    if set(value) != set(keys) or len(value) != len(keys):
+        raise converter.invalid("VecNormalize obs_rms holds statistics for the keys {}, but norm_obs_keys is {}"
+                                .format(", ".join(sorted(map(repr, value))) or "(none)", keys))
+    for key in keys:
+        _check_running_statistics(converter, value[key], "VecNormalize obs_rms[{!r}]".format(key))
 
 
 # --- schedules --------------------------------------------------------------------------------------

@@ -140,10 +140,7 @@ class VecNormalize(VecEnvWrapper):
         """
         if not self.norm_obs:
             return obs
-        if self.norm_obs_keys is not None:
-            return _per_key(obs, self.norm_obs_keys, lambda key, values: _scaled_obs(
-                values, self.obs_rms[key], self.epsilon, self.clip_obs))
-        return _scaled_obs(obs, self.obs_rms, self.epsilon, self.clip_obs)
+        return _normalized(obs, self.obs_rms, self.norm_obs_keys, self.epsilon, self.clip_obs)
 
     def normalize_reward(self, reward: np.ndarray) -> np.ndarray:
         """
@@ -279,12 +276,18 @@ class VecNormalize(VecEnvWrapper):
     def check_statistics_shape(self) -> None:
         """Raise a clear error when the observation statistics do not fit the wrapped environment."""
         if self.norm_obs_keys is not None:
+            if not isinstance(self.obs_rms, dict) or set(self.obs_rms) != set(self.norm_obs_keys):
+                raise ValueError("The VecNormalize statistics must be one per normalized key of the Dict observation "
+                                 "space ({}), got {}".format(self.norm_obs_keys, _statistics_kind(self.obs_rms)))
             for key in self.norm_obs_keys:
                 expected, got = _shape_of(self.observation_space[key]), tuple(np.shape(self.obs_rms[key].mean))
                 if got != expected:
                     raise ValueError("The VecNormalize statistics of key {!r} are for observations of shape {} but "
                                      "the environment's entry has shape {}".format(key, got, expected))
             return
+        if not isinstance(self.obs_rms, RunningMeanStd):
+            raise ValueError("The VecNormalize statistics are {}, but the observation space {} needs one "
+                             "RunningMeanStd".format(_statistics_kind(self.obs_rms), self.observation_space))
         obs_shape = _shape_of(self.observation_space)
         if self.norm_obs and tuple(np.shape(self.obs_rms.mean)) != obs_shape:
             raise ValueError("The VecNormalize statistics are for observations of shape {} but the environment's "
@@ -297,7 +300,8 @@ class VecNormalize(VecEnvWrapper):
         """
         return NormalizationStatistics(self.obs_rms, self.ret_rms, clip_obs=self.clip_obs,
                                        clip_reward=self.clip_reward, gamma=self.gamma, epsilon=self.epsilon,
-                                       norm_obs=self.norm_obs, norm_reward=self.norm_reward)
+                                       norm_obs=self.norm_obs, norm_reward=self.norm_reward,
+                                       norm_obs_keys=self.norm_obs_keys)
 
 
 def _normalized_keys(space: Any, norm_obs: bool, norm_obs_keys: Optional[List[str]]) -> Optional[List[str]]:
@@ -327,6 +331,13 @@ def _per_key(obs: Dict[str, Any], keys: List[str], change: Callable[[str, Any], 
     return OrderedDict((key, change(key, values) if key in keys else values) for key, values in obs.items())
 
 
+def _statistics_kind(obs_rms: Any) -> str:
+    """:return: (str) what observation statistics are, for messages"""
+    if isinstance(obs_rms, dict):
+        return "statistics per key for {}".format(sorted(obs_rms))
+    return "a {}".format(type(obs_rms).__name__)
+
+
 def _shape_of(space: Any) -> tuple:
     return tuple(space.shape) if space.shape is not None else ()
 
@@ -344,7 +355,8 @@ class NormalizationStatistics(object):
     to store it (:meth:`to_json` and :meth:`to_arrays`; ``model.save`` writes them into the model file), and
     :meth:`from_stored` checks what it reads back. The statistics given are copied.
 
-    :param obs_rms: (RunningMeanStd) statistics of the observations
+    :param obs_rms: (RunningMeanStd or dict) statistics of the observations (with ``norm_obs_keys``: a dict key ->
+        RunningMeanStd)
     :param ret_rms: (RunningMeanStd) statistics of the discounted returns
     :param clip_obs: (float) bound of the normalized observations' absolute values
     :param clip_reward: (float) bound of the normalized rewards' absolute values
@@ -352,14 +364,16 @@ class NormalizationStatistics(object):
     :param epsilon: (float) added to the variances before the square root
     :param norm_obs: (bool) whether observations are normalized
     :param norm_reward: (bool) whether rewards were normalized during training
+    :param norm_obs_keys: ([str]) with a Dict observation space: the keys whose entries have statistics of their
+        own (None for other spaces)
     """
 
     #: version of the layout written by :meth:`to_json` / :meth:`to_arrays`
     FORMAT = 1
 
-    def __init__(self, obs_rms: RunningMeanStd, ret_rms: RunningMeanStd, clip_obs: float = 10.,
+    def __init__(self, obs_rms: Any, ret_rms: RunningMeanStd, clip_obs: float = 10.,
                  clip_reward: float = 10., gamma: float = 0.99, epsilon: float = 1e-8, norm_obs: bool = True,
-                 norm_reward: bool = True) -> None:
+                 norm_reward: bool = True, norm_obs_keys: Optional[List[str]] = None) -> None:
         self.obs_rms = deepcopy(obs_rms)
         self.ret_rms = deepcopy(ret_rms)
         self.clip_obs = clip_obs
@@ -368,22 +382,24 @@ class NormalizationStatistics(object):
         self.epsilon = epsilon
         self.norm_obs = norm_obs
         self.norm_reward = norm_reward
+        self.norm_obs_keys = None if norm_obs_keys is None else list(norm_obs_keys)
 
     def copy(self) -> "NormalizationStatistics":
         """:return: (NormalizationStatistics) an independent copy"""
-        return NormalizationStatistics(self.obs_rms, self.ret_rms, **self._settings())
+        return NormalizationStatistics(self.obs_rms, self.ret_rms, norm_obs_keys=self.norm_obs_keys,
+                                       **self._settings())
 
     def _settings(self) -> Dict[str, Any]:
         return {name: getattr(self, name) for name in _STATISTICS_SETTINGS}
 
-    def normalize_obs(self, obs: np.ndarray) -> np.ndarray:
+    def normalize_obs(self, obs: VecEnvObs) -> VecEnvObs:
         """
-        :param obs: (np.ndarray) observations as the environment gives them
-        :return: (np.ndarray) the observations as the VecNormalize with these statistics returns them
+        :param obs: (np.ndarray or dict) observations as the environment gives them
+        :return: (np.ndarray or dict) the observations as the VecNormalize with these statistics returns them
         """
         if not self.norm_obs:
             return obs
-        return _scaled_obs(obs, self.obs_rms, self.epsilon, self.clip_obs)
+        return _normalized(obs, self.obs_rms, self.norm_obs_keys, self.epsilon, self.clip_obs)
 
     def wrap(self, venv: VecEnv, training: bool = False, norm_reward: bool = False) -> "VecNormalize":
         """
@@ -394,44 +410,63 @@ class NormalizationStatistics(object):
         """
         settings = self._settings()
         settings["norm_reward"] = norm_reward
-        vec_normalize = VecNormalize(venv, training=training, **settings)
+        vec_normalize = VecNormalize(venv, training=training, norm_obs_keys=self.norm_obs_keys, **settings)
         vec_normalize.obs_rms = deepcopy(self.obs_rms)
         vec_normalize.ret_rms = deepcopy(self.ret_rms)
         vec_normalize.check_statistics_shape()
         return vec_normalize
 
+    def _obs_statistics(self) -> Dict[Optional[str], RunningMeanStd]:
+        """:return: (dict) the observation statistics by key (None: the one set of a Box space)"""
+        if self.norm_obs_keys is None:
+            return {None: self.obs_rms}
+        return {key: self.obs_rms[key] for key in self.norm_obs_keys}
+
     def matches(self, other: "NormalizationStatistics") -> bool:
         """
         :param other: (NormalizationStatistics) other statistics
-        :return: (bool) whether both normalize observations alike (same observation settings, statistics equal
-            to a relative 1e-6)
+        :return: (bool) whether both normalize observations alike (same observation settings and keys, statistics
+            equal to a relative 1e-6)
         """
         if (self.norm_obs, self.clip_obs, self.epsilon) != (other.norm_obs, other.clip_obs, other.epsilon):
             return False
-        pairs: List[Tuple[Any, Any]] = [(self.obs_rms.mean, other.obs_rms.mean), (self.obs_rms.var, other.obs_rms.var),
-                                         (self.obs_rms.count, other.obs_rms.count)]
-        return all(np.shape(mine) == np.shape(theirs) and np.allclose(mine, theirs, rtol=1e-6, atol=0.)
-                   for mine, theirs in pairs)
+        mine, theirs = self._obs_statistics(), other._obs_statistics()
+        if set(mine) != set(theirs):
+            return False
+        pairs: List[Tuple[Any, Any]] = []
+        for key, rms in mine.items():
+            pairs += [(rms.mean, theirs[key].mean), (rms.var, theirs[key].var), (rms.count, theirs[key].count)]
+        return all(np.shape(first) == np.shape(second) and np.allclose(first, second, rtol=1e-6, atol=0.)
+                   for first, second in pairs)
 
     def to_json(self) -> Dict[str, Any]:
-        """:return: (dict) the settings as JSON values (with the layout version under ``format``)"""
+        """
+        :return: (dict) the settings as JSON values (with the layout version under ``format``, and
+            ``norm_obs_keys`` for statistics per key)
+        """
         settings: Dict[str, Any] = {"format": self.FORMAT}
         for name, value in self._settings().items():
             settings[name] = bool(value) if name in _STATISTICS_FLAGS else float(value)
+        if self.norm_obs_keys is not None:
+            settings["norm_obs_keys"] = list(self.norm_obs_keys)
         return settings
 
     def to_arrays(self) -> Dict[str, np.ndarray]:
-        """:return: (dict) the running statistics as float64 arrays (counts as 0-d arrays)"""
-        arrays = {}
-        for prefix, rms in (("obs", self.obs_rms), ("ret", self.ret_rms)):
-            arrays[prefix + "_mean"] = np.asarray(rms.mean, dtype=np.float64)
-            arrays[prefix + "_var"] = np.asarray(rms.var, dtype=np.float64)
-            arrays[prefix + "_count"] = np.asarray(rms.count, dtype=np.float64)
+        """
+        :return: (dict) the running statistics as float64 arrays (counts as 0-d arrays): ``obs_mean``,
+            ``obs_var``, ``obs_count`` (per key: ``obs_mean/<i>``... for the i-th key of ``norm_obs_keys``),
+            ``ret_mean``, ``ret_var``, ``ret_count``
+        """
+        arrays: Dict[str, np.ndarray] = {}
+        for index, rms in enumerate(self._obs_statistics().values()):
+            arrays.update(_rms_arrays("obs", rms, "" if self.norm_obs_keys is None else "/{}".format(index)))
+        arrays.update(_rms_arrays("ret", self.ret_rms, ""))
         return arrays
 
     @classmethod
     def from_stored(cls, settings: Any, arrays: Mapping[str, np.ndarray], what: str,
-                    obs_shape: Optional[tuple] = None) -> "NormalizationStatistics":
+                    obs_shape: Optional[tuple] = None,
+                    entry_shapes: Optional[Dict[str, tuple]] = None) -> "NormalizationStatistics":
         """
         Rebuild statistics from what :meth:`to_json` and :meth:`to_arrays` gave, checking every field.
 
@@ -439,15 +474,36 @@ class NormalizationStatistics(object):
         :param arrays: (dict) the arrays
         :param what: (str) where they come from, for messages
         :param obs_shape: (tuple) the shape the observation statistics must have (None: any)
+        :param entry_shapes: (dict) for a Dict observation space: key -> shape of its Box entries, which the
+            statistics must be per key of (None: not a Dict space, or not known)
         :return: (NormalizationStatistics)
         :raises InvalidModelFileError: a field is missing, unexpected, of the wrong kind, not finite or out of
-            range, or the shapes do not fit
+            range, or the keys or shapes do not fit
         """
         checked = _checked_settings(settings, what)
-        obs_rms = _checked_rms(arrays, "obs", what, obs_shape)
+        keys = checked.get("norm_obs_keys")
+        if keys is None and entry_shapes is not None:
+            raise InvalidModelFileError("{} hold one set of observation statistics, but the observation space is a "
+                                        "Dict: statistics per key (norm_obs_keys) are needed".format(what))
+        if keys is None:
+            obs_rms: Any = _checked_rms(arrays, "obs", what, obs_shape)
+            expected = _rms_names("obs", "")
+        else:
+            if obs_shape is not None:
+                raise InvalidModelFileError("{} hold statistics per key of a Dict observation (norm_obs_keys {}), but "
+                                            "the observation space is not a Dict".format(what, keys))
+            obs_rms, expected = {}, []
+            for index, key in enumerate(keys):
+                if entry_shapes is not None and key not in entry_shapes:
+                    raise InvalidModelFileError("{}: norm_obs_keys names {!r}, which is not a Box entry of the "
+                                                "observation space (those are {})".format(what, key,
+                                                                                          list(entry_shapes)))
+                suffix = "/{}".format(index)
+                obs_rms[key] = _checked_rms(arrays, "obs", "{} (key {!r})".format(what, key),
+                                            None if entry_shapes is None else entry_shapes[key], suffix)
+                expected += _rms_names("obs", suffix)
         ret_rms = _checked_rms(arrays, "ret", what, ())
-        unknown = sorted(set(arrays) - {prefix + part for prefix in ("obs", "ret")
-                                        for part in ("_mean", "_var", "_count")})
+        unknown = sorted(set(arrays) - set(expected + _rms_names("ret", "")))
         if unknown:
             raise InvalidModelFileError("{} holds unexpected arrays: {}".format(what, ", ".join(unknown)))
         return cls(obs_rms, ret_rms, **checked)
@@ -458,6 +514,36 @@ _STATISTICS_FLAGS = ("norm_obs", "norm_reward")
 # name -> (smallest value, whether the smallest value itself is allowed)
 _STATISTICS_RANGES = {"clip_obs": (0., False), "clip_reward": (0., False), "gamma": (0., True),
                       "epsilon": (0., True)}
+# bounds of the stored norm_obs_keys: how many keys, how long each
+_MAX_KEYS, _MAX_KEY_LENGTH = 1024, 256
+
+
+def _normalized(obs: VecEnvObs, obs_rms: Any, keys: Optional[List[str]], epsilon: float, clip_obs: float) -> VecEnvObs:
+    """:return: (np.ndarray or dict) ``obs`` scaled by its statistics (per key of ``keys`` for Dict observations)"""
+    if keys is None:
+        return _scaled_obs(obs, obs_rms, epsilon, clip_obs)
+    return _per_key(obs, keys, lambda key, values: _scaled_obs(values, obs_rms[key], epsilon, clip_obs))
+
+
+def _rms_names(prefix: str, suffix: str) -> List[str]:
+    """:return: ([str]) the array names of one set of stored running statistics"""
+    return [prefix + part + suffix for part in ("_mean", "_var", "_count")]
+
+
+def _rms_arrays(prefix: str, rms: RunningMeanStd, suffix: str) -> Dict[str, np.ndarray]:
+    """:return: (dict) the mean, variance and count of ``rms`` as float64 arrays under :func:`_rms_names`"""
+    values = (rms.mean, rms.var, rms.count)
+    return {name: np.asarray(value, dtype=np.float64) for name, value in zip(_rms_names(prefix, suffix), values)}
+
+
+def _checked_keys(value: Any, what: str) -> List[str]:
+    """The stored ``norm_obs_keys``: distinct strings, bounded in number and length."""
+    if not isinstance(value, list) or len(value) > _MAX_KEYS or len(set(map(repr, value))) != len(value) or \
+            not all(isinstance(key, str) and 0 < len(key) <= _MAX_KEY_LENGTH for key in value):
+        raise InvalidModelFileError("{}: norm_obs_keys must be a list of at most {} distinct non-empty strings (of at "
+                                    "most {} characters), got {!r}".format(what, _MAX_KEYS, _MAX_KEY_LENGTH,
+                                                                           value)[:1000])
+    return value
 
 
 def _checked_settings(settings: Any, what: str) -> Dict[str, Any]:
@@ -469,9 +555,11 @@ def _checked_settings(settings: Any, what: str) -> Dict[str, Any]:
         raise InvalidModelFileError("{}: unknown layout format {!r} (this version reads format {})".format(
             what, settings.get("format"), NormalizationStatistics.FORMAT))
     expected = set(_STATISTICS_SETTINGS) | {"format"}
-    if set(settings) != expected:
-        raise InvalidModelFileError("{}: the settings must be exactly {}; missing: {}, unexpected: {}".format(
-            what, sorted(expected), sorted(expected - set(settings)), sorted(set(settings) - expected)))
+    if not expected <= set(settings) <= expected | {"norm_obs_keys"}:
+        raise InvalidModelFileError("{}: the settings must be exactly {} (and norm_obs_keys for statistics per key); "
+                                    "missing: {}, unexpected: {}".format(
+                                        what, sorted(expected), sorted(expected - set(settings)),
+                                        sorted(set(settings) - expected - {"norm_obs_keys"})))
     checked: Dict[str, Any] = {}
     for name in _STATISTICS_SETTINGS:
         value = settings[name]
@@ -486,32 +574,34 @@ def _checked_settings(settings: Any, what: str) -> Dict[str, Any]:
                     what, name, ">=" if inclusive else ">", lowest, value))
             value = float(value)
         checked[name] = value
+    if "norm_obs_keys" in settings:
+        checked["norm_obs_keys"] = _checked_keys(settings["norm_obs_keys"], what)
     return checked
 
 
 def _checked_rms(arrays: Mapping[str, np.ndarray], prefix: str, what: str,
-                 shape: Optional[tuple]) -> RunningMeanStd:
-    """The running statistics ``<prefix>_mean/_var/_count`` of stored arrays, checked."""
+                 shape: Optional[tuple], suffix: str = "") -> RunningMeanStd:
+    """The running statistics ``<prefix>_mean/_var/_count<suffix>`` of stored arrays, checked."""
     found = []
-    for part in ("_mean", "_var", "_count"):
-        value = arrays.get(prefix + part)
+    names = _rms_names(prefix, suffix)
+    for name in names:
+        value = arrays.get(name)
         if not isinstance(value, np.ndarray) or value.dtype.kind not in "iuf":
-            raise InvalidModelFileError("{}: {}{} must be a numeric array, got {}".format(
-                what, prefix, part, type(value).__name__ if not isinstance(value, np.ndarray) else value.dtype))
+            raise InvalidModelFileError("{}: {} must be a numeric array, got {}".format(
+                what, name, type(value).__name__ if not isinstance(value, np.ndarray) else value.dtype))
         value = value.astype(np.float64)
         if not np.all(np.isfinite(value)):
-            raise InvalidModelFileError("{}: {}{} holds NaN or infinite values".format(what, prefix, part))
+            raise InvalidModelFileError("{}: {} holds NaN or infinite values".format(what, name))
         found.append(value)
     mean, var, count = found
     if shape is not None and mean.shape != tuple(shape):
-        raise InvalidModelFileError("{}: {}_mean has shape {}, expected {}".format(what, prefix, mean.shape,
-                                                                                    tuple(shape)))
+        raise InvalidModelFileError("{}: {} has shape {}, expected {}".format(what, names[0], mean.shape,
+                                                                               tuple(shape)))
     if var.shape != mean.shape or count.shape != ():
-        raise InvalidModelFileError("{}: {}_var must have the shape of {}_mean {} and {}_count must be a scalar "
-                                    "(got {} and {})".format(what, prefix, prefix, mean.shape, prefix, var.shape,
-                                                             count.shape))
+        raise InvalidModelFileError("{}: {} must have the shape of {} {} and {} must be a scalar (got {} and {})"
+                                    .format(what, names[1], names[0], mean.shape, names[2], var.shape, count.shape))
     if np.any(var < 0) or float(count) <= 0:
-        raise InvalidModelFileError("{}: {}_var must be >= 0 and {}_count > 0".format(what, prefix, prefix))
+        raise InvalidModelFileError("{}: {} must be >= 0 and {} > 0".format(what, names[1], names[2]))
     rms = RunningMeanStd(shape=mean.shape)
     rms.mean, rms.var, rms.count = mean, var, float(count)
     return rms
