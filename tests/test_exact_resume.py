@@ -25,6 +25,7 @@ from stable_baselines.common.model.training_state import (ARRAYS_MEMBER, BUFFER_
 from stable_baselines.common.noise import AdaptiveParamNoiseSpec, NormalActionNoise, OrnsteinUhlenbeckActionNoise
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.vec_env import VecEnv
+from tests.test_action_masks import ChangingMaskEnv
 
 try:
     from stable_baselines import DDPG, GAIL, PPO1, TRPO
@@ -64,6 +65,10 @@ CASES = {
     "TD3": ("Pendulum-v1", lambda env: TD3("MlpPolicy", env, action_noise=NormalActionNoise(np.zeros(1),
                                                                                             0.1 * np.ones(1)),
                                            **OFF_POLICY, **SMALL), {}),
+    # invalid-action masks: the masked sampling ops count their draws too
+    "PPO2-masks": ("masks", lambda env: PPO2("MlpPolicy", env, n_steps=16, nminibatches=2, noptepochs=1, **SMALL_AC),
+                   {}),
+    "DQN-masks": ("masks", lambda env: DQN("MlpPolicy", env, **OFF_POLICY, **SMALL), {}),
     "HER-SAC": ("bits-continuous", lambda env: HER("MlpPolicy", env, SAC, n_sampled_goal=2, learning_starts=20,
                                                    buffer_size=500, batch_size=16, **SMALL), {}),
     "HER-DQN": ("bits", lambda env: HER("MlpPolicy", env, DQN, n_sampled_goal=2, learning_starts=20,
@@ -97,6 +102,8 @@ def _model_class(case: str) -> type:
 
 def make_env(env_id: str):
     """A fresh env of the case (seeded by :func:`reseed` once a model holds it)."""
+    if env_id == "masks":
+        return ChangingMaskEnv()
     if env_id.startswith("bits"):
         return BitFlippingEnv(n_bits=4, continuous=env_id.endswith("continuous"), max_steps=4)
     return gym.make(env_id)

@@ -20,6 +20,7 @@ from stable_baselines.common.gym_compat import convert_space
 from stable_baselines.common.input import observation_input
 from stable_baselines.common.policy_parts import public
 from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_random_draws import record_draws
 
 
 @public
@@ -292,6 +293,7 @@ class ActorCriticPolicy(BasePolicy):
             feed.update(self._state_feed(state, mask))
             fetches.append(next_state)
         results = self.sess.run(fetches, feed)
+        record_draws(self.sess, fetches[0], len(results[0]))  # for an exact resume (see tf_random_draws)
         states = results[3] if next_state is not None else self.initial_state
         return results[0], results[1], states, results[2]
 
