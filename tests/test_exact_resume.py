@@ -160,6 +160,36 @@ def test_resumed_model_continues_exactly(case, tmp_path):
     _assert_same_parameters(saved, resumed)
 
 
+def test_resume_under_vec_normalize_goes_on_normalising(tmp_path):
+    """A model trained under VecNormalize, loaded with a raw env: the VecNormalize that load makes goes on
+    updating its statistics and normalising rewards as the saved model's did, so training continues exactly."""
+    from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
+
+    def raw():
+        return DummyVecEnv([lambda: gym.make("Pendulum-v1")])
+
+    path = str(tmp_path / "model.zip")
+    model = PPO2("MlpPolicy", VecNormalize(raw()), n_steps=32, nminibatches=4, noptepochs=2, **SMALL_AC)
+    model.learn(192)
+    model.save(path, include_training_state=True)
+    statistics = model.get_normalization_statistics()
+    model.set_env(statistics.wrap(raw(), training=True, norm_reward=True))
+    reseed(model)
+    model.learn(192, reset_num_timesteps=False)
+
+    resumed = PPO2.load(path, env=raw())
+    made = resumed.get_vec_normalize_env()
+    assert made is not None and made.training and made.norm_reward
+    reseed(resumed)
+    resumed.learn(192, reset_num_timesteps=False)
+    _assert_same_parameters(model, resumed)
+    np.testing.assert_array_equal(model.get_vec_normalize_env().obs_rms.mean, made.obs_rms.mean)
+    # without the training state, load freezes the statistics and leaves the rewards raw
+    model.save(str(tmp_path / "plain.zip"))
+    plain = PPO2.load(str(tmp_path / "plain.zip"), env=raw()).get_vec_normalize_env()
+    assert not plain.training and not plain.norm_reward
+
+
 @pytest.mark.parametrize("case", ["A2C", "SAC"])
 def test_without_training_state_the_continuation_differs(case, tmp_path):
     """The stored state is what makes the difference (optimizer slots, generators, replay buffer)."""

@@ -597,12 +597,14 @@ class BaseRLModel(ABC):
         """
         statistics = normalization.statistics_from_members(members, self.observation_space, what)
         self._file_normalization = statistics
+        made = None
         if statistics is not None and self.env is not None:
             env = normalization.normalized_env(self.env, self._vectorize_action, self._vec_normalize_env,
                                                statistics, what)
             if env is not self.env:
                 self.set_env(env)
-        restore_training_state_members(self, members, what)
+                made = self._vec_normalize_env
+        restore_training_state_members(self, members, what, made)
 
     @staticmethod
     def _save_to_file(save_path: Any, data: Optional[Dict[str, Any]] = None, params: Any = None,

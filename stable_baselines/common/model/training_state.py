@@ -388,6 +388,11 @@ def capture_training_state(model: Any) -> TrainingState:
     arrays = {"variables/" + var.name: value for var, value in zip(variables, model.sess.run(variables))}
     _capture_generators(model, info, arrays)
     _capture_objects(model, info, arrays)
+    vec_normalize = model.get_vec_normalize_env()
+    if vec_normalize is not None:
+        # how the normalisation went on (its statistics are in the model file's VecNormalize members)
+        info["vec_normalize"] = {"training": bool(vec_normalize.training),
+                                 "norm_reward": bool(vec_normalize.norm_reward)}
     extra_info, extra_arrays = model._training_state_extras()
     info["extras"] = extra_info
     arrays.update(("extras/" + name, array) for name, array in extra_arrays.items())
@@ -437,7 +442,22 @@ def check_training_state(model: Any, state: TrainingState) -> List[Any]:
     return [variables[name] for name in names]
 
 
-def restore_training_state(model: Any, state: TrainingState) -> None:
+def _restore_normalization(info: Dict[str, Any], made: Any) -> None:
+    """
+    :param info: (dict) the JSON part of the training state
+    :param made: (VecNormalize or None) the VecNormalize that ``load`` put around the user's environment (None:
+        none, or the user's own, which is left as it is)
+    """
+    stored = info.get("vec_normalize")
+    if stored is None or made is None:
+        return
+    if not isinstance(stored, dict) or set(stored) != {"training", "norm_reward"} \
+            or not all(isinstance(value, bool) for value in stored.values()):
+        raise _fail("'vec_normalize' must hold the booleans 'training' and 'norm_reward', got {!r}".format(stored))
+    made.training, made.norm_reward = stored["training"], stored["norm_reward"]
+
+
+def restore_training_state(model: Any, state: TrainingState, made_normalization: Any = None) -> None:
     """
     Put a training state into a model of the same configuration (built with the same settings and seed, its
     parameters loaded), so that its next ``learn(..., reset_num_timesteps=False)`` continues as the model it was
@@ -445,9 +465,12 @@ def restore_training_state(model: Any, state: TrainingState) -> None:
 
     :param model: (BaseRLModel) the model
     :param state: (TrainingState) a state of :func:`capture_training_state` (checked first)
+    :param made_normalization: (VecNormalize) the VecNormalize ``load`` made from the file's statistics around the
+        user's environment, if it did: it goes on normalising as the saved model's did (training, rewards)
     """
     variables = check_training_state(model, state)
     info, arrays = state.info, state.arrays
+    _restore_normalization(info, made_normalization)
     _set_variables(model, variables, [arrays["variables/" + var.name] for var in variables])
     _restore_generators(model, info, arrays)
     _restore_objects(model, info, arrays)
@@ -479,13 +502,15 @@ def training_state_members(model: Any) -> Dict[str, Any]:
     return members
 
 
-def restore_training_state_members(model: Any, members: Dict[str, Any], what: str) -> bool:
+def restore_training_state_members(model: Any, members: Dict[str, Any], what: str,
+                                   made_normalization: Any = None) -> bool:
     """
     Restore the training state stored in the extra members of a model file, if it has one.
 
     :param model: (BaseRLModel) the model loaded from the file
     :param members: (dict) the file's extra members, decoded
     :param what: (str) the file, for messages
+    :param made_normalization: (VecNormalize) the VecNormalize ``load`` put around the user's environment, if any
     :return: (bool) whether the file held a training state
     """
     if STATE_MEMBER not in members:
@@ -503,7 +528,7 @@ def restore_training_state_members(model: Any, members: Dict[str, Any], what: st
         content = stored["file"].tobytes()
     try:
         restore_training_state(model, TrainingState(members[STATE_MEMBER], dict(members.get(ARRAYS_MEMBER, {})),
-                                                    content))
+                                                    content), made_normalization)
     except InvalidModelFileError as err:
         raise InvalidModelFileError("{}: {}".format(what, err)) from err
     return True
