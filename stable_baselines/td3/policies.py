@@ -6,7 +6,7 @@ output layer ``dense``) and ``make_critics`` (scope ``values_fn``: ``qf1`` and `
 next to the action, ``qf1/fc0``, ..., ``qf1/qf1``). These are the variable names of the original library,
 so its model files load into them.
 """
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -14,7 +14,7 @@ from gymnasium import spaces
 from stable_baselines.common import numpy_forward as nf
 from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward, numpy_actor_variables
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
-from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures, encoder_settings, packed_observations
+from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures, packed_observations
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import dense
 
@@ -323,15 +323,6 @@ class MultiInputPolicy(MultiInputFeatures, FeedForwardPolicy):
     :param cnn_kwargs: (dict) passed on to ``cnn_extractor``
     :param kwargs: (dict) further arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ``layer_norm``)
     """
-
-    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
-                 n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False,
-                 cnn_extractor: Callable = nature_cnn, mlp_extractor_arch: Optional[Sequence[int]] = None,
-                 extractors: Optional[Dict[str, Callable]] = None, cnn_kwargs: Optional[Dict[str, Any]] = None,
-                 **kwargs: Any) -> None:
-        self._encoder_settings = encoder_settings(ob_space, cnn_extractor, mlp_extractor_arch, extractors, cnn_kwargs)
-        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, cnn_extractor=cnn_extractor,
-                         feature_extraction="mlp", **kwargs)
 
     def step(self, obs: Any, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
         return super().step(packed_observations(obs, self.ob_space), state, mask)

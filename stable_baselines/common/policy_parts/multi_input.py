@@ -157,18 +157,26 @@ class MultiInputPolicy(FeedForwardPolicy):
 
 class MultiInputFeatures:
     """
-    Mixin of the off-policy ``MultiInputPolicy`` classes (SAC, TD3): put it before the algorithm's
-    ``FeedForwardPolicy`` (built with ``feature_extraction="mlp"``) and set ``_encoder_settings`` (the keywords of
-    :func:`encode_entries` after ``act_fun``) before calling its constructor. Every network (actor, critics, their
-    targets) gets its own encoders, as it gets its own CNN with CNN features; the NumPy copy of the actor is not
-    available (the graph answers).
+    Mixin of the off-policy ``MultiInputPolicy`` classes (SAC, TD3, DDPG): put it before the algorithm's
+    ``FeedForwardPolicy``; its constructor takes the encoder settings (``cnn_extractor``, ``mlp_extractor_arch``,
+    ``extractors``, ``cnn_kwargs``) and builds that policy with ``feature_extraction="mlp"``. Every network
+    (actor, critics, their targets) gets its own encoders, as it gets its own CNN with CNN features; the NumPy
+    copy of the actor is not available (the graph answers).
     """
 
     reads_structured_observations = True
     ob_space: spaces.Space
     activ_fn: Callable
-    _encoder_settings: Dict[str, Any]
     _numpy_forward: Any
+
+    def __init__(self, sess: Any, ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1, n_steps: int = 1,
+                 n_batch: Optional[int] = None, reuse: bool = False, cnn_extractor: Callable = nature_cnn,
+                 mlp_extractor_arch: Optional[Sequence[int]] = None, extractors: Optional[Dict[str, Callable]] = None,
+                 cnn_kwargs: Optional[Dict[str, Any]] = None, **kwargs: Any) -> None:
+        # read by _features while the algorithm's FeedForwardPolicy builds its networks
+        self._encoder_settings = encoder_settings(ob_space, cnn_extractor, mlp_extractor_arch, extractors, cnn_kwargs)
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch,  # type: ignore[call-arg]
+                         reuse=reuse, cnn_extractor=cnn_extractor, feature_extraction="mlp", **kwargs)
 
     def _features(self, obs: Any) -> tf.Tensor:
         """
