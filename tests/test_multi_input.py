@@ -102,6 +102,47 @@ def test_actor_critic_learns_two_entry_task(algo, kwargs, threshold):
     assert mean_reward(model, ShiftedThresholdEnv()) >= threshold
 
 
+def recurrent_mean_reward(model, env, n_steps: int = 400) -> float:
+    """Like :func:`mean_reward` for a recurrent model: the state and the episode starts go along."""
+    obs, _ = env.reset(seed=123)
+    state, starts, total = None, np.array([True]), 0.0
+    for _ in range(n_steps):
+        action, state = model.predict(obs, state=state, mask=starts, deterministic=True)
+        obs, reward, _, truncated, _ = env.step(action)
+        starts = np.array([truncated])
+        if truncated:
+            obs, _ = env.reset()
+        total += reward
+    return total / n_steps
+
+
+@pytest.mark.slow
+def test_recurrent_multi_input_policy_learns_two_entry_task():
+    model = PPO2("MultiInputLstmPolicy", DummyVecEnv([ShiftedThresholdEnv] * 8), n_steps=32, nminibatches=4,
+                 learning_rate=1e-3, gamma=0.0, ent_coef=0.0, seed=0, n_cpu_tf_sess=1, policy_kwargs=dict(n_lstm=32))
+    model.learn(20000)
+    # reading only the position scores 0.83
+    assert recurrent_mean_reward(model, ShiftedThresholdEnv()) >= 0.93
+
+
+def test_recurrent_multi_input_policy_predicts_dicts_at_any_batch_and_round_trips(tmp_path):
+    model = A2C("MultiInputLstmPolicy", DummyVecEnv([ShiftedThresholdEnv] * 2), seed=0, n_cpu_tf_sess=1,
+                policy_kwargs=dict(n_lstm=8))
+    model.learn(40)
+    batch = {"offset": np.array([0, 2, 1]), "position": np.array([[0.3], [-0.3], [0.1]], np.float32)}
+    actions, states = model.predict(batch, deterministic=True)
+    assert actions.shape == (3,) and states.shape == (3, 16)
+    single, single_state = model.predict({"offset": 2, "position": np.array([-0.3], np.float32)},
+                                         state=np.zeros((1, 16), np.float32), deterministic=True)
+    assert single == actions[1]
+    np.testing.assert_allclose(single_state[0], states[1], rtol=1e-5, atol=1e-6)
+    model.save(str(tmp_path / "model.zip"))
+    loaded = A2C.load(str(tmp_path / "model.zip"))
+    np.testing.assert_array_equal(loaded.predict(batch, deterministic=True)[0], actions)
+    with pytest.raises(ValueError, match="MultiInputPolicy"):
+        A2C("MultiInputLstmPolicy", "CartPole-v1")
+
+
 @pytest.mark.slow
 def test_dqn_learns_two_entry_task():
     model = DQN("MultiInputPolicy", ShiftedThresholdEnv(), gamma=0.0, learning_starts=200, exploration_fraction=0.3,

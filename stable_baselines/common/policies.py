@@ -10,7 +10,7 @@ live in the ``input`` scope.
 from stable_baselines.common.policy_parts.base import ActorCriticPolicy, BasePolicy
 from stable_baselines.common.policy_parts.extractors import mlp_extractor, nature_cnn
 from stable_baselines.common.policy_parts.feedforward import FeedForwardPolicy
-from stable_baselines.common.policy_parts.multi_input import MultiInputPolicy
+from stable_baselines.common.policy_parts.multi_input import MultiInputLstmPolicy, MultiInputPolicy
 from stable_baselines.common.policy_parts.numpy_actor_critic import NumpyActorCriticForward
 from stable_baselines.common.policy_parts.presets import (CnnLnLstmPolicy, CnnLstmPolicy, CnnPolicy, MlpLnLstmPolicy,
                                                           MlpLstmPolicy, MlpPolicy)
@@ -19,6 +19,6 @@ from stable_baselines.common.policy_parts.registry import get_policy_from_name, 
 from stable_baselines.common.policy_parts.registry import _policy_registry  # noqa: F401 (reached by older code)
 
 __all__ = ["BasePolicy", "ActorCriticPolicy", "RecurrentActorCriticPolicy", "FeedForwardPolicy", "LstmPolicy",
-           "MlpPolicy", "CnnPolicy", "MultiInputPolicy", "MlpLstmPolicy", "MlpLnLstmPolicy", "CnnLstmPolicy",
-           "CnnLnLstmPolicy", "nature_cnn", "mlp_extractor", "register_policy", "get_policy_from_name",
+           "MlpPolicy", "CnnPolicy", "MultiInputPolicy", "MultiInputLstmPolicy", "MlpLstmPolicy", "MlpLnLstmPolicy",
+           "CnnLstmPolicy", "CnnLnLstmPolicy", "nature_cnn", "mlp_extractor", "register_policy", "get_policy_from_name",
            "NumpyActorCriticForward"]

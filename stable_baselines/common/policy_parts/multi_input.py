@@ -14,12 +14,14 @@ entry ``name`` live in scope ``entry_<name>`` (``/`` and brackets replaced by ``
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.policy_parts import public
 from stable_baselines.common.policy_parts.base import ActorCriticPolicy
 from stable_baselines.common.policy_parts.extractors import NetArch, dense_layer, mlp_extractor, nature_cnn
 from stable_baselines.common.policy_parts.feedforward import DEFAULT_LAYERS, FeedForwardPolicy
+from stable_baselines.common.policy_parts.recurrent import LstmPolicy
 from stable_baselines.common.preprocessing import is_image_space
 from stable_baselines.common.structured_obs import (add_batch_axis, entry_name, is_batch, is_structured_space,
                                                     pack_batch, space_entries)
@@ -155,6 +157,50 @@ class MultiInputPolicy(FeedForwardPolicy):
         return super()._graph_call(key, fetches, packed_observations(obs, self.ob_space))
 
 
+@public
+class MultiInputLstmPolicy(LstmPolicy):
+    """
+    Recurrent actor-critic policy for Dict and Tuple observation spaces (nested too): every entry is encoded by its
+    kind, as in :class:`MultiInputPolicy`; the concatenated codes feed an LSTM of ``n_lstm`` cells whose output
+    feeds the policy and value heads. ``step``, ``proba_step`` and ``value`` take packed rows or the structured
+    observations themselves.
+
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gymnasium.spaces.Dict or gymnasium.spaces.Tuple) observation space
+    :param ac_space: (gym.Space) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param n_lstm: (int) cells of the LSTM
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param act_fun: (callable) activation of the entries' MLPs
+    :param layer_norm: (bool) a layer-normalised LSTM
+    :param cnn_extractor: (callable) ``f(scaled_images, **kwargs) -> features`` for image entries
+    :param mlp_extractor_arch: ([int]) hidden widths of the MLP of each vector entry (None: [64])
+    :param extractors: ({str: callable}) encoders by entry name (``"image"``, ``"robot/position"``, ``"[0]"``)
+    :param kwargs: (dict) passed on to ``cnn_extractor``
+    """
+
+    reads_structured_observations = True
+
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
+                 n_steps: int, n_batch: int, n_lstm: int = 256, reuse: bool = False, act_fun: Callable = tf.tanh,
+                 layer_norm: bool = False, cnn_extractor: Callable = nature_cnn,
+                 mlp_extractor_arch: Optional[Sequence[int]] = None, extractors: Optional[Dict[str, Callable]] = None,
+                 **kwargs: Any) -> None:
+        settings = encoder_settings(ob_space, cnn_extractor, mlp_extractor_arch, extractors, kwargs)
+
+        def encode(processed: Any) -> tf.Tensor:
+            return encode_entries(processed, ob_space, act_fun, **settings)
+
+        # the encoders take the place of the CNN torso of the LSTM policy
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, n_lstm=n_lstm, reuse=reuse,
+                         act_fun=act_fun, cnn_extractor=encode, layer_norm=layer_norm, feature_extraction="cnn")
+
+    def _recurrent_feed(self, obs: Any, state: Optional[np.ndarray], mask: Optional[np.ndarray]) -> Dict[Any, Any]:
+        return super()._recurrent_feed(packed_observations(obs, self.ob_space), state, mask)
+
+
 class MultiInputFeatures:
     """
     Mixin of the off-policy ``MultiInputPolicy`` classes (SAC, TD3, DDPG): put it before the algorithm's
@@ -217,5 +263,5 @@ def encoder_settings(ob_space: spaces.Space, cnn_extractor: Callable, mlp_extrac
                 **(cnn_kwargs or {}))
 
 
-__all__ = ["MultiInputPolicy", "MultiInputFeatures", "encode_entries", "encoder_settings", "entry_scope",
-           "packed_observations"]
+__all__ = ["MultiInputPolicy", "MultiInputLstmPolicy", "MultiInputFeatures", "encode_entries", "encoder_settings",
+           "entry_scope", "packed_observations"]

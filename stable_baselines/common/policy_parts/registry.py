@@ -6,14 +6,15 @@ from typing import Dict, Optional, Type
 
 from stable_baselines.common.policy_parts import public
 from stable_baselines.common.policy_parts.base import ActorCriticPolicy, BasePolicy
-from stable_baselines.common.policy_parts.multi_input import MultiInputPolicy
+from stable_baselines.common.policy_parts.multi_input import MultiInputLstmPolicy, MultiInputPolicy
 from stable_baselines.common.policy_parts.presets import (CnnLnLstmPolicy, CnnLstmPolicy, CnnPolicy, MlpLnLstmPolicy,
                                                           MlpLstmPolicy, MlpPolicy)
 
 # family (direct subclass of BasePolicy) -> name -> policy class
 _policy_registry: Dict[type, Dict[str, type]] = {
     ActorCriticPolicy: {cls.__name__: cls for cls in (CnnPolicy, CnnLstmPolicy, CnnLnLstmPolicy, MlpPolicy,
-                                                      MlpLstmPolicy, MlpLnLstmPolicy, MultiInputPolicy)},
+                                                      MlpLstmPolicy, MlpLnLstmPolicy, MultiInputPolicy,
+                                                      MultiInputLstmPolicy)},
 }
 
 
