@@ -2,15 +2,14 @@
 Observation placeholders: :func:`observation_input` builds the placeholder a policy is fed with
 and the processed (float32) tensor the network reads.
 """
-from collections import OrderedDict
 from typing import Any, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.preprocessing import is_image_space
-from stable_baselines.common.structured_obs import (entry_shape, entry_width, is_structured_space, packed_width,
-                                                    space_entries)
+from stable_baselines.common.structured_obs import (entry_shape, is_structured_space, packed_width,
+                                                    rebuild_from_columns, space_entries)
 from stable_baselines.common.tf_compat import tf
 
 
@@ -187,19 +186,7 @@ def structured_observation_input(ob_space: spaces.Space, batch_size: Optional[in
     :return: (TensorFlow Tensor, OrderedDict or tuple) the placeholder and the processed entries
     """
     packed = tf.placeholder(shape=(batch_size, packed_width(ob_space)), dtype=tf.float32, name=name)
-    offset = 0
-
-    def decode(space: spaces.Space) -> Any:
-        nonlocal offset
-        if isinstance(space, spaces.Dict):
-            return OrderedDict((key, decode(child)) for key, child in space.spaces.items())
-        if isinstance(space, spaces.Tuple):
-            return tuple(decode(child) for child in space.spaces)
-        width = entry_width(space)
-        block = packed[:, offset:offset + width]
-        offset += width
-        return _decoded_entry(block, space)
-
     space_entries(ob_space)  # refuses entries no policy can read, naming them
     with tf.name_scope(name + "_entries"):
-        return packed, decode(ob_space)
+        return packed, rebuild_from_columns(
+            ob_space, lambda space, start, end: _decoded_entry(packed[:, start:end], space))

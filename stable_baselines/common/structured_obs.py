@@ -10,7 +10,7 @@ the two doors of a model: :class:`PackedObservations` around its training enviro
 float32 up to 2**24.
 """
 from collections import OrderedDict
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import gymnasium as gym
 import numpy as np
@@ -228,6 +228,30 @@ def add_batch_axis(observation: Any, space: spaces.Space) -> Any:
     return np.asarray(observation)[None]
 
 
+def rebuild_from_columns(space: spaces.Space, take: Callable[[spaces.Space, int, int], Any]) -> Any:
+    """
+    Rebuild the structure of a space from packed rows: each plain entry, in packing order, is what
+    ``take(entry_space, start, end)`` makes of its columns ``start:end``.
+
+    :param space: (gymnasium.spaces.Space) the structured space
+    :param take: (callable) the entry from its space and its first and last-plus-one column
+    :return: (OrderedDict or tuple) the structure of the space with the entries ``take`` made
+    """
+    offset = 0
+
+    def build(sub_space: spaces.Space) -> Any:
+        nonlocal offset
+        if isinstance(sub_space, spaces.Dict):
+            return OrderedDict((key, build(child)) for key, child in sub_space.spaces.items())
+        if isinstance(sub_space, spaces.Tuple):
+            return tuple(build(child) for child in sub_space.spaces)
+        start = offset
+        offset += entry_width(sub_space)
+        return take(sub_space, start, offset)
+
+    return build(space)
+
+
 def unpack_rows(rows: np.ndarray, space: spaces.Space) -> Any:
     """
     The inverse of :func:`pack_batch`: each entry back with its shape and dtype.
@@ -237,21 +261,13 @@ def unpack_rows(rows: np.ndarray, space: spaces.Space) -> Any:
     :return: (OrderedDict or tuple) the batch of structured observations
     """
     rows = np.asarray(rows)
-    offset = 0
 
-    def build(sub_space: spaces.Space) -> Any:
-        nonlocal offset
-        if isinstance(sub_space, spaces.Dict):
-            return OrderedDict((key, build(child)) for key, child in sub_space.spaces.items())
-        if isinstance(sub_space, spaces.Tuple):
-            return tuple(build(child) for child in sub_space.spaces)
-        width = entry_width(sub_space)
-        block = rows[:, offset:offset + width].reshape((len(rows),) + entry_shape(sub_space))
-        offset += width
+    def entry(sub_space: spaces.Space, start: int, end: int) -> np.ndarray:
+        block = rows[:, start:end].reshape((len(rows),) + entry_shape(sub_space))
         dtype = np.int64 if isinstance(sub_space, (spaces.Discrete, spaces.MultiDiscrete)) else sub_space.dtype
         return block.astype(dtype)
 
-    return build(space)
+    return rebuild_from_columns(space, entry)
 
 
 class PackedObservations(VecEnvWrapper):
