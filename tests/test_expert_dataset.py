@@ -253,13 +253,17 @@ def test_generate_expert_traj_errors():
     with pytest.raises(TypeError, match="callable"):
         generate_expert_traj(42, env=gymnasium.make("CartPole-v1"))
 
-    class TupleEnv(_ImageEnv):
-        def __init__(self):
+    class TextEnv(_ImageEnv):
+        def __init__(self, tuple_space=False):
             super().__init__()
-            self.observation_space = spaces.Tuple([spaces.Discrete(2), spaces.Discrete(3)])
+            self.observation_space = spaces.Tuple([spaces.Discrete(2), spaces.Text(5)]) if tuple_space \
+                else spaces.Text(5)
 
-    with pytest.raises(ValueError, match="observation space type not supported: expected Box or Discrete, got Tuple"):
-        generate_expert_traj(lambda obs: 0, env=TupleEnv(), n_episodes=1)
+    with pytest.raises(ValueError, match="observation space type not supported: expected Box or Discrete, got Text"):
+        generate_expert_traj(lambda obs: 0, env=TextEnv(), n_episodes=1)
+    # Dict and Tuple observations are recorded (tests/test_structured_expert_data.py), not their other entries
+    with pytest.raises(NotImplementedError, match=r"the entry \[1\] of the observation space is a Text"):
+        generate_expert_traj(lambda obs: 0, env=TextEnv(tuple_space=True), n_episodes=1)
     env = _ImageEnv()
     env.action_space = spaces.MultiDiscrete([2, 2])
     with pytest.raises(ValueError, match="action space type not supported.*MultiDiscrete"):

@@ -361,3 +361,80 @@ class PackedNormalizer:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.vec_normalize, name)
+
+
+def value_entries(value: Any, prefix: EntryPath = ()) -> List[Tuple[EntryPath, Any]]:
+    """
+    The plain values inside a structured value (dicts and tuples, nested), depth first, found without a space.
+
+    :param value: (dict, tuple or Any) a structured observation, a batch of them, or a plain value
+    :param prefix: (tuple) the path of ``value`` itself
+    :return: ([(tuple, Any)]) path and value of every plain entry
+    """
+    if isinstance(value, dict):
+        children: Sequence[Tuple[Any, Any]] = list(value.items())
+    elif isinstance(value, tuple):
+        children = list(enumerate(value))
+    else:
+        return [(prefix, value)]
+    if not children:
+        raise ValueError("Error: the entry {} of the observation is empty".format(entry_name(prefix)))
+    found: List[Tuple[EntryPath, Any]] = []
+    for key, child in children:
+        found.extend(value_entries(child, prefix + (key,)))
+    return found
+
+
+def map_entries(function: Callable[[Any], Any], value: Any) -> Any:
+    """
+    :param function: (callable) what to make of one plain entry
+    :param value: (dict, tuple or Any) a structured value
+    :return: (dict, tuple or Any) the same structure (plain dicts and tuples) with ``function`` applied to every
+        plain entry
+    """
+    if isinstance(value, dict):
+        return {key: map_entries(function, child) for key, child in value.items()}
+    if isinstance(value, tuple):
+        return tuple(map_entries(function, child) for child in value)
+    return function(value)
+
+
+def check_batch_entries(batch: Any, space: spaces.Space, what: str) -> int:
+    """
+    Check that a batch of structured observations (batch axis first in every entry) has exactly the entries of a
+    structured space, each with the shape of one observation of it after the batch axis, all of one length.
+
+    :param batch: (dict or tuple) the batch
+    :param space: (gymnasium.spaces.Space) the structured space
+    :param what: (str) the batch, for messages (e.g. "the expert dataset's observations")
+    :return: (int) the batch size
+    """
+    expected = [(entry_name(path), entry_shape(entry)) for path, entry in space_entries(space)]
+    if not isinstance(batch, (dict, tuple)):
+        raise ValueError("Error: {} are an array of shape {}, but the observation space {} is structured: expected "
+                         "one array per entry, {}".format(what, np.shape(batch), space, _describe(expected)))
+    given = [(entry_name(path), tuple(np.shape(values))) for path, values in value_entries(batch)]
+    missing = [name for name, _ in expected if name not in dict(given)]
+    extra = [name for name, _ in given if name not in dict(expected)]
+    if missing or extra:
+        raise ValueError("Error: {} do not have the entries of the observation space {}: expected {}, given {} "
+                         "(missing: {}, unexpected: {})".format(what, space, _describe(expected),
+                                                                _describe([(n, s[1:]) for n, s in given]),
+                                                                missing, extra))
+    given_shapes = dict(given)
+    lengths = set()
+    for name, shape in expected:
+        shape_given = given_shapes[name]
+        if len(shape_given) == 0 or shape_given[1:] != shape:
+            raise ValueError("Error: the entry {} of {} has shape {}: expected (n,) + {} (one {} per step) for the "
+                             "observation space {}".format(name, what, shape_given, shape, shape, space))
+        lengths.add(shape_given[0])
+    if len(lengths) != 1:
+        raise ValueError("Error: the entries of {} have different lengths: {}".format(
+            what, {name: shape[0] for name, shape in given}))
+    return lengths.pop()
+
+
+def _describe(entries: List[Tuple[str, Tuple[int, ...]]]) -> str:
+    """:return: (str) entries and their shapes per step, as messages list them"""
+    return "{" + ", ".join("{}: {}".format(name, shape) for name, shape in entries) + "}"

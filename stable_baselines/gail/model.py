@@ -2,12 +2,14 @@
 GAIL (Ho & Ermon, 2016, https://arxiv.org/abs/1606.03476): TRPO whose reward comes from a discriminator
 trained to tell the expert's transitions from the policy's.
 """
-from typing import Any, Dict, Optional, Type, Union
+from typing import Any, Dict, Optional, Tuple, Type, Union
 
+import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.model.arguments import check_learning_rate, check_positive_int
 from stable_baselines.common.policies import ActorCriticPolicy
+from stable_baselines.common.structured_obs import check_batch_entries, is_structured_space, pack_batch, packed_space
 from stable_baselines.gail.adversary import TransitionClassifier
 from stable_baselines.gail.dataset.dataset import ExpertDataset
 from stable_baselines.trpo_mpi import TRPO
@@ -20,6 +22,10 @@ class GAIL(TRPO):
     .. warning::
 
         Image observations are not handled properly yet.
+
+    With a Dict or Tuple observation space (``MultiInputPolicy``), the discriminator reads the packed observation
+    row (every entry flattened, side by side; see :mod:`stable_baselines.common.structured_obs`), and the expert
+    dataset holds a dict (or tuple) of arrays with the entries of the space.
 
     :param policy: (ActorCriticPolicy or str) the policy (MlpPolicy, CnnPolicy, CnnLstmPolicy, ...)
     :param env: (Gym environment or str) the environment to learn from (a registered id works too)
@@ -66,7 +72,10 @@ class GAIL(TRPO):
 
     def _build_reward_giver(self) -> TransitionClassifier:
         """The discriminator, bound to this model's session."""
-        discriminator = TransitionClassifier(self.observation_space, self.action_space,
+        observation_space = self.observation_space
+        if observation_space is not None and is_structured_space(observation_space):
+            observation_space = packed_space(observation_space)
+        discriminator = TransitionClassifier(observation_space, self.action_space,
                                              self.hidden_size_adversary, entcoeff=self.adversary_entcoeff)
         discriminator.sess = self.sess
         return discriminator
@@ -79,7 +88,13 @@ class GAIL(TRPO):
                              "(GAIL(policy, env, expert_dataset=ExpertDataset(...)))")
         observations = getattr(dataset, "observations", None)
         # image datasets store paths (strings): only arrays of numbers are checked
-        if observations is not None and self.observation_space is not None \
+        if self.observation_space is not None and is_structured_space(self.observation_space):
+            check_batch_entries(observations, self.observation_space, "the expert dataset's observations")
+        elif isinstance(observations, (dict, tuple)):
+            raise ValueError("The expert dataset's observations are structured (a {} of arrays), the environment's "
+                             "observation space {} is not".format(type(observations).__name__,
+                                                                  self.observation_space))
+        elif observations is not None and self.observation_space is not None \
                 and observations.dtype.kind in "fiub" \
                 and tuple(observations.shape[1:]) != tuple(self.observation_space.shape):
             raise ValueError("The expert dataset's observations have shape {} per step, the environment's "
@@ -116,6 +131,14 @@ class GAIL(TRPO):
         super().learn(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                       progress_bar=progress_bar)
         return self
+
+    def _next_expert_batch(self) -> Tuple[np.ndarray, np.ndarray]:
+        """:return: (np.ndarray, np.ndarray) the next expert minibatch, structured observations packed into rows"""
+        observations, actions = super()._next_expert_batch()
+        space = self.observation_space
+        if space is not None and is_structured_space(space):
+            observations = pack_batch(observations, space)
+        return observations, actions
 
     @classmethod
     def load(cls, load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,

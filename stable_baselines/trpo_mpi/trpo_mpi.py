@@ -367,6 +367,11 @@ class TRPO(ActorCriticRLModel):
         assert self.expert_dataset is not None, "GAIL checks its expert dataset before learning"
         self.expert_dataset.init_dataloader(self.timesteps_per_batch // self.d_step)
 
+    def _next_expert_batch(self) -> Tuple[np.ndarray, np.ndarray]:
+        """:return: (np.ndarray, np.ndarray) the next expert minibatch of observations and actions (GAIL)"""
+        assert self.expert_dataset is not None, "GAIL checks its expert dataset before learning"
+        return self.expert_dataset.get_next_batch()
+
     def _train_discriminator(self, observation: np.ndarray, action: np.ndarray) -> None:
         """
         GAIL: one pass of the discriminator over the last policy batch, each minibatch against an expert one.
@@ -383,7 +388,7 @@ class TRPO(ActorCriticRLModel):
                                       shuffle=True)
         assert self.expert_dataset is not None, "GAIL checks its expert dataset before learning"
         for policy_obs, policy_actions in batches:
-            expert_obs, expert_actions = self.expert_dataset.get_next_batch()
+            expert_obs, expert_actions = self._next_expert_batch()
             if self.reward_giver.normalize:  # the discriminator normalises with statistics of both sources
                 self.reward_giver.obs_rms.update(np.concatenate((policy_obs, expert_obs), 0))
             if discrete:  # the classifier takes discrete actions as a flat vector

@@ -1,7 +1,8 @@
 """
 Behaviour cloning (``model.pretrain``): supervised training of a model's policy on the pairs of an
 ``ExpertDataset``; a mean squared error on the actions for Box action spaces, a cross-entropy on the logits
-(or Q-values) for Discrete ones.
+(or Q-values) for Discrete ones. Structured (Dict, Tuple) expert observations are packed into the rows a
+``MultiInputPolicy`` reads.
 """
 from typing import Any, Dict
 
@@ -9,6 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.structured_obs import check_batch_entries, is_structured_space, pack_batch
 from stable_baselines.common.tf_compat import tf
 
 
@@ -33,6 +35,12 @@ def check_pretrain_inputs(model: Any, dataset: Any) -> None:
                         .format(type(dataset).__name__))
     if dataset.train_loader is None or dataset.val_loader is None:
         raise ValueError("pretrain: the dataloaders of the dataset were released")
+    observations = dataset.observations
+    if is_structured_space(model.observation_space):
+        check_batch_entries(observations, model.observation_space, "pretrain: the expert dataset's observations")
+    elif isinstance(observations, (dict, tuple)):
+        raise ValueError("pretrain: the expert dataset's observations are structured (a {} of arrays), the model's "
+                         "observation space {} is not".format(type(observations).__name__, model.observation_space))
 
 
 def build_cloning_graph(model: Any, adam_epsilon: float) -> Dict[str, Any]:
@@ -79,6 +87,8 @@ class _ExpertFeed:
         self.action_shape = tuple(self.actions_ph.shape.as_list()[1:])
 
     def __call__(self, expert_obs: Any, expert_actions: Any) -> dict:
+        if is_structured_space(self.model.observation_space):
+            expert_obs = pack_batch(expert_obs, self.model.observation_space)
         expert_obs, expert_actions = np.asarray(expert_obs), np.asarray(expert_actions)
         n_rows = len(expert_obs)
         try:

@@ -267,6 +267,28 @@ def _is_array(value: Any) -> "TypeGuard[np.ndarray]":
     return isinstance(value, np.ndarray) and value.ndim >= 1
 
 
+def _array_leaves(value: Any) -> Optional[List[Any]]:
+    """:return: ([Any]) the plain values of a dict or tuple (nested too), in order; None when one of them is empty"""
+    if not isinstance(value, (dict, tuple)):
+        return [value]
+    children = list(value.values()) if isinstance(value, dict) else list(value)
+    if not children:
+        return None
+    leaves: List[Any] = []
+    for child in children:
+        found = _array_leaves(child)
+        if found is None:
+            return None
+        leaves.extend(found)
+    return leaves
+
+
+def _is_structure_of_arrays(value: Any) -> bool:
+    """:return: (bool) whether ``value`` is a dict or tuple (nested too) of arrays with at least one axis each"""
+    leaves = _array_leaves(value) if isinstance(value, (dict, tuple)) else None
+    return leaves is not None and all(_is_array(leaf) for leaf in leaves)
+
+
 def _expert_dataset(converter: Converter, call: Call) -> Any:
     from stable_baselines.gail.dataset.dataset import ExpertDataset  # pylint: disable=import-outside-toplevel
     raw = {}
@@ -282,9 +304,10 @@ def _expert_dataset(converter: Converter, call: Call) -> Any:
                                                             "batch_size", "sequential_preprocessing",
                                                             "train_fraction") if name in raw}
     observations, actions, returns = (fields.get(name) for name in ("observations", "actions", "returns"))
-    if not (_is_array(observations) and _is_array(actions) and _is_array(returns)):
+    if not ((_is_array(observations) or _is_structure_of_arrays(observations)) and _is_array(actions)
+            and _is_array(returns)):
         raise converter.invalid("an ExpertDataset without observation, action and return arrays")
-    n_samples, n_episodes = len(observations), len(returns)
+    n_samples, n_episodes = len((_array_leaves(observations) or [observations])[0]), len(returns)
     if len(actions) != n_samples or n_samples < 2 or n_episodes > n_samples:
         raise converter.invalid("an ExpertDataset with {} observations, {} actions and {} episodes".format(
             n_samples, len(actions), n_episodes))

@@ -5,7 +5,8 @@ An expert dataset is a dict (or an ``.npz`` archive holding it) with the keys ``
 ``rewards``, ``episode_returns`` and ``episode_starts``. ``obs``, ``actions``, ``rewards`` and
 ``episode_starts`` have one entry per transition, concatenated across episodes; ``episode_returns`` one
 entry per episode. For image observations, ``obs`` holds the paths of the image files instead of
-the pixels (see :func:`stable_baselines.gail.generate_expert_traj`).
+the pixels (see :func:`stable_baselines.gail.generate_expert_traj`). Observations of Dict and Tuple spaces are a
+dict or tuple of arrays, stored entry by entry in archives (see :mod:`stable_baselines.gail.dataset.structured`).
 
 Nothing here needs MPI.
 """
@@ -18,6 +19,8 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import numpy as np
 
 from stable_baselines.common.safe_loading.archive import read_npz_file
+from stable_baselines.gail.dataset.structured import (check_structured_rows, count_rows, has_structured_keys,
+                                                      read_observations, shapes_by_key, take_rows)
 
 # keys every dataset must hold ("rewards" is recorded by generate_expert_traj but not needed to clone)
 REQUIRED_KEYS = ("obs", "actions", "episode_returns", "episode_starts")
@@ -66,7 +69,8 @@ class DataLoader(object):
     R. Traoré, A. Hill).
 
     :param indices: ([int]) the transitions (indices into ``observations``) to serve
-    :param observations: (np.ndarray) the observations, or the paths of their image files
+    :param observations: (np.ndarray) the observations, or the paths of their image files (a dict or tuple of
+        arrays for structured observations)
     :param actions: (np.ndarray) the actions, aligned with ``observations``
     :param batch_size: (int) transitions per minibatch
     :param n_workers: (int) threads reading images in parallel
@@ -80,19 +84,22 @@ class DataLoader(object):
     :param partial_minibatch: (bool) serve the last, smaller minibatch of a pass instead of dropping it
     """
 
-    def __init__(self, indices: Any, observations: np.ndarray, actions: np.ndarray, batch_size: int,
+    def __init__(self, indices: Any, observations: Any, actions: np.ndarray, batch_size: int,
                  n_workers: int = 1, infinite_loop: bool = True, max_queue_len: int = 1, shuffle: bool = False,
                  start_process: bool = True, backend: str = 'threading', sequential: bool = False,
                  partial_minibatch: bool = True) -> None:
         indices = np.asarray(indices, dtype=np.int64).reshape(-1)
-        observations = np.asarray(observations)
+        structured = isinstance(observations, (dict, tuple))
+        if not structured:
+            observations = np.asarray(observations)
+        n_observations = check_structured_rows(observations) if structured else len(observations)
         actions = np.asarray(actions)
-        if len(observations) != len(actions):
+        if n_observations != len(actions):
             raise ValueError("DataLoader: observations and actions must have the same length, got {} observations "
-                             "and {} actions".format(len(observations), len(actions)))
-        if len(indices) > 0 and (indices.min() < 0 or indices.max() >= len(observations)):
+                             "and {} actions".format(n_observations, len(actions)))
+        if len(indices) > 0 and (indices.min() < 0 or indices.max() >= n_observations):
             raise ValueError("DataLoader: indices must lie in [0, {}), got values from {} to {}"
-                             .format(len(observations), indices.min(), indices.max()))
+                             .format(n_observations, indices.min(), indices.max()))
         if int(batch_size) < 1:
             raise ValueError("DataLoader: batch_size must be a positive integer, got {!r}".format(batch_size))
         if backend not in _BACKENDS:
@@ -112,7 +119,7 @@ class DataLoader(object):
         self.sequential = sequential
         self.partial_minibatch = partial_minibatch
         # observations given as file paths (strings) are images to read from disk
-        self.load_images = observations.dtype.kind in ("U", "S", "O")
+        self.load_images = not structured and observations.dtype.kind in ("U", "S", "O")
         self.n_minibatches = self._count_minibatches()
         # own random generator, seeded from numpy's global one (so np.random.seed makes runs reproducible,
         # and the background thread does not race the main thread on the global generator)
@@ -153,7 +160,7 @@ class DataLoader(object):
         return np.stack(images, axis=0)
 
     def _make_minibatch(self, batch_indices: np.ndarray, executor: Optional[Executor] = None) -> Tuple[Any, Any]:
-        obs = self.observations[batch_indices]
+        obs = take_rows(self.observations, batch_indices)
         if self.load_images:
             obs = self._read_images(obs, executor)
         return obs, self.actions[batch_indices]
@@ -353,32 +360,36 @@ class ExpertDataset(object):
         else:
             traj_data = _as_dict(traj_data)
 
-        missing = [key for key in REQUIRED_KEYS if key not in traj_data]
+        missing = [key for key in REQUIRED_KEYS if key not in traj_data
+                   and not (key == "obs" and has_structured_keys(traj_data))]
         if missing:
             raise KeyError("ExpertDataset: the expert data lacks the key(s) {}; expected the keys {} "
                            "(got: {})".format(", ".join(missing), ", ".join(EXPERT_KEYS),
                                               ", ".join(sorted(traj_data)) or "none"))
 
-        observations = np.asarray(traj_data["obs"])
+        observations = read_observations(traj_data)
+        structured = isinstance(observations, (dict, tuple))
+        n_observations = check_structured_rows(observations) if structured else len(observations) \
+            if observations.ndim > 0 else 0
         actions = np.asarray(traj_data["actions"])
         episode_starts = np.asarray(traj_data["episode_starts"]).reshape(-1).astype(bool)
         episode_returns = np.asarray(traj_data["episode_returns"]).reshape(-1)
-        if observations.ndim == 0 or actions.ndim == 0:
+        if (not structured and observations.ndim == 0) or actions.ndim == 0:
             raise ValueError("ExpertDataset: 'obs' and 'actions' must be arrays with one entry per transition, "
                              "got shapes {} and {}".format(observations.shape, actions.shape))
-        if not len(observations) == len(actions) == len(episode_starts):
+        if not n_observations == len(actions) == len(episode_starts):
             raise ValueError("ExpertDataset: 'obs', 'actions' and 'episode_starts' must have one entry per "
                              "transition, got lengths {}, {} and {}"
-                             .format(len(observations), len(actions), len(episode_starts)))
-        if len(observations) == 0:
+                             .format(n_observations, len(actions), len(episode_starts)))
+        if n_observations == 0:
             raise ValueError("ExpertDataset: the expert data holds no transition")
         if verbose > 0:
-            for name, array in traj_data.items():
-                print(name, np.shape(array))
+            for name, shape in shapes_by_key(traj_data):
+                print(name, shape)
 
         # keep the first `traj_limitation` episodes: cut before the start of the next one
         n_episodes_total = max(int(np.sum(episode_starts)), 1)
-        traj_limit_idx = len(observations)
+        traj_limit_idx = n_observations
         if traj_limitation is not None and traj_limitation > 0:
             start_indices = np.flatnonzero(episode_starts)
             if len(start_indices) > traj_limitation:
@@ -386,17 +397,17 @@ class ExpertDataset(object):
         num_traj = n_episodes_total if traj_limitation is None or traj_limitation <= 0 \
             else min(int(traj_limitation), n_episodes_total)
 
-        observations = observations[:traj_limit_idx]
+        observations = take_rows(observations, slice(0, traj_limit_idx))
         actions = actions[:traj_limit_idx]
 
-        if self._is_image_paths(observations) and expert_path is not None:
+        if not structured and self._is_image_paths(observations) and expert_path is not None:
             observations = self._resolve_image_paths(observations, os.path.dirname(os.path.abspath(expert_path)))
 
         # obs, actions: shape (N * L, ) + S; actions of more than two dims are flattened to (N * L, prod(S))
         if actions.ndim > 2:
             actions = actions.reshape((len(actions), -1))
 
-        n_samples = len(observations)
+        n_samples = count_rows(observations)
         indices = np.random.permutation(n_samples) if randomize else np.arange(n_samples)
         indices = indices.astype(np.int64)
         n_train = int(train_fraction * n_samples)
@@ -437,7 +448,7 @@ class ExpertDataset(object):
         :param train_indices: (np.ndarray) indices of the training transitions
         :param val_indices: (np.ndarray) indices of the validation transitions
         """
-        n_samples = len(self.observations)
+        n_samples = count_rows(self.observations)
         for name, indices in (("train_indices", train_indices), ("val_indices", val_indices)):
             indices = np.asarray(indices)
             if indices.ndim != 1 or len(indices) == 0 or indices.dtype.kind not in "iu" or \
@@ -481,7 +492,7 @@ class ExpertDataset(object):
 
         :param batch_size: (int) transitions per minibatch
         """
-        n_samples = len(self.observations)
+        n_samples = count_rows(self.observations)
         if self.randomize:
             indices = np.random.permutation(n_samples).astype(np.int64)
         else:

@@ -11,7 +11,10 @@ from gymnasium import spaces
 
 from stable_baselines.common.base_class import BaseRLModel, _UnvecWrapper
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, reset_env, step_env
+from stable_baselines.common.structured_obs import (entry_name, entry_shape, entry_values, is_structured_space,
+                                                    map_entries, rebuild_from_columns, space_entries)
 from stable_baselines.common.vec_env import VecEnv
+from stable_baselines.gail.dataset.structured import flatten_observations, shapes_by_key
 
 _SUPPORTED = "Box or Discrete"
 
@@ -52,7 +55,9 @@ def generate_expert_traj(model: Any, save_path: Optional[str] = None, env: Any =
 
     .. note::
 
-        Observation and action spaces must be Box or Discrete.
+        Observation and action spaces must be Box or Discrete; observations may also be Dict or Tuple spaces
+        (nested too) of Box, Discrete, MultiDiscrete and MultiBinary entries: ``obs`` is then a dict (or tuple) of
+        arrays, stored in the archive entry by entry under ``obs/<entry path>`` keys (image entries stay arrays).
 
     :param model: (BaseRLModel or callable) the expert: a model (trained first for ``n_timesteps`` when that
         is > 0) or a function mapping an observation to an action
@@ -78,7 +83,10 @@ def generate_expert_traj(model: Any, save_path: Optional[str] = None, env: Any =
     env, is_vec_env = _prepare_env(env)
     observation_space = convert_space(env.observation_space)
     action_space = convert_space(env.action_space)
-    _check_space("observation", observation_space)
+    if is_structured_space(observation_space):
+        space_entries(observation_space)  # refuses entries of other kinds, naming them
+    else:
+        _check_space("observation", observation_space)
     _check_space("action", action_space)
 
     image_dir = _image_directory(observation_space, save_path, image_folder)
@@ -95,14 +103,24 @@ def generate_expert_traj(model: Any, save_path: Optional[str] = None, env: Any =
         "episode_returns": recorder.episode_returns,
         "episode_starts": np.array(recorder.episode_starts, dtype=bool),
     }
-    assert len(numpy_dict["obs"]) == len(numpy_dict["actions"]) == len(numpy_dict["episode_starts"])
+    assert len(numpy_dict["actions"]) == len(numpy_dict["episode_starts"])
 
     if not is_model or model.verbose > 0:
-        for key, value in numpy_dict.items():
-            print(key, value.shape)
+        for key, shape in shapes_by_key(numpy_dict):
+            print(key, shape)
     if save_path is not None:
-        np.savez(save_path, **numpy_dict)
+        np.savez(save_path, **_archive_arrays(numpy_dict))
     return numpy_dict
+
+
+def _archive_arrays(numpy_dict: Dict[str, Any]) -> Dict[str, Any]:
+    """:return: (dict) the arrays to write: structured observations one array per entry (``obs/<path>``)"""
+    observations = numpy_dict["obs"]
+    if not isinstance(observations, (dict, tuple)):
+        return numpy_dict
+    arrays = {key: value for key, value in numpy_dict.items() if key != "obs"}
+    arrays.update(flatten_observations(observations))
+    return arrays
 
 
 def _prepare_env(env) -> Tuple[Any, bool]:
@@ -194,7 +212,7 @@ class _EpisodeRecorder:
             obs, _ = reset_env(env)
         episode, episode_return, starts_episode = 0, 0.0, True
         while episode < n_episodes:
-            self._keep_observation(obs[0] if self.is_vec_env else obs)
+            self._keep_observation(map_entries(lambda values: values[0], obs) if self.is_vec_env else obs)
             action, state = policy(obs, state, mask)
             if self.is_vec_env:
                 obs, rewards, dones, _ = env.step(action)
@@ -221,15 +239,38 @@ class _EpisodeRecorder:
                 episode += 1
 
     def _keep_observation(self, obs) -> None:
-        if self.image_dir is None:
+        if isinstance(obs, (dict, tuple)):
+            self.observations.append(obs)
+        elif self.image_dir is None:
             self.observations.append(np.asarray(obs))
         else:
             path = os.path.join(self.image_dir, str(len(self.observations)))
             self.observations.append(_save_image(obs, path))
 
 
-def _stack_observations(observations: list, space: spaces.Space, as_paths: bool) -> np.ndarray:
+def _stack_entries(observations: list, space: spaces.Space) -> Any:
+    """Structured observations as the structure of the space (plain dicts and tuples) of stacked entries."""
+    paths = iter(path for path, _ in space_entries(space))
+
+    def stack(entry_space: spaces.Space, _start: int, _end: int) -> np.ndarray:
+        path = next(paths)
+        dtype = np.int64 if isinstance(entry_space, spaces.Discrete) else entry_space.dtype
+        values = [np.asarray(entry_values(obs, space, path)) for obs in observations]
+        shape = entry_shape(entry_space)
+        wrong = [np.shape(value) for value in values if np.shape(value) != shape]
+        if wrong:
+            raise ValueError("generate_expert_traj: the entry {} of an observation has shape {}, the observation space "
+                             "says {}".format(entry_name(path), wrong[0], shape))
+        return np.stack(values).reshape((-1,) + shape).astype(dtype, copy=False)
+
+    # plain dicts and tuples (not OrderedDicts), as a loaded dataset has them
+    return map_entries(lambda entry: entry, rebuild_from_columns(space, stack))
+
+
+def _stack_observations(observations: list, space: spaces.Space, as_paths: bool) -> Any:
     """The recorded observations as one array: image paths, Box values of the space's dtype, or (n, 1) indices."""
+    if is_structured_space(space):
+        return _stack_entries(observations, space)
     if as_paths:
         return np.array(observations)
     if isinstance(space, spaces.Box):
