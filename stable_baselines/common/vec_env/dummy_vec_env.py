@@ -11,7 +11,7 @@ from stable_baselines.common.vec_env.base_vec_env import (VecEnv, VecEnvActions,
 from stable_baselines.common.vec_env.single_env import (call_env_method, check_same_spaces, get_env_attr,
                                                         make_vec_env_member, random_seed, seed_env, set_env_attr,
                                                         step_env_auto_reset)
-from stable_baselines.common.vec_env.util import copy_obs_dict, dict_to_obs, obs_space_info
+from stable_baselines.common.vec_env.util import copy_obs_dict, dict_to_obs, obs_entry, obs_space_info
 
 
 class DummyVecEnv(VecEnv):
@@ -109,7 +109,7 @@ class DummyVecEnv(VecEnv):
     def _save_obs(self, env_idx: int, obs: Any) -> None:
         for key in self.keys:
             buffer = self.buf_obs[key]
-            value = np.asarray(obs if key is None else obs[key])
+            value = np.asarray(obs_entry(obs, key))
             expected = buffer.shape[1:]
             if value.shape != expected:
                 if value.size != int(np.prod(expected)):

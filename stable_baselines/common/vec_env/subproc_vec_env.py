@@ -13,6 +13,7 @@ from stable_baselines.common.vec_env.base_vec_env import (VecEnv, VecEnvActions,
 from stable_baselines.common.vec_env.single_env import (call_env_method, check_same_spaces, get_env_attr,
                                                         make_vec_env_member, random_seed, seed_env, set_env_attr,
                                                         step_env_auto_reset)
+from stable_baselines.common.vec_env.util import is_nested, stack_obs
 
 # how often (seconds) the parent checks that a worker it waits for is still alive
 _POLL_INTERVAL = 0.1
@@ -430,6 +431,8 @@ def _flatten_obs(obs, space):
     if not isinstance(obs, (list, tuple)) or len(obs) == 0:
         raise ValueError("expected a non-empty list of observations, got {!r}".format(obs))
 
+    if is_nested(space):
+        return stack_obs(obs, space)
     if isinstance(space, gym_compat.spaces.Dict):
         return OrderedDict([(k, np.stack([o[k] for o in obs]).astype(space.spaces[k].dtype, copy=False))
                             for k in space.spaces.keys()])
