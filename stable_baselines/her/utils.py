@@ -1,6 +1,8 @@
 """
 Goal-conditioned environments for HER: the check that an env is one, and :class:`HERGoalEnvWrapper`,
 which flattens its ``Dict`` observation into one vector (and back) so that the off-policy models can use it.
+The ``observation`` entry may itself be a Dict or Tuple space (nested too): it is then packed as
+:mod:`stable_baselines.common.structured_obs` packs observations (every entry flattened, side by side).
 
 gymnasium has no ``GoalEnv`` class. An env is goal-conditioned when its observation space is a ``Dict``
 with the keys ``observation``, ``achieved_goal`` and ``desired_goal`` and it has a method
@@ -15,6 +17,8 @@ import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, reset_env, seed_on_next_reset, step_env
+from stable_baselines.common.structured_obs import (add_batch_axis, is_batch, is_structured_space, map_entries,
+                                                    pack_batch, packed_width, unpack_rows)
 
 # The order of the parts in the flattened observation
 KEY_ORDER = ["observation", "achieved_goal", "desired_goal"]
@@ -126,7 +130,9 @@ class GoalObservationLayout(object):
 
     - ``MultiBinary`` parts give ``MultiBinary(obs_dim + 2 * goal_dim)``;
     - ``Box`` parts give a float32 ``Box`` with the concatenated bounds;
-    - ``Discrete`` parts give ``MultiDiscrete([n_obs, n_achieved, n_desired])``.
+    - ``Discrete`` parts give ``MultiDiscrete([n_obs, n_achieved, n_desired])``;
+    - a Dict or Tuple ``observation`` (with Box or MultiBinary goals) gives a float32 ``Box``: the packed
+      observation row (unbounded) followed by the goals.
 
     :param observation_space: (gymnasium.spaces.Dict) the goal-conditioned observation space
     """
@@ -135,12 +141,19 @@ class GoalObservationLayout(object):
         observation_space = check_goal_observation_space(observation_space)
         self.dict_space = observation_space
         parts = [observation_space.spaces[key] for key in KEY_ORDER]
-        kinds = {type(part) for part in parts}
+        # the Dict or Tuple space of the observation part when it is one (packed into the flat vector)
+        self.structured_space: Optional[spaces.Space] = parts[0] if is_structured_space(parts[0]) else None
+        if self.structured_space is not None:
+            parts[0] = spaces.Box(-np.inf, np.inf, (packed_width(self.structured_space),), np.float32)
+        kinds = {type(part) for part in (parts[1:] if self.structured_space is not None else parts)}
         if len(kinds) != 1:
             raise ValueError("HERGoalEnvWrapper needs the spaces of observation, achieved_goal and desired_goal to "
                              "be of the same type, got {}".format(
                                  ", ".join("{}: {}".format(key, part) for key, part in zip(KEY_ORDER, parts))))
-        first = parts[0]
+        first = parts[-1]
+        if self.structured_space is not None and not isinstance(first, (spaces.Box, spaces.MultiBinary)):
+            raise NotImplementedError("HERGoalEnvWrapper supports a Dict or Tuple observation with Box or MultiBinary "
+                                      "goal spaces only, got {}".format(first))
         if not isinstance(first, _SUPPORTED):
             raise NotImplementedError("HERGoalEnvWrapper supports Box, MultiBinary and Discrete goal spaces, got {}"
                                       .format(first))
@@ -158,7 +171,14 @@ class GoalObservationLayout(object):
             raise ValueError("achieved_goal and desired_goal must have the same size, got {} and {}"
                              .format(sizes[1], sizes[2]))
         self.obs_dim, self.goal_dim = sizes[0], sizes[1]
-        if isinstance(first, spaces.MultiBinary):
+        if self.structured_space is not None:
+            goal_bounds = [(part.low, part.high) if isinstance(part, spaces.Box) else (np.zeros(size), np.ones(size))
+                           for part, size in zip(parts[1:], sizes[1:])]
+            self.flat_space = _concatenated_box([parts[0]] + [spaces.Box(np.asarray(low, np.float32).reshape(-1),
+                                                                         np.asarray(high, np.float32).reshape(-1),
+                                                                         dtype=np.float32)
+                                                              for low, high in goal_bounds])
+        elif isinstance(first, spaces.MultiBinary):
             self.flat_space = spaces.MultiBinary(self.total_dim)
         else:
             self.flat_space = _concatenated_box(parts)
@@ -180,6 +200,8 @@ class GoalObservationLayout(object):
         if missing:
             raise ValueError("The dict observation lacks the key(s) {} (expected {}, got {})"
                              .format(missing, KEY_ORDER, list(obs_dict.keys())))
+        if self.structured_space is not None:
+            return self._flatten_structured(obs_dict)
         values = [np.asarray(obs_dict[key]) for key in KEY_ORDER]
         if self.discrete:
             return self._flatten_discrete(values)
@@ -193,6 +215,20 @@ class GoalObservationLayout(object):
         else:
             flat = np.concatenate([value.reshape(-1) for value in values])
         return flat.astype(self.dtype, copy=False)
+
+    def _flatten_structured(self, obs_dict: Mapping) -> np.ndarray:
+        """:return: (np.ndarray) the packed observation part followed by the goals, for one observation or a batch"""
+        space = self.structured_space
+        assert space is not None, "only for a structured observation part"
+        observation = obs_dict["observation"]
+        batched = is_batch(observation, space)
+        rows = pack_batch(observation if batched else add_batch_axis(observation, space), space)
+        n_batch = len(rows) if batched else None
+        goals = [np.asarray(obs_dict[key]) for key in KEY_ORDER[1:]]
+        for key, value in zip(KEY_ORDER[1:], goals):
+            self._check_part(key, value, n_batch)
+        flat = np.concatenate([rows] + [value.reshape(len(rows), -1) for value in goals], axis=-1)
+        return (flat if batched else flat[0]).astype(self.dtype, copy=False)
 
     def _width(self, key: str) -> int:
         """
@@ -249,6 +285,13 @@ class GoalObservationLayout(object):
         start_desired = self.obs_dim + self.goal_dim
         parts = [observations[..., :start_goal], observations[..., start_goal:start_desired],
                  observations[..., start_desired:]]
+        if self.structured_space is not None:
+            rows = observations.reshape(-1, self.total_dim)
+            observation = unpack_rows(rows[:, :start_goal], self.structured_space)
+            if observations.ndim == 1:
+                observation = map_entries(lambda values: values[0], observation)
+            return OrderedDict([("observation", observation)] + [(key, part.copy())
+                                                                 for key, part in zip(KEY_ORDER[1:], parts[1:])])
         if self.discrete:
             if observations.ndim == 1:
                 return OrderedDict((key, int(part[0])) for key, part in zip(KEY_ORDER, parts))
