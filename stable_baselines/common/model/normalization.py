@@ -22,7 +22,7 @@ from stable_baselines.common.model.extra_members import register_member
 from stable_baselines.common.safe_loading import limits
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecNormalize
-from stable_baselines.common.vec_env.vec_normalize import NormalizationStatistics
+from stable_baselines.common.vec_env.vec_normalize import NormalizationStatistics, box_entry_shapes
 
 SETTINGS_MEMBER = register_member("vec_normalize.json", 1 << 20)
 ARRAYS_MEMBER = register_member("vec_normalize.npz", limits.MAX_PARAMETER_BYTES)
@@ -56,8 +56,7 @@ def statistics_from_members(members: Dict[str, Any], observation_space: Any, wha
                                                         SETTINGS_MEMBER else SETTINGS_MEMBER))
     shape, entry_shapes = None, None
     if isinstance(observation_space, spaces.Dict):
-        entry_shapes = {key: tuple(entry.shape) for key, entry in observation_space.spaces.items()
-                        if isinstance(entry, spaces.Box)}
+        entry_shapes = dict(box_entry_shapes(observation_space))
     elif observation_space is not None:
         shape = tuple(observation_space.shape) if observation_space.shape is not None else ()
     where = "the VecNormalize statistics of {}".format(what)

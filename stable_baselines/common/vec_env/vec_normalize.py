@@ -40,7 +40,8 @@ class VecNormalize(VecEnvWrapper):
     :param gamma: (float) discount factor of the return whose spread scales the rewards
     :param epsilon: (float) added to the variances before the square root, so that nothing is divided by zero
     :param norm_obs_keys: ([str]) with a Dict observation space: the keys (of Box entries) whose observations are
-        normalized, each with its own statistics (None: every Box entry); the other entries pass unchanged
+        normalized, each with its own statistics (None: every Box entry); the other entries pass unchanged. A Box
+        inside a nested Dict or Tuple entry is named by its path: ``'robot/position'``, ``'pair/[0]'``
     """
 
     def __init__(self, venv: VecEnv, training: bool = True, norm_obs: bool = True, norm_reward: bool = True,
@@ -53,7 +54,8 @@ class VecNormalize(VecEnvWrapper):
             raise TypeError("VecNormalize(norm_obs=True) only supports Box observation spaces and Dict ones (per key), "
                             "got {} (use norm_obs=False to normalize only the rewards)".format(self.observation_space))
         self.obs_rms: Any = RunningMeanStd(shape=_shape_of(self.observation_space)) if self.norm_obs_keys is None \
-            else {key: RunningMeanStd(shape=_shape_of(self.observation_space[key])) for key in self.norm_obs_keys}
+            else {key: RunningMeanStd(shape=shape) for key, shape in box_entry_shapes(self.observation_space).items()
+                  if key in self.norm_obs_keys}
         self.ret_rms = RunningMeanStd(shape=())
         self.clip_obs = clip_obs
         self.clip_reward = clip_reward
@@ -126,7 +128,7 @@ class VecNormalize(VecEnvWrapper):
             self.obs_rms.update(obs)
             return
         for key in self.norm_obs_keys:
-            self.obs_rms[key].update(obs[key])
+            self.obs_rms[key].update(_entry_of(obs, key))
 
     def _update_reward(self, reward: np.ndarray) -> None:
         """Add ``reward`` to the running discounted returns and their statistics."""
@@ -182,9 +184,7 @@ class VecNormalize(VecEnvWrapper):
         """
         if self.old_obs is None:
             raise RuntimeError("get_original_obs(): no observation yet, call reset() first")
-        if isinstance(self.old_obs, dict):
-            return _per_key(self.old_obs, list(self.old_obs), lambda key, values: np.copy(values))
-        return np.copy(self.old_obs)
+        return _copied(self.old_obs)
 
     def get_original_reward(self) -> np.ndarray:
         """
@@ -279,8 +279,9 @@ class VecNormalize(VecEnvWrapper):
             if not isinstance(self.obs_rms, dict) or set(self.obs_rms) != set(self.norm_obs_keys):
                 raise ValueError("The VecNormalize statistics must be one per normalized key of the Dict observation "
                                  "space ({}), got {}".format(self.norm_obs_keys, _statistics_kind(self.obs_rms)))
+            entry_shapes = box_entry_shapes(self.observation_space)
             for key in self.norm_obs_keys:
-                expected, got = _shape_of(self.observation_space[key]), tuple(np.shape(self.obs_rms[key].mean))
+                expected, got = entry_shapes.get(key), tuple(np.shape(self.obs_rms[key].mean))
                 if got != expected:
                     raise ValueError("The VecNormalize statistics of key {!r} are for observations of shape {} but "
                                      "the environment's entry has shape {}".format(key, got, expected))
@@ -306,7 +307,8 @@ class VecNormalize(VecEnvWrapper):
 
 def _normalized_keys(space: Any, norm_obs: bool, norm_obs_keys: Optional[List[str]]) -> Optional[List[str]]:
     """
-    :return: ([str] or None) the keys of a Dict space whose entries are normalized (None for other spaces)
+    :return: ([str] or None) the names of the Box entries of a Dict space that are normalized (None for other
+        spaces); an entry nested in a Dict or Tuple entry is named by its path, e.g. ``'robot/position'``
     """
     if not isinstance(space, spaces.Dict):
         if norm_obs_keys is not None:
@@ -314,21 +316,88 @@ def _normalized_keys(space: Any, norm_obs: bool, norm_obs_keys: Optional[List[st
         return None
     if not norm_obs:
         return []
+    boxes = box_entry_shapes(space)
     if norm_obs_keys is None:
-        return [key for key, entry in space.spaces.items() if isinstance(entry, spaces.Box)]
+        return list(boxes)
     for key in norm_obs_keys:
-        if not isinstance(space.spaces.get(key), spaces.Box):
+        if key not in boxes:
             raise ValueError("VecNormalize: norm_obs_keys names {!r}, which is not a Box entry of the observation "
-                             "space: expected some of {}".format(key, [name for name, entry in space.spaces.items()
-                                                                       if isinstance(entry, spaces.Box)]))
+                             "space: expected some of {}".format(key, list(boxes)))
     return list(norm_obs_keys)
+
+
+def box_entry_shapes(space: spaces.Space, path: Tuple[Any, ...] = ()) -> "OrderedDict[str, Tuple[int, ...]]":
+    """
+    The Box entries of a Dict (or Tuple) observation space, at any depth, which :class:`VecNormalize` can normalize.
+
+    :param space: (gymnasium.spaces.Space) the observation space
+    :param path: (tuple) the keys and indices leading to ``space``
+    :return: (OrderedDict) entry name -> shape; a top-level key is its own name, a nested entry is named by its
+        path with ``/`` between the parts and ``[i]`` for Tuple positions (``'robot/position'``, ``'pair/[0]'``)
+    """
+    found: "OrderedDict[str, Tuple[int, ...]]" = OrderedDict()
+    if isinstance(space, spaces.Dict):
+        children: List[Tuple[Any, spaces.Space]] = list(space.spaces.items())
+    elif isinstance(space, spaces.Tuple):
+        children = list(enumerate(space.spaces))
+    else:
+        if isinstance(space, spaces.Box) and path:
+            found[_entry_name(path)] = _shape_of(space)
+        return found
+    for key, child in children:
+        found.update(box_entry_shapes(child, path + (key,)))
+    return found
+
+
+def _entry_name(path: Tuple[Any, ...]) -> str:
+    """:return: (str) the name of the entry at ``path``: its parts joined by ``/``, Tuple positions as ``[i]``"""
+    return "/".join("[{}]".format(part) if isinstance(part, int) else str(part) for part in path)
+
+
+def _entry_path(obs: Mapping[str, Any], name: str) -> Tuple[Any, ...]:
+    """:return: (tuple) the keys and indices of the entry called ``name`` (a top-level key is taken as it is)"""
+    if name in obs:
+        return (name,)
+    return tuple(int(part[1:-1]) if part.startswith("[") and part.endswith("]") and part[1:-1].isdigit() else part
+                 for part in name.split("/"))
+
+
+def _entry_of(obs: Mapping[str, Any], name: str) -> Any:
+    """:return: the observations of the entry called ``name``"""
+    value: Any = obs
+    for part in _entry_path(obs, name):
+        value = value[part]
+    return value
 
 
 def _per_key(obs: Dict[str, Any], keys: List[str], change: Callable[[str, Any], Any]) -> Dict[str, Any]:
     """
-    :return: (OrderedDict) the observations of a Dict space, the entries of ``keys`` replaced by ``change(key, values)``
+    :return: (OrderedDict) the observations of a Dict space, the entries named in ``keys`` replaced by
+        ``change(name, values)`` (nested Dicts and Tuples rebuilt around them)
     """
-    return OrderedDict((key, change(key, values) if key in keys else values) for key, values in obs.items())
+    targets = {_entry_path(obs, key): key for key in keys}
+    return _rebuilt(obs, (), targets, change)
+
+
+def _copied(obs: Any) -> Any:
+    """:return: a copy of a batch of observations (arrays, or Dicts and Tuples of them at any depth)"""
+    if isinstance(obs, dict):
+        return OrderedDict((key, _copied(values)) for key, values in obs.items())
+    if isinstance(obs, tuple):
+        return tuple(_copied(values) for values in obs)
+    return np.copy(obs)
+
+
+def _rebuilt(value: Any, path: Tuple[Any, ...], targets: Dict[Tuple[Any, ...], str],
+             change: Callable[[str, Any], Any]) -> Any:
+    """``value`` (the entry at ``path``) with the entries of ``targets`` inside it changed."""
+    if path in targets:
+        return change(targets[path], value)
+    if isinstance(value, dict):
+        return OrderedDict((key, _rebuilt(child, path + (key,), targets, change)) for key, child in value.items())
+    if path and isinstance(value, tuple):
+        return tuple(_rebuilt(child, path + (index,), targets, change) for index, child in enumerate(value))
+    return value
 
 
 def _statistics_kind(obs_rms: Any) -> str:
