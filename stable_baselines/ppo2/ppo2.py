@@ -12,6 +12,7 @@ from stable_baselines.common.model.arguments import (check_gamma, check_learning
                                                       check_positive_int)
 from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
+from stable_baselines.common.repeated_step import run_indices
 from stable_baselines.common.returns import gae_advantages
 from stable_baselines.common.rollouts import collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
@@ -368,11 +369,10 @@ class PPO2(OnPolicyRLModel):
             environment indices or None)
         """
         if not recurrent:
-            order = np.arange(self.n_batch)
-            for epoch in range(self.noptepochs):
-                np.random.shuffle(order)
-                for first in range(0, self.n_batch, batch_size):
-                    yield (epoch * self.n_batch + first) // batch_size, order[first:first + batch_size], None
+            # the order the fused update draws too (one place for it)
+            for position, rows in enumerate(run_indices(self.n_batch, self.noptepochs, batch_size,
+                                                        np.random.shuffle)):
+                yield position, rows, None
         else:
             n_envs = self._known_n_envs()
             env_order = np.arange(n_envs)
