@@ -12,12 +12,14 @@ from stable_baselines.common.model.arguments import (check_gamma, check_learning
                                                       check_positive_int)
 from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
+from stable_baselines.common.repeated_step import run_indices
 from stable_baselines.common.returns import gae_advantages
 from stable_baselines.common.rollouts import collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import float_input
+from stable_baselines.ppo2.fused_update import FusedUpdate, normalised_advantages
 
 
 class PPO2(OnPolicyRLModel):
@@ -91,6 +93,8 @@ class PPO2(OnPolicyRLModel):
                           "pg_loss", "approxkl", "clipfrac", "_train", "loss_names", "train_model", "act_model",
                           "value", "n_batch", "summary"):
             setattr(self, attribute, None)
+        # every epoch and minibatch of an update in one session call (feed-forward policies, no tensorboard)
+        self._fused_update = FusedUpdate(self)
 
         super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
                          _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
@@ -304,9 +308,7 @@ class PPO2(OnPolicyRLModel):
         :return: (float, float, float, float, float) policy loss, value loss, policy entropy, approximate KL
             divergence and fraction of clipped ratios
         """
-        advantages = returns - values
-        # normalised within the minibatch
-        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        advantages = normalised_advantages(returns, values)
 
         feeds = [self.train_model.obs_ph, self.action_ph, self.advs_ph, self.rewards_ph, self.learning_rate_ph,
                  self.clip_range_ph, self.old_neglog_pac_ph, self.old_vpred_ph]
@@ -367,11 +369,10 @@ class PPO2(OnPolicyRLModel):
             environment indices or None)
         """
         if not recurrent:
-            order = np.arange(self.n_batch)
-            for epoch in range(self.noptepochs):
-                np.random.shuffle(order)
-                for first in range(0, self.n_batch, batch_size):
-                    yield (epoch * self.n_batch + first) // batch_size, order[first:first + batch_size], None
+            # the order the fused update draws too (one place for it)
+            for position, rows in enumerate(run_indices(self.n_batch, self.noptepochs, batch_size,
+                                                        np.random.shuffle)):
+                yield position, rows, None
         else:
             n_envs = self._known_n_envs()
             env_order = np.arange(n_envs)
@@ -394,6 +395,12 @@ class PPO2(OnPolicyRLModel):
         obs, returns, masks, actions, values, neglogpacs, states = rollout[:7]
         action_masks = self.runner.rollout_action_masks
         recurrent = states is not None
+        if writer is None and not recurrent:
+            fused = self._fused_update.run(rollout, action_masks, batch_size, lr_now, cliprange_now,
+                                           cliprange_vf_now)
+            if fused is not None:
+                self.fast_path.weights_changed()
+                return np.mean(fused, axis=0)
         first_step = self.num_timesteps // self._update_factor(recurrent)
         losses = []
         for position, samples, envs in self._minibatches(batch_size, recurrent):

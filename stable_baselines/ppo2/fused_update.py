@@ -1,0 +1,111 @@
+"""
+The whole update of PPO2 (every epoch, every minibatch) in one session call, for feed-forward policies.
+
+The minibatch order is drawn in NumPy with the same generator calls as the minibatch loop, the per-minibatch
+advantage normalisation is computed in NumPy as there, and the Adam steps run in a graph loop made by
+:class:`stable_baselines.common.repeated_step.RepeatedStep` from the model's own training step, so the parameters
+and the statistics are those of the loop of session calls.
+"""
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from stable_baselines.common.repeated_step import RepeatedStep, optional_repeated_step, run_indices
+
+
+def normalised_advantages(returns: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """
+    :param returns: (np.ndarray) the value targets of a minibatch
+    :param values: (np.ndarray) the value predictions made while acting
+    :return: (np.ndarray) their difference, standardised within the minibatch
+    """
+    advantages = returns - values
+    return (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+
+
+class FusedUpdate:
+    """
+    The epochs of minibatch steps of a PPO2 model with a feed-forward policy, one graph loop per kind of feed
+    (with or without action masks and value clipping input), built the first time it is needed.
+
+    :param model: (PPO2) the model, its graph built
+    """
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        # False: every update runs its minibatches one session call at a time
+        self.enabled = True
+        # (masked, value clipping fed) -> the loop, or None when the step cannot run in a loop; for the graph
+        # they were built in (a new graph, e.g. after loading parameters into a rebuilt model, starts afresh)
+        self._loops: Dict[Tuple[bool, bool], Optional[RepeatedStep]] = {}
+        self._graph: Any = None
+
+    def _loop(self, masked: bool, vf_clip_fed: bool) -> Optional[RepeatedStep]:
+        """
+        :param masked: (bool) the steps feed action masks
+        :param vf_clip_fed: (bool) the steps feed the value clipping range
+        :return: (RepeatedStep) the loop for these feeds (None: not possible for this model)
+        """
+        key = (masked, vf_clip_fed)
+        model = self.model
+        if self._graph is not model.graph:
+            self._loops, self._graph = {}, model.graph
+        if key not in self._loops:
+            gathered = [model.train_model.obs_ph, model.action_ph, model.rewards_ph, model.old_neglog_pac_ph,
+                        model.old_vpred_ph]
+            if masked:
+                gathered.append(model.train_model.action_mask_ph)
+            constants = loop_constants(model, vf_clip_fed)
+            with model.graph.as_default():
+                self._loops[key] = optional_repeated_step(
+                    [model.pg_loss, model.vf_loss, model.entropy, model.approxkl, model.clipfrac], model._train,
+                    gathered=gathered, stacked=[model.advs_ph], constants=constants, name="fused_update")
+        return self._loops[key]
+
+    def run(self, rollout: Any, action_masks: Optional[np.ndarray], batch_size: int, learning_rate: float,
+            cliprange: float, cliprange_vf: Optional[float]) -> Optional[np.ndarray]:
+        """
+        Train on one rollout: ``noptepochs`` shuffled passes of ``batch_size`` minibatches (the order drawn from
+        ``np.random`` as the minibatch loop draws it).
+
+        :param rollout: (PPO2Batch) the rollout (feed-forward: no states)
+        :param action_masks: (np.ndarray) the allowed actions of every transition (None: no masks)
+        :param batch_size: (int) transitions per minibatch
+        :param learning_rate: (float) Adam's step size for this update
+        :param cliprange: (float) clipping range of the probability ratio
+        :param cliprange_vf: (float) clipping range of the value prediction (None or negative: not fed)
+        :return: (np.ndarray) the five statistics of every minibatch, shape (steps, 5); None (and nothing drawn
+            or trained) when the update cannot run in one call
+        """
+        if not self.enabled or self.model.max_grad_norm is None:
+            # without the global-norm clipping an Adam update of one layer may run, in the session step, before
+            # the backward product through that layer's weights has read them; the loop waits for every gradient,
+            # which would change the numbers, so such models keep their minibatch loop
+            return None
+        vf_clip_fed = cliprange_vf is not None and cliprange_vf >= 0
+        loop = self._loop(action_masks is not None, vf_clip_fed)
+        if loop is None or not isinstance(rollout.observations, np.ndarray):
+            return None
+        model = self.model
+        indices = run_indices(model.n_batch, model.noptepochs, batch_size, np.random.shuffle)
+        advantages = np.stack([normalised_advantages(rollout.returns[rows], rollout.values[rows])
+                               for rows in indices])
+        values: List[Any] = [indices, rollout.observations, rollout.actions, rollout.returns, rollout.neglogpacs,
+                             rollout.values]
+        if action_masks is not None:
+            values.append(action_masks)
+        values.append(advantages)
+        values.extend([learning_rate, cliprange])
+        if vf_clip_fed:
+            values.append(cliprange_vf)
+        key = ("fused_update", action_masks is not None, vf_clip_fed)
+        call = model._session_callable(key, [loop.stats], loop.feeds + loop_constants(model, vf_clip_fed))
+        return call(*values)[0]
+
+
+def loop_constants(model: Any, vf_clip_fed: bool) -> List[Any]:
+    """:return: ([tf.Tensor]) the placeholders fed once per update, in the order :meth:`FusedUpdate.run` feeds"""
+    constants = [model.learning_rate_ph, model.clip_range_ph]
+    if vf_clip_fed:
+        constants.append(model.clip_range_vf_ph)
+    return constants
