@@ -12,7 +12,8 @@ compared over all seeds with Fisher's exact test (runs at the maximum) and the M
 
 Tasks: ``ppo2_box`` (IdentityEnvBox(eps=0.5), the settings of tests/test_a2c_ppo2.py with a smaller budget),
 ``ppo2_box_20k`` (the same with the test's budget, the configuration of the first-wave observation),
-``ppo2_discrete`` (IdentityEnv(10)), ``a2c_box``. Runs are appended to the output file one line each, so several
+``ppo2_discrete`` (IdentityEnv(10), 512 steps: the scores still spread), ``ppo2_discrete_3k`` (the same, 3000 steps:
+does a solved task stay solved), ``a2c_box``. Runs are appended to the output file one line each, so several
 processes may share the seeds out and an interrupted study continues where it stopped.
 """
 import argparse
@@ -38,6 +39,7 @@ TASKS: Dict[str, Any] = {
     "ppo2_box_20k": (PPO2, lambda: IdentityEnvBox(eps=0.5),
                      dict(learning_rate=3e-3, ent_coef=0.0, n_steps=256, nminibatches=4, noptepochs=8), 20000),
     "ppo2_discrete": (PPO2, lambda: IdentityEnv(10), dict(gamma=0.7, learning_rate=1.5e-3, lam=0.8), 512),
+    "ppo2_discrete_3k": (PPO2, lambda: IdentityEnv(10), dict(gamma=0.7, learning_rate=1.5e-3, lam=0.8), 3000),
     "a2c_box": (A2C, lambda: IdentityEnvBox(eps=0.5), dict(learning_rate=3e-3, ent_coef=0.0), 12000),
 }
 VARIANTS = ("graph", "numpy")
