@@ -292,6 +292,11 @@ class A2CRunner(AbstractEnvRunner):
         super().__init__(env=env, model=model, n_steps=n_steps)
         self.gamma = gamma
 
+    def policy_step(self) -> Tuple[np.ndarray, Any, Dict[str, Any]]:
+        # the feed-forward MLP policies draw their actions from the NumPy copy of the acting network
+        actions, values, states, neglogp = self.sampled_model_step()
+        return actions, states, {"values": values, "_": neglogp}
+
     def _run(self) -> ReturnsBatch:
         """
         Step all environment copies ``n_steps`` times with the acting network.

@@ -12,11 +12,14 @@ A session call costs far more than the forward pass of a small MLP, so the polic
   call: the step also returns the copy's new weights, so the copy never needs a call of its own;
 - ``copy_of(policy)`` for an algorithm that drives the copy itself (DQN's epsilon-greedy choice), and
   ``single_row(policy, observation, shape)`` for ``predict`` on one observation;
+- ``sampled_step(policy, observations)`` for the stochastic steps of the on-policy rollouts (A2C, PPO2): actions
+  drawn from the copy's distribution with ``generator``, for the distributions in ``sampled_kinds`` (categorical)
+  unless ``sample_rollouts`` is False;
 - ``generator``: the random generator of the actions drawn in NumPy, seeded from the model's seed, reseeded in
   place by ``reseed``.
 """
 import weakref
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -37,6 +40,11 @@ class FastPath:
         self._generator: Optional[np.random.Generator] = None
         # the policies holding a copy; weak, so that policies of a replaced graph do not stay alive
         self._policies: "weakref.WeakSet[BasePolicy]" = weakref.WeakSet()
+        #: whether :meth:`sampled_step` answers (False: the rollouts draw their actions in the graph)
+        self.sample_rollouts = True
+        #: the distributions whose rollout actions :meth:`sampled_step` draws: categorical ones only for now; the
+        #: Gaussian draws learned measurably worse in PPO2 on the Box identity task (docs/misc/performance.rst)
+        self.sampled_kinds: Tuple[str, ...] = ("categorical",)
 
     @property
     def generator(self) -> np.random.Generator:
@@ -130,3 +138,19 @@ class FastPath:
                 or observation.shape != observation_space.shape:  # pylint: disable=unidiomatic-typecheck
             return None
         return copy.row_forward(observation)
+
+    def sampled_step(self, policy: Any, observations: np.ndarray) -> Optional[Tuple[Any, ...]]:
+        """
+        A stochastic step of a rollout from the policy's copy: the actions drawn with :attr:`generator`, with their
+        values and negative log-likelihoods as the graph computes them.
+
+        :param policy: (BasePolicy) the acting policy
+        :param observations: (np.ndarray) the current observations, one row per environment
+        :return: ((np.ndarray, np.ndarray, None, np.ndarray) or None) actions, values, states, neglogp; None when
+            the graph must answer (no copy, ``sample_rollouts`` off, a distribution not in ``sampled_kinds``, input
+            the copy does not take)
+        """
+        copy = self.copy_of(policy) if self.sample_rollouts else None
+        if copy is None or copy.kind not in self.sampled_kinds:
+            return None
+        return copy.step(observations, deterministic=False)

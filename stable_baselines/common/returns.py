@@ -68,13 +68,17 @@ def gae_advantages(rewards: np.ndarray, values: np.ndarray, episode_starts: np.n
     """
     n_steps = len(rewards)
     advantages = np.zeros(np.shape(rewards), dtype=np.float64)
-    carry = 0
-    for step in range(n_steps - 1, -1, -1):
-        if step == n_steps - 1:
-            continues, next_values = 1.0 - last_episode_starts, last_values
-        else:
-            continues, next_values = 1.0 - episode_starts[step + 1], values[step + 1]
-        td_error = rewards[step] + gamma * next_values * continues - values[step]
-        carry = td_error + gamma * lam * continues * carry
+    if n_steps == 0:
+        return advantages
+    # the TD errors of all steps at once, each with the same operations (hence the same rounding) as one by one;
+    # the last step bootstraps on the values after the rollout, in the dtypes the caller gave them
+    continues = 1.0 - np.asarray(episode_starts[1:])
+    td_errors = rewards[:-1] + gamma * values[1:] * continues - values[:-1]
+    last_continues = 1.0 - last_episode_starts
+    last_td_error = rewards[-1] + gamma * last_values * last_continues - values[-1]
+    carry = last_td_error + gamma * lam * last_continues * 0
+    advantages[-1] = carry
+    for step in range(n_steps - 2, -1, -1):
+        carry = td_errors[step] + gamma * lam * continues[step] * carry
         advantages[step] = carry
     return advantages

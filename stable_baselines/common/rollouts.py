@@ -97,6 +97,9 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
     columns["ep_infos"] = ep_infos
     last_info: Dict[str, Any] = {}
     step_masks: List[np.ndarray] = []
+    # the loop's variables are gathered for the callback only when it may read them
+    reads_locals = runner.callback is not None and runner.callback.reads_locals
+    visible: Dict[str, Any] = {}
 
     for index in range(runner.n_steps):
         if runner.action_masks is not None:
@@ -113,14 +116,15 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
         runner.model.num_timesteps += runner.n_envs
         runner.refresh_action_masks()
 
-        visible = dict(columns, **last_info)
-        visible.update({"_": index, "actions": actions, "clipped_actions": clipped_actions, "rewards": rewards,
-                        "infos": infos})
-        visible.update(outputs)
+        if reads_locals:
+            visible = dict(columns, **last_info)
+            visible.update({"_": index, "actions": actions, "clipped_actions": clipped_actions, "rewards": rewards,
+                            "infos": infos})
+            visible.update(outputs)
+            if not runner.advance_before_callback:
+                visible.update(obs=obs, dones=dones, states=next_states)
         if runner.advance_before_callback:
             runner.advance(obs, dones, next_states)
-        else:
-            visible.update(obs=obs, dones=dones, states=next_states)
         if not runner._on_env_step(visible):
             return None
 

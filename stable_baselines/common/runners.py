@@ -93,6 +93,22 @@ class AbstractEnvRunner(ABC):
             return self.model.step(self.obs, self.states, self.dones)
         return self.model.acting_policy.step_with_action_masks(self.obs, self.action_masks, self.states, self.dones)
 
+    def sampled_model_step(self) -> Tuple[Any, ...]:
+        """
+        :meth:`model_step`, answered by the NumPy copy of the acting policy when it has one (see
+        :meth:`~stable_baselines.common.fast_path.FastPath.sampled_step`; masked steps and a ``step`` the user
+        replaced go through :meth:`model_step`)
+
+        :return: (tuple) actions, values, states, negative log-likelihoods
+        """
+        model = self.model
+        policy = model.acting_policy
+        if self.action_masks is None and policy is not None and model.step == policy.step:
+            answer = model.fast_path.sampled_step(policy, self.obs)
+            if answer is not None:
+                return answer
+        return self.model_step()
+
     def policy_step(self) -> Tuple[np.ndarray, Any, Dict[str, Any]]:
         """
         Ask the model for the actions of the current observations.
@@ -147,9 +163,12 @@ class AbstractEnvRunner(ABC):
         :param local_variables: (dict) the variables of the collecting loop
         :return: (bool) False when the callback asked to stop
         """
-        if self.callback is None:
+        callback = self.callback
+        if callback is None:
             return True
-        if notify_step(self.callback, dict(local_variables, self=self.model, runner=self)):
+        if callback.reads_locals:
+            local_variables = dict(local_variables, self=self.model, runner=self)
+        if notify_step(callback, local_variables):
             return True
         self.continue_training = False
         return False

@@ -486,7 +486,7 @@ class Runner(AbstractEnvRunner):
         self.gamma, self.lam = gamma, lam
 
     def policy_step(self) -> Tuple[np.ndarray, Optional[np.ndarray], Dict[str, np.ndarray]]:
-        actions, values, states, neglogpacs = self.model_step()
+        actions, values, states, neglogpacs = self.sampled_model_step()
         return actions, states, {"values": values, "neglogpacs": neglogpacs}
 
     def _run(self) -> "PPO2Batch":

@@ -94,8 +94,8 @@ class FeedForwardPolicy(ActorCriticPolicy):
 
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
              deterministic: bool = False) -> tuple:
-        # Sampled actions (the rollouts of training) stay with the graph's sampler: PPO2 solved the Box identity
-        # task on fewer seeds with NumPy's (19-22 of 30 against 27), for reasons not yet understood.
+        # Sampled actions come from the graph here; the rollouts of A2C and PPO2 draw theirs from the NumPy copy
+        # through the model's fast path (FastPath.sampled_step).
         if self._numpy_forward is not None and deterministic:
             answer = self._numpy_forward.step(obs, deterministic)
             if answer is not None:
