@@ -141,6 +141,9 @@ def check_finite_losses(losses: Any, num_timesteps: int) -> None:
     :param losses: (Any) the losses fetched by the training step (numbers, arrays or nested sequences of them)
     :param num_timesteps: (int) the timestep at which the training step ran
     """
+    if type(losses) is np.ndarray and losses.dtype.kind == "f":  # pylint: disable=unidiomatic-typecheck
+        if np.isfinite(losses).all():  # DQN's TD errors: checked without a conversion
+            return
     values = np.asarray(losses, dtype=np.float64)
     if not np.isfinite(values).all():
         raise RuntimeError(
