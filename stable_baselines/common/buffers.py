@@ -328,7 +328,7 @@ class ReplayBuffer(object):
         if self._frames is None and self._storage is None and self._arrays is not None:
             # every field in an array (the common case): one gather per field
             slots = np.asarray(idxes)
-            obs_array, action_array, reward_array, next_obs_array, done_array = self._arrays
+            obs_array, action_array, reward_array, next_obs_array, done_array = cast(List[np.ndarray], self._arrays)
             rewards = reward_array.take(slots, axis=0).astype(np.float32, copy=False).reshape(-1)
             dones = done_array.take(slots, axis=0).astype(np.float32, copy=False).reshape(-1)
             obses_t, obses_tp1 = obs_array.take(slots, axis=0), next_obs_array.take(slots, axis=0)

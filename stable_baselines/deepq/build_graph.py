@@ -113,7 +113,7 @@ class _CountedAct:
     def __call__(self, obs: Any, *args: Any, sess: Optional[tf.Session] = None, **kwargs: Any) -> Any:
         sess = sess if sess is not None else tf.get_default_session()
         result = self._call(obs, *args, sess=sess, **kwargs)
-        record_draws(sess, self._actions, len(obs))
+        record_draws(sess, self._actions.op, len(obs))  # an op: a cheaper key than a tensor
         return result
 
 
