@@ -325,6 +325,17 @@ class ReplayBuffer(object):
         return reward if env is None else env.normalize_reward(reward)
 
     def _encode_sample(self, idxes: Union[List[int], np.ndarray], env: Any = None) -> Batch:
+        if self._frames is None and self._storage is None and self._arrays is not None:
+            # every field in an array (the common case): one gather per field
+            slots = np.asarray(idxes)
+            obs_array, action_array, reward_array, next_obs_array, done_array = cast(List[np.ndarray], self._arrays)
+            rewards = reward_array.take(slots, axis=0).astype(np.float32, copy=False).reshape(-1)
+            dones = done_array.take(slots, axis=0).astype(np.float32, copy=False).reshape(-1)
+            obses_t, obses_tp1 = obs_array.take(slots, axis=0), next_obs_array.take(slots, axis=0)
+            if env is None:
+                return obses_t, action_array.take(slots, axis=0), rewards, obses_tp1, dones
+            return (env.normalize_obs(obses_t), action_array.take(slots, axis=0), env.normalize_reward(rewards),
+                    env.normalize_obs(obses_tp1), dones)
         if self._storage is None:
             slots = np.asarray(idxes)
             obses_t, obses_tp1 = (self._observations(slots, field) for field in _OBS_FIELDS)

@@ -113,7 +113,7 @@ class _CountedAct:
     def __call__(self, obs: Any, *args: Any, sess: Optional[tf.Session] = None, **kwargs: Any) -> Any:
         sess = sess if sess is not None else tf.get_default_session()
         result = self._call(obs, *args, sess=sess, **kwargs)
-        record_draws(sess, self._actions, len(obs))
+        record_draws(sess, self._actions.op, len(obs))  # an op: a cheaper key than a tensor
         return result
 
 
@@ -326,9 +326,31 @@ def _copy_variables(sources: List[tf.Variable], targets: List[tf.Variable]) -> t
 
 
 def _clip_gradients(gradients: list, max_norm: Optional[float]) -> list:
+    """
+    Scale each gradient whose L2 norm exceeds ``max_norm`` down to that norm (every gradient on its own, as
+    ``tf.clip_by_norm`` does, with the same float operations, so the same bits). The norms of the dense gradients
+    go through one square root and one maximum together; sparse gradients (IndexedSlices) use ``tf.clip_by_norm``.
+
+    :param gradients: ([(tf.Tensor, tf.Variable)]) the pairs of ``compute_gradients``
+    :param max_norm: (float) the largest norm a gradient keeps (None: no clipping)
+    :return: ([(tf.Tensor, tf.Variable)]) the clipped pairs, in the same order
+    """
     if max_norm is None:
         return gradients
-    return [(grad if grad is None else tf.clip_by_norm(grad, max_norm), var) for grad, var in gradients]
+    result = [(grad if grad is None or isinstance(grad, tf.Tensor) else tf.clip_by_norm(grad, max_norm), var)
+              for grad, var in gradients]
+    dense = [position for position, (grad, _) in enumerate(gradients) if isinstance(grad, tf.Tensor)]
+    if not dense:
+        return result
+    with tf.name_scope("clip_by_norm"):
+        grads = [gradients[position][0] for position in dense]
+        limit = tf.constant(max_norm, dtype=grads[0].dtype)
+        # sqrt(0) is 0 and sqrt(NaN) NaN: the guarded square root of tf.clip_by_norm gives the same values
+        norms = tf.sqrt(tf.stack([tf.reduce_sum(tf.square(grad)) for grad in grads]))
+        divisors = tf.unstack(tf.maximum(norms, limit), num=len(grads))
+        for position, grad, divisor in zip(dense, grads, divisors):
+            result[position] = ((grad * limit) / divisor, gradients[position][1])
+    return result
 
 
 def _input_summaries(rew_t_ph: tf.Tensor, weights_ph: tf.Tensor, obs_ph: tf.Tensor, full: bool) -> None:

@@ -242,9 +242,9 @@ class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
             actions = self._numpy_forward.step(obs, deterministic)
             if actions is not None:
                 return actions
-        output = self.deterministic_policy if deterministic else self.policy
+        output: Any = self.deterministic_policy if deterministic else self.policy
         actions = self.sess.run(output, {self.obs_ph: obs})
-        record_draws(self.sess, output, len(actions))
+        record_draws(self.sess, output.op, len(actions))  # an op: a cheaper key than a tensor
         return actions
 
     def proba_step(self, obs: np.ndarray, state: Any = None, mask: Any = None) -> List[np.ndarray]:

@@ -48,6 +48,7 @@ Order of one step: ``_choose_action``, env step, ``num_timesteps += 1``, callbac
 reward_``; at an episode end: ``_on_episode_end``, env reset unless ``state.auto_reset``, a new
 ``episode_rewards`` entry, ``is_success`` into ``episode_successes``), and ``_log_when_due`` last.
 """
+import math
 import time
 from typing import Any, Dict, List, NamedTuple, Optional
 
@@ -133,6 +134,25 @@ def visible(names: Dict[str, Any]) -> Dict[str, Any]:
     return {name: value for name, value in names.items() if value is not UNSET}
 
 
+def _plainly_finite(losses: Any) -> bool:
+    """
+    :param losses: (Any) the losses of a training step
+    :return: (bool) True when they are a float array (DQN's TD errors) or a list of tuples of float scalars (the rows
+        of SAC and TD3) and all finite; False otherwise (then the general check decides)
+    """
+    if type(losses) is np.ndarray:  # pylint: disable=unidiomatic-typecheck
+        return losses.dtype.kind == "f" and bool(np.isfinite(losses).all())
+    if type(losses) is not list:  # pylint: disable=unidiomatic-typecheck
+        return False
+    for row in losses:
+        if type(row) is not tuple:  # pylint: disable=unidiomatic-typecheck
+            return False
+        for value in row:
+            if not isinstance(value, (float, np.floating)) or not math.isfinite(value):
+                return False
+    return True
+
+
 def check_finite_losses(losses: Any, num_timesteps: int) -> None:
     """
     Raise a RuntimeError when a training step produced a loss that is not finite (the parameters are then NaN, most
@@ -141,6 +161,8 @@ def check_finite_losses(losses: Any, num_timesteps: int) -> None:
     :param losses: (Any) the losses fetched by the training step (numbers, arrays or nested sequences of them)
     :param num_timesteps: (int) the timestep at which the training step ran
     """
+    if _plainly_finite(losses):
+        return
     values = np.asarray(losses, dtype=np.float64)
     if not np.isfinite(values).all():
         raise RuntimeError(

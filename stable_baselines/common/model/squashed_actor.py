@@ -221,7 +221,8 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
         else:
             named = self._train_step_with_run(step, writer, learning_rate, batch, delayed_update)
         losses = list(self._losses.values())
-        record_draws(self.sess, losses[0], self.batch_size, fetches=losses)
+        # keyed by the first loss's op: hashing an op is cheap, hashing a tensor runs TensorFlow's operator overloads
+        record_draws(self.sess, losses[0].op, self.batch_size, fetches=losses)
         return tuple(named[name] for name in self._built(self.infos_names, "infos_names"))
 
     def _train_step_with_run(self, step: int, writer: Any, learning_rate: float, batch: tuple,
