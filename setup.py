@@ -39,6 +39,8 @@ EXTRAS = {
     + ATARI_REQUIREMENTS + MUJOCO_REQUIREMENTS + EXPORT_REQUIREMENTS,
     "docs": ["sphinx>=7", "sphinx-rtd-theme"],
     "atari": ATARI_REQUIREMENTS,
+    # EnvPoolVecEnv: EnvPool's C++ Atari and classic-control environments (Linux wheels)
+    "envpool": ["envpool>=0.8"],
     "mujoco": MUJOCO_REQUIREMENTS,
     "export": EXPORT_REQUIREMENTS,
     "lint": ["ruff", MYPY],

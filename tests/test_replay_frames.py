@@ -110,6 +110,17 @@ def test_unrelated_observations_grow_the_ring_and_stay_exact():
     assert_same_storage(buffer, reference)
 
 
+def test_ring_grown_in_small_chunks_stays_exact(monkeypatch):
+    # the ring copies its live frames chunk by chunk when it grows; chunks of 3 frames cut every window
+    from stable_baselines.common import frame_store
+    monkeypatch.setattr(frame_store, "GROW_CHUNK", 3)
+    buffer = filled(ReplayBuffer(30), unrelated_stream(95))
+    reference = filled(WholeBuffer(30), unrelated_stream(95))
+    assert buffer._frames.capacity >= 30 * 8
+    assert_same_batches(buffer, reference)
+    assert_same_storage(buffer, reference)
+
+
 def test_mixed_streams_and_a_buffer_of_one():
     def mixed():
         for first, second in zip(frame_stack_stream(40, seed=4), unrelated_stream(40, seed=5)):

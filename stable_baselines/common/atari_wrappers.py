@@ -27,13 +27,19 @@ ResetReturn = Tuple[Any, Dict[str, Any]]
 StepReturn = Tuple[Any, SupportsFloat, bool, bool, Dict[str, Any]]
 
 
+_CV2: List[Any] = []  # the OpenCV module, once imported
+
+
 def _cv2() -> Any:
+    if _CV2:
+        return _CV2[0]
     try:
         import cv2  # pylint: disable=import-outside-toplevel
     except ImportError as err:  # pragma: no cover - depends on the installed extras
         raise ImportError("WarpFrame needs OpenCV: pip install stable-baselines[atari] "
                           "(or opencv-python-headless)") from err
     cv2.ocl.setUseOpenCL(False)
+    _CV2.append(cv2)
     return cv2
 
 
@@ -172,7 +178,7 @@ class MaxAndSkipEnv(gymnasium.Wrapper):
             if terminated or truncated:
                 break
         # when the episode ended early, the buffer is stale: that last observation is never acted on
-        return self._obs_buffer.max(axis=0), total_reward, terminated, truncated, info
+        return np.maximum(self._obs_buffer[0], self._obs_buffer[1]), total_reward, terminated, truncated, info
 
 
 class ClipRewardEnv(gymnasium.RewardWrapper):

@@ -23,6 +23,8 @@ import numpy as np
 
 #: smallest frame (height * width) stored by frame; smaller images are cheaper stored whole
 MIN_FRAME_PIXELS = 256
+#: frames copied at a time when the ring grows
+GROW_CHUNK = 4096
 #: largest stack (last axis) stored by frame; a longer last axis is not a stack of frames (e.g. channel-first images)
 MAX_STACK = 16
 
@@ -87,8 +89,10 @@ class FrameStackStore(object):
     def _grow(self, keep_from: int) -> None:
         capacity = self.capacity
         grown = np.zeros((capacity + max(capacity // 16, self.n_stack + 1),) + self.frames.shape[1:], np.uint8)
-        live = np.arange(keep_from, self.next_frame)
-        grown[live % grown.shape[0]] = self.frames[live % capacity]
+        # copied in chunks: a fancy-indexed copy of the whole window at once would hold a third ring in memory
+        for start in range(keep_from, self.next_frame, GROW_CHUNK):
+            live = np.arange(start, min(start + GROW_CHUNK, self.next_frame))
+            grown[live % grown.shape[0]] = self.frames[live % capacity]
         self.frames = grown
 
     def _add_frame(self, plane: np.ndarray, keep_from: int) -> int:

@@ -14,6 +14,7 @@ from stable_baselines.common.vec_env.vec_check_nan import VecCheckNan
 from stable_baselines.common.vec_env.vec_monitor import VecMonitor
 from stable_baselines.common.vec_env.vec_extract_dict_obs import VecExtractDictObs
 from stable_baselines.common.vec_env.vec_transpose import VecTransposeImage
+from stable_baselines.common.vec_env.envpool_vec_env import EnvPoolVecEnv  # envpool itself is imported on use
 
 
 def unwrap_vec_normalize(env: Any) -> Optional[VecNormalize]:
@@ -56,5 +57,5 @@ def sync_envs_normalization(env: Any, eval_env: Any) -> None:
 
 __all__ = ["AlreadySteppingError", "NotSteppingError", "VecEnv", "VecEnvWrapper", "CloudpickleWrapper",
            "DummyVecEnv", "SubprocVecEnv", "EnvWorkerError", "VecFrameStack", "VecNormalize", "VecVideoRecorder",
-           "VecCheckNan", "VecMonitor", "VecExtractDictObs", "VecTransposeImage", "sync_envs_normalization",
+           "VecCheckNan", "VecMonitor", "VecExtractDictObs", "VecTransposeImage", "EnvPoolVecEnv", "sync_envs_normalization",
            "unwrap_vec_normalize"]

@@ -1,4 +1,5 @@
 """VecFrameStack: stack the last observations of each environment on the last axis."""
+import sys
 import warnings
 from collections import OrderedDict
 from typing import Dict, List, Optional
@@ -7,6 +8,30 @@ import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvObs, VecEnvStepReturn, VecEnvWrapper
+
+#: unsigned integer types as wide as a whole stack (last axis), for shifting the stack in one integer operation
+_WHOLE_STACK_TYPES = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def drop_oldest(stack: np.ndarray, width: int) -> None:
+    """
+    Move the newer observations of each stack ``width`` slots towards the front of the last axis, in place (the
+    last ``width`` slots then hold stale values, to be overwritten by the new observation).
+
+    A C-contiguous stack whose last axis spans 2, 4 or 8 bytes (e.g. 4 stacked uint8 Atari frames) is shifted as
+    one unsigned integer per pixel on a little-endian machine: the oldest slot holds the lowest bytes, so a right
+    shift drops it, many times faster than copying bytes with a stride.
+
+    :param stack: (np.ndarray) the stacks, shape ``(..., n_stack * width)``
+    :param width: (int) the size of one observation on the last axis
+    """
+    total = stack.shape[-1]
+    whole_type = _WHOLE_STACK_TYPES.get(total * stack.itemsize)
+    if whole_type is not None and width < total and sys.byteorder == "little" and stack.flags.c_contiguous:
+        as_words = stack.view(whole_type)
+        np.right_shift(as_words, 8 * width * stack.itemsize, out=as_words)
+    else:
+        stack[..., :total - width] = stack[..., width:]
 
 
 class VecFrameStack(VecEnvWrapper):
@@ -65,7 +90,7 @@ class VecFrameStack(VecEnvWrapper):
         result = OrderedDict(observations)
         for key, stack in self.stacked_entries.items():
             width = observations[key].shape[-1]
-            stack[...] = np.roll(stack, shift=-width, axis=-1)
+            drop_oldest(stack, width)
             for env_idx in np.flatnonzero(dones):
                 terminal = infos[env_idx].get("terminal_observation")
                 if isinstance(terminal, dict):
@@ -100,7 +125,7 @@ class VecFrameStack(VecEnvWrapper):
             return self._step_entries(observations, dones, infos), rewards, dones, infos
         width = observations.shape[-1]
         # drop the oldest observation: the others move one slot towards the front
-        self.stackedobs = np.roll(self.stackedobs, shift=-width, axis=-1)
+        drop_oldest(self.stackedobs, width)
         for env_idx in np.flatnonzero(dones):
             self._stack_terminal(int(env_idx), infos[env_idx], width)
             self.stackedobs[env_idx] = 0
