@@ -628,13 +628,13 @@ class _Runner(AbstractEnvRunner):
             if self.action_masks is not None:
                 feed[policy.action_mask_ph] = self.action_masks
             actions, mus = policy.sess.run([policy.action, policy.policy_proba], feed)
-            record_draws(policy.sess, policy.action, len(actions))
+            record_draws(policy.sess, policy.action.op, len(actions))
         elif hasattr(policy, "snew"):
             feed = {policy.obs_ph: obs, policy.states_ph: states, policy.dones_ph: np.asarray(dones, np.float32)}
             if self.action_masks is not None:
                 feed[policy.action_mask_ph] = self.action_masks
             actions, mus, states = policy.sess.run([policy.action, policy.policy_proba, policy.snew], feed)
-            record_draws(policy.sess, policy.action, len(actions))
+            record_draws(policy.sess, policy.action.op, len(actions))
         else:
             actions, _, new_states, _ = self.model.step(obs, states, dones)
             mus = self.model.proba_step(obs, states, dones)

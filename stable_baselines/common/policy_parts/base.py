@@ -293,7 +293,7 @@ class ActorCriticPolicy(BasePolicy):
             feed.update(self._state_feed(state, mask))
             fetches.append(next_state)
         results = self.sess.run(fetches, feed)
-        record_draws(self.sess, fetches[0], len(results[0]))  # for an exact resume (see tf_random_draws)
+        record_draws(self.sess, fetches[0].op, len(results[0]))  # an op: a cheaper key than a tensor
         states = results[3] if next_state is not None else self.initial_state
         return results[0], results[1], states, results[2]
 

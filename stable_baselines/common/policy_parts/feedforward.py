@@ -103,7 +103,7 @@ class FeedForwardPolicy(ActorCriticPolicy):
         chosen = self.deterministic_action if deterministic else self.action
         action, value, neglogp = self._graph_call(("step", bool(deterministic)),
                                                   [chosen, self.value_flat, self.neglogp], obs)
-        record_draws(self.sess, chosen, len(action))
+        record_draws(self.sess, chosen.op, len(action))
         return action, value, self.initial_state, neglogp
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:

@@ -205,7 +205,7 @@ class LstmPolicy(RecurrentActorCriticPolicy):
         chosen = self.deterministic_action if deterministic else self.action
         answer = self.sess.run([chosen, self.value_flat, self.snew, self.neglogp],
                                self._recurrent_feed(obs, state, mask))
-        record_draws(self.sess, chosen, len(answer[0]))
+        record_draws(self.sess, chosen.op, len(answer[0]))
         return answer
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
