@@ -35,7 +35,10 @@ def check_pretrain_inputs(model: Any, dataset: Any) -> None:
                         .format(type(dataset).__name__))
     if dataset.train_loader is None or dataset.val_loader is None:
         raise ValueError("pretrain: the dataloaders of the dataset were released")
-    observations = dataset.observations
+    # a dataset of another kind (duck-typed: the loaders and get_next_batch) need not expose its observations
+    observations = getattr(dataset, "observations", None)
+    if observations is None:
+        return
     if is_structured_space(model.observation_space):
         check_batch_entries(observations, model.observation_space, "pretrain: the expert dataset's observations")
     elif isinstance(observations, (dict, tuple)):

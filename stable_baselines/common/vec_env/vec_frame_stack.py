@@ -2,12 +2,15 @@
 import sys
 import warnings
 from collections import OrderedDict
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvObs, VecEnvStepReturn, VecEnvWrapper
+
+# the keys and indices leading from a Dict observation to one of its entries
+EntryPath = Tuple[Any, ...]
 
 #: unsigned integer types as wide as a whole stack (last axis), for shifting the stack in one integer operation
 _WHOLE_STACK_TYPES = {2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -40,7 +43,8 @@ class VecFrameStack(VecEnvWrapper):
     last axis (the channels, for images), oldest first. When an episode ends, the stack of that environment
     starts again from zeros; the ``terminal_observation`` of its info is stacked as well.
 
-    With a Dict observation space, every Box entry is stacked on its own (other entries pass unchanged).
+    With a Dict observation space, every Box entry is stacked on its own, also inside nested Dict and Tuple
+    entries (other entries pass unchanged).
 
     :param venv: (VecEnv) the vectorized environment whose observations are stacked
     :param n_stack: (int) how many observations to stack
@@ -53,7 +57,7 @@ class VecFrameStack(VecEnvWrapper):
         self.n_stack = int(n_stack)
         single = venv.observation_space
         # Dict spaces: one stacked array per Box entry (None: a Box space, stacked in ``stackedobs``)
-        self.stacked_entries: Optional[Dict[str, np.ndarray]] = None
+        self.stacked_entries: Optional[Dict[EntryPath, np.ndarray]] = None
         if isinstance(single, spaces.Dict):
             self._init_entries(venv, single)
             return
@@ -67,49 +71,61 @@ class VecFrameStack(VecEnvWrapper):
         VecEnvWrapper.__init__(self, venv, observation_space=spaces.Box(low=low, high=high, dtype=single.dtype))
 
     def _init_entries(self, venv: VecEnv, space: spaces.Dict) -> None:
-        """Prepare the stacks of the Box entries of a Dict space."""
-        entries = OrderedDict(space.spaces)
+        """Prepare the stacks of the Box entries of a Dict space (at any depth)."""
         self.stacked_entries = {}
-        for key, entry in space.spaces.items():
-            if not isinstance(entry, spaces.Box):
-                continue
-            if len(entry.shape) == 0:
-                raise ValueError("VecFrameStack needs observations with at least one axis, got shape () for the "
-                                 "entry {!r}".format(key))
-            low = np.concatenate([entry.low] * self.n_stack, axis=-1)
-            high = np.concatenate([entry.high] * self.n_stack, axis=-1)
-            self.stacked_entries[key] = np.zeros((venv.num_envs,) + low.shape, low.dtype)
-            entries[key] = spaces.Box(low=low, high=high, dtype=entry.dtype)
+        stacked_space = self._stacked_space(space, (), venv.num_envs)
         self.stackedobs = np.zeros(0)
-        VecEnvWrapper.__init__(self, venv, observation_space=spaces.Dict(entries))
+        VecEnvWrapper.__init__(self, venv, observation_space=stacked_space)
 
-    def _step_entries(self, observations: Dict[str, np.ndarray], dones: np.ndarray,
-                      infos: List[dict]) -> Dict[str, np.ndarray]:
+    def _stacked_space(self, space: spaces.Space, path: EntryPath, num_envs: int) -> spaces.Space:
+        """:return: (gymnasium.spaces.Space) ``space`` with its Box entries stacked (their stacks registered)"""
+        assert self.stacked_entries is not None
+        if isinstance(space, spaces.Dict):
+            return spaces.Dict(OrderedDict((key, self._stacked_space(entry, path + (key,), num_envs))
+                                           for key, entry in space.spaces.items()))
+        if isinstance(space, spaces.Tuple):
+            return spaces.Tuple(tuple(self._stacked_space(entry, path + (index,), num_envs)
+                                      for index, entry in enumerate(space.spaces)))
+        if not isinstance(space, spaces.Box):
+            return space
+        if len(space.shape) == 0:
+            raise ValueError("VecFrameStack needs observations with at least one axis, got shape () for the "
+                             "entry {!r}".format(_entry_label(path)))
+        low = np.concatenate([space.low] * self.n_stack, axis=-1)
+        high = np.concatenate([space.high] * self.n_stack, axis=-1)
+        self.stacked_entries[path] = np.zeros((num_envs,) + low.shape, low.dtype)
+        return spaces.Box(low=low, high=high, dtype=space.dtype)
+
+    def _step_entries(self, observations: Dict[str, Any], dones: np.ndarray, infos: List[dict]) -> Dict[str, Any]:
         """The Dict version of ``step_wait``'s stacking: each stacked entry on its own."""
         assert self.stacked_entries is not None
-        result = OrderedDict(observations)
-        for key, stack in self.stacked_entries.items():
-            width = observations[key].shape[-1]
+        finished = [int(env_idx) for env_idx in np.flatnonzero(dones)]
+        stacked = {}
+        for path, stack in self.stacked_entries.items():
+            newest = _entry(observations, path)
+            width = newest.shape[-1]
             drop_oldest(stack, width)
-            for env_idx in np.flatnonzero(dones):
+            for env_idx in finished:
                 terminal = infos[env_idx].get("terminal_observation")
                 if isinstance(terminal, dict):
-                    last = np.asarray(terminal[key], dtype=stack.dtype)
-                    terminal[key] = np.concatenate((stack[env_idx, ..., :-width], last), axis=-1)
+                    last = np.asarray(_entry(terminal, path), dtype=stack.dtype)
+                    infos[env_idx]["terminal_observation"] = _put(
+                        terminal, path, np.concatenate((stack[env_idx, ..., :-width], last), axis=-1))
                 stack[env_idx] = 0
-            stack[..., -width:] = observations[key]
-            result[key] = np.copy(stack)
-        return result
+            stack[..., -width:] = newest
+            stacked[path] = np.copy(stack)
+        return _replaced(observations, stacked, ())
 
-    def _reset_entries(self, first: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    def _reset_entries(self, first: Dict[str, Any]) -> Dict[str, Any]:
         """The Dict version of ``reset``'s stacking."""
         assert self.stacked_entries is not None
-        result = OrderedDict(first)
-        for key, stack in self.stacked_entries.items():
+        stacked = {}
+        for path, stack in self.stacked_entries.items():
+            newest = _entry(first, path)
             stack[...] = 0
-            stack[..., -first[key].shape[-1]:] = first[key]
-            result[key] = np.copy(stack)
-        return result
+            stack[..., -newest.shape[-1]:] = newest
+            stacked[path] = np.copy(stack)
+        return _replaced(first, stacked, ())
 
     def _stack_terminal(self, env_idx: int, info: dict, width: int) -> None:
         """Replace the last observation of a finished episode by its stack (before the stack is cleared)."""
@@ -145,3 +161,38 @@ class VecFrameStack(VecEnvWrapper):
 
     def close(self) -> None:
         self.venv.close()
+
+
+def _entry_label(path: EntryPath) -> str:
+    """:return: (str) an entry's path for messages (``'robot/joints'``; a top-level key as it is)"""
+    return "/".join("[{}]".format(part) if isinstance(part, int) else str(part) for part in path)
+
+
+def _entry(observation: Any, path: EntryPath) -> Any:
+    """:return: the values of the entry at ``path`` of a (nested) observation"""
+    for part in path:
+        observation = observation[part]
+    return observation
+
+
+def _put(tree: Any, path: EntryPath, value: Any) -> Any:
+    """
+    :return: ``tree`` with ``value`` at ``path``: Dicts on the way are changed in place, Tuples rebuilt (the
+        returned tree is ``tree`` itself when its top is a Dict)
+    """
+    child = value if len(path) == 1 else _put(tree[path[0]], path[1:], value)
+    if isinstance(tree, dict):
+        tree[path[0]] = child
+        return tree
+    return tuple(child if index == path[0] else item for index, item in enumerate(tree))
+
+
+def _replaced(tree: Any, values: Dict[EntryPath, Any], path: EntryPath) -> Any:
+    """:return: a copy of the containers of ``tree`` (at ``path``) with the entries of ``values`` replaced"""
+    if path in values:
+        return values[path]
+    if isinstance(tree, dict):
+        return OrderedDict((key, _replaced(child, values, path + (key,))) for key, child in tree.items())
+    if isinstance(tree, tuple) and path:
+        return tuple(_replaced(child, values, path + (index,)) for index, child in enumerate(tree))
+    return tree
