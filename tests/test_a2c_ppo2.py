@@ -40,8 +40,6 @@ def test_training_matches_the_original_libraries_training(model_class, atol):
     """
     env = DummyVecEnv([lambda: make_env("CartPole-v1") for _ in range(8)])
     model = model_class("MlpPolicy", env, seed=0, n_cpu_tf_sess=1, **ZOO_CARTPOLE_KWARGS[model_class])
-    # the original drew the rollout actions with TensorFlow's seeded random ops: so must the comparison
-    model.fast_path.sample_rollouts = False
     file_name = "{}_CartPole-v1_seed0_4000.npz".format(model_class.__name__.lower())
     assert_trains_like_the_original(model, 4000, file_name, atol=atol)
 

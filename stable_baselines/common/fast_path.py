@@ -13,8 +13,9 @@ A session call costs far more than the forward pass of a small MLP, so the polic
 - ``copy_of(policy)`` for an algorithm that drives the copy itself (DQN's epsilon-greedy choice), and
   ``single_row(policy, observation, shape)`` for ``predict`` on one observation;
 - ``sampled_step(policy, observations)`` for the stochastic steps of the on-policy rollouts (A2C, PPO2): actions
-  drawn from the copy's distribution with ``generator``, for the distributions in ``sampled_kinds`` (categorical)
-  unless ``sample_rollouts`` is False;
+  drawn from the copy's distribution, for the distributions in ``sampled_kinds`` (categorical) unless
+  ``sample_rollouts`` is False; in a seeded graph from the numbers the graph's sampling op would have drawn
+  (``graph_draws_of(policy)``, the same actions as the graph), otherwise with ``generator``;
 - ``generator``: the random generator of the actions drawn in NumPy, seeded from the model's seed, reseeded in
   place by ``reseed``.
 """
@@ -26,6 +27,12 @@ import numpy as np
 from stable_baselines.common.numpy_forward import make_rng
 from stable_baselines.common.policy_parts.base import BasePolicy
 from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_philox import OpUniformStream
+from stable_baselines.common.tf_random_draws import random_ops_behind
+
+# graph_draws_of: a policy whose sampling op was not looked for yet
+_NOT_LOOKED_UP: Any = object()
+
 
 class FastPath:
     """
@@ -45,6 +52,8 @@ class FastPath:
         #: the distributions whose rollout actions :meth:`sampled_step` draws: categorical ones only for now; the
         #: Gaussian draws learned measurably worse in PPO2 on the Box identity task (docs/misc/performance.rst)
         self.sampled_kinds: Tuple[str, ...] = ("categorical",)
+        # policy -> the seeded uniform op behind its sampled action (None: draw with the generator)
+        self._graph_draws: "weakref.WeakKeyDictionary[Any, Optional[OpUniformStream]]" = weakref.WeakKeyDictionary()
 
     @property
     def generator(self) -> np.random.Generator:
@@ -153,4 +162,39 @@ class FastPath:
         copy = self.copy_of(policy) if self.sample_rollouts else None
         if copy is None or copy.kind not in self.sampled_kinds:
             return None
-        return copy.step(observations, deterministic=False)
+        stream = self.graph_draws_of(policy) if copy.kind == "categorical" else None
+        if stream is None or stream.drawn() < 0:
+            return copy.step(observations, deterministic=False)
+        generator = copy.rng
+        copy.rng = stream
+        try:
+            return copy.step(observations, deterministic=False)
+        finally:
+            copy.rng = generator
+
+    def graph_draws_of(self, policy: Any) -> Optional[OpUniformStream]:
+        """
+        The seeded uniform op behind the policy's sampled action, when there is one: the NumPy draws of
+        :meth:`sampled_step` then take its numbers (TensorFlow's stream, reproduced by
+        :mod:`stable_baselines.common.tf_philox`), so they pick the actions the graph would have picked.
+
+        :param policy: (BasePolicy) the acting policy
+        :return: (OpUniformStream or None) the op's stream in the policy's session; None for an unseeded graph or
+            an action that does not come from one float32 uniform op (the draws then use :attr:`generator`)
+        """
+        stream = self._graph_draws.get(policy, _NOT_LOOKED_UP)
+        if stream is _NOT_LOOKED_UP:
+            stream = self._graph_draws[policy] = _sampling_stream(policy)
+        return stream
+
+
+def _sampling_stream(policy: Any) -> Optional[OpUniformStream]:
+    """:return: (OpUniformStream or None) see :meth:`FastPath.graph_draws_of`"""
+    action = policy.action
+    ops = random_ops_behind([action])
+    if len(ops) != 1:
+        return None
+    op = action.graph.get_operation_by_name(next(iter(ops)))
+    if op.type != "RandomUniform" or op.outputs[0].dtype != tf.float32 or not OpUniformStream.is_seeded(op):
+        return None
+    return OpUniformStream(policy.sess, op)

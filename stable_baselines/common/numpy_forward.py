@@ -51,9 +51,12 @@ import abc
 import math
 import os
 import threading
-from typing import Any, Callable, List, Literal, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from stable_baselines.common.tf_philox import OpUniformStream
 
 LAYER_NORM_EPSILON = 1e-12
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
@@ -78,8 +81,35 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, _FLOAT32_ZERO, out=x)
 
 
+# TensorFlow's float32 Tanh kernel (Eigen's ptanh_float, built without FMA): the input clipped to +-_TANH_CLIP, then
+# x * (1 + x^2 P(x^2)) / Q(x^2), Horner steps rounded one operation at a time. Computed so, the NumPy tanh gives the
+# kernel's values bit for bit (np.tanh can be a few ulps away), and the copies' outputs follow the graph's exactly.
+_TANH_CLIP = np.float32(7.90738964080810547)
+_TANH_P = tuple(np.float32(c) for c in (1.394553628e-8, 2.102733560e-5, 3.520756727e-3, 1.340216100e-1))
+_TANH_Q = tuple(np.float32(c) for c in (8.015776984e-7, 3.326951409e-4, 2.597254514e-2, 4.673548340e-1, 1.0))
+
+
+def _horner(x2: np.ndarray, coefficients: Tuple[np.float32, ...]) -> np.ndarray:
+    value = x2 * coefficients[0]
+    value += coefficients[1]
+    for coefficient in coefficients[2:]:
+        value *= x2
+        value += coefficient
+    return value
+
+
 def _tanh(x: np.ndarray) -> np.ndarray:
-    return np.tanh(x, out=x)
+    if x.dtype != np.float32:
+        return np.tanh(x, out=x)
+    np.minimum(x, _TANH_CLIP, out=x)
+    np.maximum(x, -_TANH_CLIP, out=x)
+    x2 = x * x
+    numerator = _horner(x2, _TANH_P)
+    denominator = _horner(x2, _TANH_Q)
+    x2 *= x  # now x^3
+    numerator *= x2
+    numerator += x
+    return np.divide(numerator, denominator, out=x)
 
 
 def _sigmoid_inplace(x: np.ndarray) -> np.ndarray:
@@ -330,15 +360,22 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return exp_shifted / exp_shifted.sum(axis=-1, keepdims=True)
 
 
-def categorical_sample(logits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def categorical_sample(logits: np.ndarray, rng: Union[np.random.Generator, "OpUniformStream"]) -> np.ndarray:
     """
     Draw one category per row with the Gumbel-max trick, as the graph does:
     ``argmax(logits + G)`` with ``G`` standard Gumbel noise (``-log(-log(U))``, ``U`` uniform).
 
     :param logits: (np.ndarray) shape (batch, n)
-    :param rng: (np.random.Generator)
+    :param rng: (np.random.Generator or OpUniformStream) the generator of the noise, or the seeded uniform op of
+        the graph's sampling whose next values ``U`` are (then the graph's float32 formula, on the very numbers
+        the graph would have drawn: the same actions)
     :return: (np.ndarray) int64 actions, shape (batch,)
     """
+    if not isinstance(rng, np.random.Generator):
+        logs = rng.gumbel_logs(logits.shape)
+        if logs is None:
+            raise ValueError("the random op's draws in this session are not known")
+        return (logits.astype(np.float32, copy=False) - logs).argmax(axis=-1).astype(np.int64, copy=False)
     return (logits + rng.gumbel(size=logits.shape)).argmax(axis=-1).astype(np.int64, copy=False)
 
 

@@ -24,6 +24,10 @@ RANDOM_OP_TYPES = ("RandomStandardNormal", "RandomUniform", "RandomUniformInt", 
 _DRAWS: "MutableMapping[Any, Dict[str, int]]" = weakref.WeakKeyDictionary()
 # key of record_draws -> what its random ops draw per call (see random_ops_behind)
 _DRAWN: "MutableMapping[Any, Dict[str, Optional[Tuple[int, bool]]]]" = weakref.WeakKeyDictionary()
+# session -> {random op: values counted as drawn (add_draws) that its kernel has not yet moved past}
+_SKIPPED_BY_KERNEL: "MutableMapping[Any, Dict[Any, int]]" = weakref.WeakKeyDictionary()
+# at most this many values are drawn in one call when moving a kernel on
+_SKIP_CHUNK = 1 << 20
 
 
 def _as_op(node: Any) -> Any:
@@ -106,3 +110,57 @@ def set_session_draws(sess: Any, draws: Dict[str, int]) -> None:
     :param draws: (dict) random op name -> values drawn
     """
     _DRAWS[sess] = dict(draws)
+
+
+
+def values_drawn(sess: Any, op_name: str) -> int:
+    """
+    :param sess: (tf.Session) a session
+    :param op_name: (str) the name of a random op
+    :return: (int) values the op drew in this session, as reported (-1: not countable)
+    """
+    counts = _DRAWS.get(sess)
+    return 0 if counts is None else counts.get(op_name, 0)
+
+
+def add_draws(sess: Any, op: Any, n_values: int) -> None:
+    """
+    Count values computed outside the graph in place of a random op's next ones (see
+    :mod:`stable_baselines.common.tf_philox`) as drawn by the op. Its kernel has not moved past them: the
+    session's next call of the op's users must be preceded by :func:`settle_draws`.
+
+    :param sess: (tf.Session) the session whose op's stream they come from
+    :param op: (tf.Operation) the op
+    :param n_values: (int) how many values
+    """
+    counts = _DRAWS.get(sess)
+    if counts is None:
+        counts = _DRAWS[sess] = {}
+    before = counts.get(op.name, 0)
+    if before >= 0:
+        counts[op.name] = before + int(n_values)
+    pending = _SKIPPED_BY_KERNEL.get(sess)
+    if pending is None:
+        pending = _SKIPPED_BY_KERNEL[sess] = {}
+    pending[op] = pending.get(op, 0) + int(n_values)
+
+
+def settle_draws(sess: Any) -> None:
+    """
+    Move the kernels of the session's random ops past the values drawn in their place outside the graph (one
+    session call per op that has some), so that the graph's next draws are the ones after them. Cheap when there
+    is nothing to do: call it before running anything that may draw from such an op.
+
+    :param sess: (tf.Session) the session
+    """
+    pending = _SKIPPED_BY_KERNEL.get(sess)
+    if not pending:
+        return
+    for op, n_values in list(pending.items()):
+        shape_input = op.inputs[0]
+        rank = shape_input.shape.as_list()[0]
+        while n_values > 0:
+            chunk = 1 if rank == 0 else min(n_values, _SKIP_CHUNK)
+            sess.run(op.outputs[0], feed_dict={} if rank == 0 else {shape_input: [chunk] + [1] * (rank - 1)})
+            n_values -= chunk
+    pending.clear()

@@ -20,7 +20,7 @@ from stable_baselines.common.gym_compat import convert_space
 from stable_baselines.common.input import observation_input
 from stable_baselines.common.policy_parts import public
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_random_draws import record_draws
+from stable_baselines.common.tf_random_draws import record_draws, settle_draws
 
 
 @public
@@ -292,6 +292,7 @@ class ActorCriticPolicy(BasePolicy):
         if next_state is not None:
             feed.update(self._state_feed(state, mask))
             fetches.append(next_state)
+        settle_draws(self.sess)  # the NumPy rollouts may have drawn in the sampling op's place
         results = self.sess.run(fetches, feed)
         record_draws(self.sess, fetches[0].op, len(results[0]))  # an op: a cheaper key than a tensor
         states = results[3] if next_state is not None else self.initial_state

@@ -15,7 +15,7 @@ from stable_baselines.common.policy_parts.extractors import NetArch, mlp_extract
 from stable_baselines.common.policy_parts.numpy_actor_critic import NumpyActorCriticForward
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import flatten, linear
-from stable_baselines.common.tf_random_draws import record_draws
+from stable_baselines.common.tf_random_draws import record_draws, settle_draws
 from stable_baselines.common.tf_util import FeedCallable, feed_callable
 
 # the MLP of a policy built without ``layers`` or ``net_arch``
@@ -101,6 +101,7 @@ class FeedForwardPolicy(ActorCriticPolicy):
             if answer is not None:
                 return answer
         chosen = self.deterministic_action if deterministic else self.action
+        settle_draws(self.sess)  # the NumPy rollouts may have drawn in the sampling op's place
         action, value, neglogp = self._graph_call(("step", bool(deterministic)),
                                                   [chosen, self.value_flat, self.neglogp], obs)
         record_draws(self.sess, chosen.op, len(action))
