@@ -112,6 +112,11 @@ def _tanh(x: np.ndarray) -> np.ndarray:
     return np.divide(numerator, denominator, out=x)
 
 
+def _tanh_fast(x: np.ndarray) -> np.ndarray:
+    """NumPy's own tanh, in place: within a few ulps of :func:`_tanh` and ten times cheaper on a single row."""
+    return np.tanh(x, out=x)
+
+
 def _sigmoid_inplace(x: np.ndarray) -> np.ndarray:
     return sigmoid(x)
 
@@ -295,6 +300,10 @@ class SingleRowStack(object):
         self._input[0, n_in] = 1.0
         self._input_view = self._input[0, :n_in]
         self._steps = []
+        # a single row's answer already differs from the graph's within float32 rounding (the folded bias), so it
+        # takes NumPy's tanh: the kernel-exact one costs ~10 us per layer, the whole budget of a predict
+        if activation is _tanh:
+            activation = _tanh_fast
         source = self._input
         for idx, (kernel, bias) in enumerate(layers):
             n_out = int(kernel.shape[1])
