@@ -4,7 +4,7 @@ import pytest
 
 from stable_baselines import PPO2
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
-from stable_baselines.common.vec_env.vec_normalize import box_entry_shapes
+from stable_baselines.common.vec_env.obs_entries import box_entry_shapes
 from tests.nested_env_helpers import make_nested
 
 

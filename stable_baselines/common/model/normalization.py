@@ -22,7 +22,8 @@ from stable_baselines.common.model.extra_members import register_member
 from stable_baselines.common.safe_loading import limits
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecNormalize
-from stable_baselines.common.vec_env.vec_normalize import NormalizationStatistics, box_entry_shapes
+from stable_baselines.common.vec_env.obs_entries import box_entry_shapes
+from stable_baselines.common.vec_env.vec_normalize import NormalizationStatistics
 
 SETTINGS_MEMBER = register_member("vec_normalize.json", 1 << 20)
 ARRAYS_MEMBER = register_member("vec_normalize.npz", limits.MAX_PARAMETER_BYTES)

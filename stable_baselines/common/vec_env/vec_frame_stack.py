@@ -2,15 +2,13 @@
 import sys
 import warnings
 from collections import OrderedDict
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvObs, VecEnvStepReturn, VecEnvWrapper
-
-# the keys and indices leading from a Dict observation to one of its entries
-EntryPath = Tuple[Any, ...]
+from stable_baselines.common.vec_env.obs_entries import EntryPath, entry_at, entry_name, put_entry, with_entries
 
 #: unsigned integer types as wide as a whole stack (last axis), for shifting the stack in one integer operation
 _WHOLE_STACK_TYPES = {2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -90,7 +88,7 @@ class VecFrameStack(VecEnvWrapper):
             return space
         if len(space.shape) == 0:
             raise ValueError("VecFrameStack needs observations with at least one axis, got shape () for the "
-                             "entry {!r}".format(_entry_label(path)))
+                             "entry {!r}".format(entry_name(path)))
         low = np.concatenate([space.low] * self.n_stack, axis=-1)
         high = np.concatenate([space.high] * self.n_stack, axis=-1)
         self.stacked_entries[path] = np.zeros((num_envs,) + low.shape, low.dtype)
@@ -102,30 +100,30 @@ class VecFrameStack(VecEnvWrapper):
         finished = [int(env_idx) for env_idx in np.flatnonzero(dones)]
         stacked = {}
         for path, stack in self.stacked_entries.items():
-            newest = _entry(observations, path)
+            newest = entry_at(observations, path)
             width = newest.shape[-1]
             drop_oldest(stack, width)
             for env_idx in finished:
                 terminal = infos[env_idx].get("terminal_observation")
                 if isinstance(terminal, dict):
-                    last = np.asarray(_entry(terminal, path), dtype=stack.dtype)
-                    infos[env_idx]["terminal_observation"] = _put(
+                    last = np.asarray(entry_at(terminal, path), dtype=stack.dtype)
+                    infos[env_idx]["terminal_observation"] = put_entry(
                         terminal, path, np.concatenate((stack[env_idx, ..., :-width], last), axis=-1))
                 stack[env_idx] = 0
             stack[..., -width:] = newest
             stacked[path] = np.copy(stack)
-        return _replaced(observations, stacked, ())
+        return with_entries(observations, stacked)
 
     def _reset_entries(self, first: Dict[str, Any]) -> Dict[str, Any]:
         """The Dict version of ``reset``'s stacking."""
         assert self.stacked_entries is not None
         stacked = {}
         for path, stack in self.stacked_entries.items():
-            newest = _entry(first, path)
+            newest = entry_at(first, path)
             stack[...] = 0
             stack[..., -newest.shape[-1]:] = newest
             stacked[path] = np.copy(stack)
-        return _replaced(first, stacked, ())
+        return with_entries(first, stacked)
 
     def _stack_terminal(self, env_idx: int, info: dict, width: int) -> None:
         """Replace the last observation of a finished episode by its stack (before the stack is cleared)."""
@@ -162,37 +160,3 @@ class VecFrameStack(VecEnvWrapper):
     def close(self) -> None:
         self.venv.close()
 
-
-def _entry_label(path: EntryPath) -> str:
-    """:return: (str) an entry's path for messages (``'robot/joints'``; a top-level key as it is)"""
-    return "/".join("[{}]".format(part) if isinstance(part, int) else str(part) for part in path)
-
-
-def _entry(observation: Any, path: EntryPath) -> Any:
-    """:return: the values of the entry at ``path`` of a (nested) observation"""
-    for part in path:
-        observation = observation[part]
-    return observation
-
-
-def _put(tree: Any, path: EntryPath, value: Any) -> Any:
-    """
-    :return: ``tree`` with ``value`` at ``path``: Dicts on the way are changed in place, Tuples rebuilt (the
-        returned tree is ``tree`` itself when its top is a Dict)
-    """
-    child = value if len(path) == 1 else _put(tree[path[0]], path[1:], value)
-    if isinstance(tree, dict):
-        tree[path[0]] = child
-        return tree
-    return tuple(child if index == path[0] else item for index, item in enumerate(tree))
-
-
-def _replaced(tree: Any, values: Dict[EntryPath, Any], path: EntryPath) -> Any:
-    """:return: a copy of the containers of ``tree`` (at ``path``) with the entries of ``values`` replaced"""
-    if path in values:
-        return values[path]
-    if isinstance(tree, dict):
-        return OrderedDict((key, _replaced(child, values, path + (key,))) for key, child in tree.items())
-    if isinstance(tree, tuple) and path:
-        return tuple(_replaced(child, values, path + (index,)) for index, child in enumerate(tree))
-    return tree

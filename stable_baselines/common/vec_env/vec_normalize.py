@@ -4,9 +4,8 @@ import os
 import pickle
 import tempfile
 import warnings
-from collections import OrderedDict
 from copy import deepcopy
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -17,6 +16,7 @@ from stable_baselines.common.safe_loading.archive import read_whole
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.safe_loading.saved_objects import SavedVecNormalize
 from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvObs, VecEnvStepReturn, VecEnvWrapper
+from stable_baselines.common.vec_env.obs_entries import box_entry_shapes, changed_entries, copied, entry_at, path_of
 
 
 class VecNormalize(VecEnvWrapper):
@@ -128,7 +128,7 @@ class VecNormalize(VecEnvWrapper):
             self.obs_rms.update(obs)
             return
         for key in self.norm_obs_keys:
-            self.obs_rms[key].update(_entry_of(obs, key))
+            self.obs_rms[key].update(entry_at(obs, path_of(obs, key)))
 
     def _update_reward(self, reward: np.ndarray) -> None:
         """Add ``reward`` to the running discounted returns and their statistics."""
@@ -161,7 +161,7 @@ class VecNormalize(VecEnvWrapper):
         :return: (np.ndarray or dict)
         """
         if self.norm_obs and self.norm_obs_keys is not None:
-            return _per_key(obs, self.norm_obs_keys, lambda key, values: values * np.sqrt(
+            return changed_entries(obs, self.norm_obs_keys, lambda key, values: values * np.sqrt(
                 self.obs_rms[key].var + self.epsilon) + self.obs_rms[key].mean)
         if self.norm_obs:
             return (obs * np.sqrt(self.obs_rms.var + self.epsilon)) + self.obs_rms.mean
@@ -184,7 +184,7 @@ class VecNormalize(VecEnvWrapper):
         """
         if self.old_obs is None:
             raise RuntimeError("get_original_obs(): no observation yet, call reset() first")
-        return _copied(self.old_obs)
+        return copied(self.old_obs)
 
     def get_original_reward(self) -> np.ndarray:
         """
@@ -324,80 +324,6 @@ def _normalized_keys(space: Any, norm_obs: bool, norm_obs_keys: Optional[List[st
             raise ValueError("VecNormalize: norm_obs_keys names {!r}, which is not a Box entry of the observation "
                              "space: expected some of {}".format(key, list(boxes)))
     return list(norm_obs_keys)
-
-
-def box_entry_shapes(space: spaces.Space, path: Tuple[Any, ...] = ()) -> "OrderedDict[str, Tuple[int, ...]]":
-    """
-    The Box entries of a Dict (or Tuple) observation space, at any depth, which :class:`VecNormalize` can normalize.
-
-    :param space: (gymnasium.spaces.Space) the observation space
-    :param path: (tuple) the keys and indices leading to ``space``
-    :return: (OrderedDict) entry name -> shape; a top-level key is its own name, a nested entry is named by its
-        path with ``/`` between the parts and ``[i]`` for Tuple positions (``'robot/position'``, ``'pair/[0]'``)
-    """
-    found: "OrderedDict[str, Tuple[int, ...]]" = OrderedDict()
-    if isinstance(space, spaces.Dict):
-        children: List[Tuple[Any, spaces.Space]] = list(space.spaces.items())
-    elif isinstance(space, spaces.Tuple):
-        children = list(enumerate(space.spaces))
-    else:
-        if isinstance(space, spaces.Box) and path:
-            found[_entry_name(path)] = _shape_of(space)
-        return found
-    for key, child in children:
-        found.update(box_entry_shapes(child, path + (key,)))
-    return found
-
-
-def _entry_name(path: Tuple[Any, ...]) -> str:
-    """:return: (str) the name of the entry at ``path``: its parts joined by ``/``, Tuple positions as ``[i]``"""
-    return "/".join("[{}]".format(part) if isinstance(part, int) else str(part) for part in path)
-
-
-def _entry_path(obs: Mapping[str, Any], name: str) -> Tuple[Any, ...]:
-    """:return: (tuple) the keys and indices of the entry called ``name`` (a top-level key is taken as it is)"""
-    if name in obs:
-        return (name,)
-    return tuple(int(part[1:-1]) if part.startswith("[") and part.endswith("]") and part[1:-1].isdigit() else part
-                 for part in name.split("/"))
-
-
-def _entry_of(obs: Mapping[str, Any], name: str) -> Any:
-    """:return: the observations of the entry called ``name``"""
-    value: Any = obs
-    for part in _entry_path(obs, name):
-        value = value[part]
-    return value
-
-
-def _per_key(obs: Dict[str, Any], keys: List[str], change: Callable[[str, Any], Any]) -> Dict[str, Any]:
-    """
-    :return: (OrderedDict) the observations of a Dict space, the entries named in ``keys`` replaced by
-        ``change(name, values)`` (nested Dicts and Tuples rebuilt around them)
-    """
-    targets = {_entry_path(obs, key): key for key in keys}
-    return _rebuilt(obs, (), targets, change)
-
-
-def _copied(obs: Any) -> Any:
-    """:return: a copy of a batch of observations (arrays, or Dicts and Tuples of them at any depth)"""
-    if isinstance(obs, dict):
-        return OrderedDict((key, _copied(values)) for key, values in obs.items())
-    if isinstance(obs, tuple):
-        return tuple(_copied(values) for values in obs)
-    return np.copy(obs)
-
-
-def _rebuilt(value: Any, path: Tuple[Any, ...], targets: Dict[Tuple[Any, ...], str],
-             change: Callable[[str, Any], Any]) -> Any:
-    """``value`` (the entry at ``path``) with the entries of ``targets`` inside it changed."""
-    if path in targets:
-        return change(targets[path], value)
-    if isinstance(value, dict):
-        return OrderedDict((key, _rebuilt(child, path + (key,), targets, change)) for key, child in value.items())
-    if path and isinstance(value, tuple):
-        return tuple(_rebuilt(child, path + (index,), targets, change) for index, child in enumerate(value))
-    return value
 
 
 def _statistics_kind(obs_rms: Any) -> str:
@@ -591,7 +517,7 @@ def _normalized(obs: VecEnvObs, obs_rms: Any, keys: Optional[List[str]], epsilon
     """:return: (np.ndarray or dict) ``obs`` scaled by its statistics (per key of ``keys`` for Dict observations)"""
     if keys is None:
         return _scaled_obs(obs, obs_rms, epsilon, clip_obs)
-    return _per_key(obs, keys, lambda key, values: _scaled_obs(values, obs_rms[key], epsilon, clip_obs))
+    return changed_entries(obs, keys, lambda key, values: _scaled_obs(values, obs_rms[key], epsilon, clip_obs))
 
 
 def _rms_names(prefix: str, suffix: str) -> List[str]:
