@@ -81,6 +81,8 @@ class A2C(OnPolicyRLModel):
                           "vf_loss", "entropy", "apply_backprop", "train_model", "step_model", "proba_step",
                           "value", "initial_state", "learning_rate_schedule", "summary"):
             setattr(self, attribute, None)
+        # the weights of the NumPy copy after an update, fetched with it (None: no copy)
+        self._weights_after_update: Optional[Any] = None
 
         super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
                          _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
@@ -186,6 +188,8 @@ class A2C(OnPolicyRLModel):
                 self.fast_path.enable(step_model)
 
                 self.summary = tf.summary.merge_all()
+                # the copy's new weights come back with the update itself (None: no copy, the graph acts)
+                self._weights_after_update = self.fast_path.weights_after(step_model, [self.apply_backprop])
 
     # ------------------------------------------------------------------ training
 
@@ -221,8 +225,15 @@ class A2C(OnPolicyRLModel):
             feed_values.append(action_masks)
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.apply_backprop]
+        if writer is None and self._weights_after_update is not None:
+            # a session callable per feed list, created once (much less overhead than sess.run), which also
+            # returns the weights after the update for the NumPy copy (no second call to read them)
+            run_update = self._session_callable(("train_and_weights", len(feeds)),
+                                                fetches[:3] + [self._weights_after_update], feeds)
+            policy_loss, value_loss, policy_entropy, weights = run_update(*feed_values)
+            self.fast_path.receive_weights(self.step_model, weights)
+            return policy_loss, value_loss, policy_entropy
         if writer is None:
-            # a session callable per feed list, created once: much less overhead than sess.run
             run_update = self._session_callable(("train", len(feeds)), fetches, feeds)
             policy_loss, value_loss, policy_entropy, _ = run_update(*feed_values)
         else:

@@ -121,7 +121,25 @@ class NumpyActorCriticForward(object):
         """Read the weights from the graph (one session call) and build the fused layer matrices."""
         if self._fetch is None:
             self._fetch = self.sess.make_callable(self.variables)
-        values = [np.ascontiguousarray(value, dtype=np.float32) for value in self._fetch()]
+        self._use_weights(self._fetch())
+
+    def set_flat_weights(self, flat: np.ndarray) -> None:
+        """
+        Take weights fetched with a training step instead of reading them (see ``FastPath.weights_after``).
+
+        :param flat: (np.ndarray) the values of ``variables`` flattened and concatenated in order
+        """
+        values, start = [], 0
+        for var in self.variables:
+            shape = tuple(var.shape.as_list())
+            end = start + int(np.prod(shape, dtype=np.int64))
+            values.append(flat[start:end].reshape(shape))
+            start = end
+        self._use_weights(values)
+
+    def _use_weights(self, fetched: List[np.ndarray]) -> None:
+        """Build the layers (and the fused matrices) from the values of ``variables``, in order."""
+        values = [np.ascontiguousarray(value, dtype=np.float32) for value in fetched]
         plan = self.plan
         pos = 0
 
