@@ -16,6 +16,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common.vec_env import obs_entries
 from stable_baselines.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 
 # the path of an entry: the keys (Dict) and indices (Tuple) leading to it from the top space
@@ -35,7 +36,7 @@ def entry_name(path: EntryPath) -> str:
     :param path: (tuple) keys and indices from the top space
     :return: (str) the entry as messages name it, e.g. ``'robot/position'`` or ``'[1]'``
     """
-    return "/".join(str(part) if not isinstance(part, int) else "[{}]".format(part) for part in path) or "<root>"
+    return obs_entries.entry_name(path) or "<root>"
 
 
 def space_entries(space: spaces.Space, prefix: EntryPath = ()) -> List[Tuple[EntryPath, spaces.Space]]:

@@ -14,7 +14,7 @@ from gymnasium import spaces
 from stable_baselines.common import numpy_forward as nf
 from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward, numpy_actor_variables
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
-from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures, packed_observations
+from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import dense
 
@@ -310,25 +310,8 @@ class MultiInputPolicy(MultiInputFeatures, FeedForwardPolicy):
     :func:`~stable_baselines.common.policy_parts.multi_input.encode_entries`), the codes are concatenated, then the
     hidden ``layers`` follow. The encoders live in ``<network>/entry_<name>`` (e.g. ``pi/entry_position``).
 
-    :param sess: (TensorFlow session) the session
-    :param ob_space: (gymnasium.spaces.Dict or gymnasium.spaces.Tuple) the observation space
-    :param ac_space: (Gym Space) the action space (Box)
-    :param n_env: (int) the number of environments
-    :param n_steps: (int) the number of steps per environment in a batch
-    :param n_batch: (int) the batch size (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an existing network
-    :param cnn_extractor: (callable) ``f(scaled_images, **cnn_kwargs) -> features`` for image entries
-    :param mlp_extractor_arch: ([int]) hidden widths of the MLP of each vector entry (None: [64])
-    :param extractors: ({str: callable}) encoders by entry name (``"image"``, ``"robot/position"``, ``"[0]"``)
-    :param cnn_kwargs: (dict) passed on to ``cnn_extractor``
-    :param kwargs: (dict) further arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ``layer_norm``)
+    Parameters: those of :class:`~stable_baselines.common.policy_parts.multi_input.MultiInputFeatures`.
     """
-
-    def step(self, obs: Any, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
-        return super().step(packed_observations(obs, self.ob_space), state, mask)
-
-    def proba_step(self, obs: Any, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
-        return super().proba_step(packed_observations(obs, self.ob_space), state, mask)
 
 
 register_policy("MultiInputPolicy", MultiInputPolicy)

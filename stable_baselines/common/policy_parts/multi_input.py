@@ -207,7 +207,22 @@ class MultiInputFeatures:
     ``FeedForwardPolicy``; its constructor takes the encoder settings (``cnn_extractor``, ``mlp_extractor_arch``,
     ``extractors``, ``cnn_kwargs``) and builds that policy with ``feature_extraction="mlp"``. Every network
     (actor, critics, their targets) gets its own encoders, as it gets its own CNN with CNN features; the NumPy
-    copy of the actor is not available (the graph answers).
+    copy of the actor is not available (the graph answers). ``step`` and ``proba_step`` take the observations as
+    the environment gives them (dicts or tuples, one or a batch) and pack them for the algorithm's policy.
+
+    :param sess: (TensorFlow session) the session
+    :param ob_space: (gymnasium.spaces.Dict or gymnasium.spaces.Tuple) the observation space
+    :param ac_space: (Gym Space) the action space (Box)
+    :param n_env: (int) the number of environments
+    :param n_steps: (int) the number of steps per environment in a batch
+    :param n_batch: (int) the batch size (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an existing network
+    :param cnn_extractor: (callable) ``f(scaled_images, **cnn_kwargs) -> features`` for image entries
+    :param mlp_extractor_arch: ([int]) hidden widths of the MLP of each vector entry (None: [64])
+    :param extractors: ({str: callable}) encoders by entry name (``"image"``, ``"robot/position"``, ``"[0]"``)
+    :param cnn_kwargs: (dict) passed on to ``cnn_extractor``
+    :param kwargs: (dict) further arguments of the algorithm's ``FeedForwardPolicy`` (``layers``, ``act_fun``,
+        ``layer_norm``)
     """
 
     reads_structured_observations = True
@@ -230,6 +245,14 @@ class MultiInputFeatures:
         :return: (tf.Tensor) their concatenated codes (see :func:`encode_entries`)
         """
         return encode_entries(obs, self.ob_space, self.activ_fn, **self._encoder_settings)
+
+    def step(self, obs: Any, *args: Any, **kwargs: Any) -> Any:
+        """The algorithm policy's ``step`` (same further arguments) on the packed observations."""
+        return super().step(packed_observations(obs, self.ob_space), *args, **kwargs)  # type: ignore[misc]
+
+    def proba_step(self, obs: Any, *args: Any, **kwargs: Any) -> Any:
+        """The algorithm policy's ``proba_step`` (same further arguments) on the packed observations."""
+        return super().proba_step(packed_observations(obs, self.ob_space), *args, **kwargs)  # type: ignore[misc]
 
     def enable_numpy_forward(self, rng: Optional[Any] = None, variables: Optional[Sequence[Any]] = None) -> bool:
         """
