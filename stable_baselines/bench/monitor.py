@@ -177,36 +177,29 @@ class Monitor(gymnasium.Wrapper):
             raise RuntimeError("Tried to step environment that needs reset (call reset() first, and after each "
                                "episode end)")
         env = self.env
+        result = None  # a StepResult, unless the env gave the common gymnasium answer (read directly)
         if isinstance(env, gym_compat.LegacyEnvAdapter):
             result = gym_compat.step_with_api(env, action)
         else:
             answer = env.step(action)
-            # the common case, a gymnasium answer, is read and returned without building a StepResult
             if type(answer) is tuple and len(answer) == 5:  # noqa: E721
                 obs, reward, terminated, truncated, info = answer
-                terminated, truncated = bool(terminated), bool(truncated)
-                info = self._count_step(reward, terminated or truncated, {} if info is None else info)
-                return obs, reward, terminated, truncated, info
-            result = gym_compat.read_step_answer(answer)
-        info = self._count_step(result.reward, result.terminated or result.truncated, result.info)
-        return result._replace(info=info).in_own_api()
-
-    def _count_step(self, reward: Any, done: bool, info: Dict[Any, Any]) -> Dict[Any, Any]:
-        """
-        Count one step towards the episode (and close the episode when ``done``).
-
-        :param reward: the step's reward, as the environment gave it
-        :param done: (bool) whether the episode ended with this step
-        :param info: (dict) the step's info
-        :return: (dict) ``info``, or at the end of an episode a copy of it with the summary under ``'episode'``
-        """
+            else:
+                result = gym_compat.read_step_answer(answer)
+        if result is not None:
+            obs, reward, terminated, truncated, info = result.in_gymnasium_api()
+        terminated, truncated = bool(terminated), bool(truncated)
+        if info is None:
+            info = {}
         rewards = self.rewards
         assert rewards is not None, "reset() starts the list, and needs_reset makes step() wait for it"
         rewards.append(reward if type(reward) is float else _scalar_reward(reward))  # noqa: E721
-        if done:
+        if terminated or truncated:
             info = self._finish_episode(info)
         self.total_steps += 1
-        return info
+        if result is not None and result.legacy:
+            return result._replace(info=info).in_legacy_api()
+        return obs, reward, terminated, truncated, info
 
     def _finish_episode(self, info: Dict[Any, Any]) -> Dict[Any, Any]:
         """

@@ -302,6 +302,8 @@ class StepResult(NamedTuple):
 
 
 def _pop_pending_seed(env: Any) -> Optional[int]:
+    if not _PENDING_SEEDS:  # the common case, checked without making a weak reference to ``env``
+        return None
     try:
         return _PENDING_SEEDS.pop(env, None)
     except TypeError:  # not weakly referenceable: never pending

@@ -60,20 +60,22 @@ class DummyVecEnv(VecEnv):
             raise RuntimeError("DummyVecEnv.step_wait() called without a pending step_async(actions)")
         plain = self._single_obs_buf
         plain_shape = None if plain is None else plain.shape[1:]
-        buf_rews, buf_dones, buf_infos = self.buf_rews, self.buf_dones, self.buf_infos
+        buf_rews, buf_infos = self.buf_rews, self.buf_infos
+        dones = []  # bools (step_env_auto_reset makes them so), written to their buffer at once
         for index, env in enumerate(self.envs):
             obs, reward, done, info = step_env_auto_reset(env, actions[index])
             buf_rews[index] = reward
-            buf_dones[index] = done
+            dones.append(done)
             buf_infos[index] = info
             # the common case (an array of the expected shape) is copied straight into the buffer
             if plain is not None and type(obs) is np.ndarray and obs.shape == plain_shape:  # noqa: E721
                 plain[index] = obs
             else:
                 self._save_obs(index, obs)
+        self.buf_dones[:] = dones
         self.actions = None
         infos = [deepcopy(info) if info else {} for info in buf_infos]
-        return self._obs_from_buf(), buf_rews.copy(), buf_dones.copy(), infos
+        return self._obs_from_buf(), buf_rews.copy(), self.buf_dones.copy(), infos
 
     def seed(self, seed: Optional[int] = None) -> List[Any]:
         if seed is None:
