@@ -176,14 +176,30 @@ class Monitor(gymnasium.Wrapper):
         if self.needs_reset:
             raise RuntimeError("Tried to step environment that needs reset (call reset() first, and after each "
                                "episode end)")
-        result = gym_compat.step_with_api(self.env, action)
+        env = self.env
+        result = None  # a StepResult, unless the env gave the common gymnasium answer (read directly)
+        if isinstance(env, gym_compat.LegacyEnvAdapter):
+            result = gym_compat.step_with_api(env, action)
+        else:
+            answer = env.step(action)
+            if type(answer) is tuple and len(answer) == 5:  # noqa: E721
+                obs, reward, terminated, truncated, info = answer
+            else:
+                result = gym_compat.read_step_answer(answer)
+        if result is not None:
+            obs, reward, terminated, truncated, info = result.in_gymnasium_api()
+        terminated, truncated = bool(terminated), bool(truncated)
+        if info is None:
+            info = {}
         rewards = self.rewards
         assert rewards is not None, "reset() starts the list, and needs_reset makes step() wait for it"
-        rewards.append(_scalar_reward(result.reward))
-        if result.terminated or result.truncated:
-            result = result._replace(info=self._finish_episode(result.info))
+        rewards.append(reward if type(reward) is float else _scalar_reward(reward))  # noqa: E721
+        if terminated or truncated:
+            info = self._finish_episode(info)
         self.total_steps += 1
-        return result.in_own_api()
+        if result is not None and result.legacy:
+            return result._replace(info=info).in_legacy_api()
+        return obs, reward, terminated, truncated, info
 
     def _finish_episode(self, info: Dict[Any, Any]) -> Dict[Any, Any]:
         """

@@ -302,6 +302,8 @@ class StepResult(NamedTuple):
 
 
 def _pop_pending_seed(env: Any) -> Optional[int]:
+    if not _PENDING_SEEDS:  # the common case, checked without making a weak reference to ``env``
+        return None
     try:
         return _PENDING_SEEDS.pop(env, None)
     except TypeError:  # not weakly referenceable: never pending
@@ -353,7 +355,16 @@ def step_with_api(env: Any, action: Any) -> StepResult:
     if isinstance(env, LegacyEnvAdapter):
         obs, reward, terminated, truncated, info = env.step(action)
         return StepResult(obs, reward, terminated, truncated, info, env.speaks_legacy_api)
-    answer = env.step(action)
+    return read_step_answer(env.step(action))
+
+
+def read_step_answer(answer: Any) -> StepResult:
+    """
+    Read what the ``step()`` of an environment (not a :class:`LegacyEnvAdapter`) returned, in either API.
+
+    :param answer: (tuple) five gymnasium values or the four legacy ones
+    :return: (StepResult) see :func:`step_with_api`
+    """
     if not isinstance(answer, tuple) or len(answer) not in (4, 5):
         given = "a tuple of length {}".format(len(answer)) if isinstance(answer, tuple) else type(answer).__name__
         raise ValueError("env.step() must return (obs, reward, terminated, truncated, info) or the legacy "
@@ -391,7 +402,12 @@ def step_env(env: Any, action: Any) -> Tuple[Any, float, bool, bool, dict]:
         ``truncated`` is ``info.get("TimeLimit.truncated", False)`` and ``terminated`` is ``done``
         without it.
     """
-    return step_with_api(env, action).in_gymnasium_api()
+    answer = env.step(action)
+    # the common case first: five values (a LegacyEnvAdapter always answers so, with bools and a dict)
+    if type(answer) is tuple and len(answer) == 5:  # noqa: E721
+        obs, reward, terminated, truncated, info = answer
+        return obs, reward, bool(terminated), bool(truncated), {} if info is None else info
+    return read_step_answer(answer).in_gymnasium_api()
 
 
 class LegacyEnvAdapter(gymnasium.Env):
@@ -575,5 +591,6 @@ def render_env(env: Any, mode: str = "human", show: Optional[Any] = None) -> Any
 
 __all__ = ["OLD_ENV_IDS", "make_env", "space_from_state", "convert_space", "spaces_match", "reset_env",
            "seed_on_next_reset", "step_env", "ResetResult", "StepResult", "reset_with_api", "step_with_api",
+           "read_step_answer",
            "LegacyEnvAdapter", "is_legacy_env", "as_gymnasium_env", "env_layers", "legacy_env_of",
            "render_taking_mode", "render_env", "gymnasium", "spaces"]

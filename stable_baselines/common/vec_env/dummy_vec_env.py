@@ -55,22 +55,27 @@ class DummyVecEnv(VecEnv):
         self.actions = actions
 
     def step_wait(self) -> VecEnvStepReturn:
-        if self.actions is None:
+        actions = self.actions
+        if actions is None:
             raise RuntimeError("DummyVecEnv.step_wait() called without a pending step_async(actions)")
         plain = self._single_obs_buf
+        plain_shape = None if plain is None else plain.shape[1:]
+        buf_rews, buf_infos = self.buf_rews, self.buf_infos
+        dones = []  # bools (step_env_auto_reset makes them so), written to their buffer at once
         for index, env in enumerate(self.envs):
-            obs, reward, done, info = step_env_auto_reset(env, self.actions[index])
-            self.buf_rews[index] = reward
-            self.buf_dones[index] = done
-            self.buf_infos[index] = info
+            obs, reward, done, info = step_env_auto_reset(env, actions[index])
+            buf_rews[index] = reward
+            dones.append(done)
+            buf_infos[index] = info
             # the common case (an array of the expected shape) is copied straight into the buffer
-            if plain is not None and type(obs) is np.ndarray and obs.shape == plain.shape[1:]:  # noqa: E721
+            if plain is not None and type(obs) is np.ndarray and obs.shape == plain_shape:  # noqa: E721
                 plain[index] = obs
             else:
                 self._save_obs(index, obs)
+        self.buf_dones[:] = dones
         self.actions = None
-        infos = [deepcopy(info) if info else {} for info in self.buf_infos]
-        return self._obs_from_buf(), np.copy(self.buf_rews), np.copy(self.buf_dones), infos
+        infos = [deepcopy(info) if info else {} for info in buf_infos]
+        return self._obs_from_buf(), buf_rews.copy(), self.buf_dones.copy(), infos
 
     def seed(self, seed: Optional[int] = None) -> List[Any]:
         if seed is None:
