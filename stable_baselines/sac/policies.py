@@ -330,9 +330,7 @@ class _NumpySACActor(nf.NumpyNetworkCopy):
             return None
         _, _, mean_head, log_std_head = self._weights()
         mean = nf.dense(latent, *mean_head)
-        # clipped in place: the values of np.clip, without its dispatch cost (a NumPy step runs at every env step)
-        log_std = nf.dense(latent, *log_std_head)
-        np.minimum(np.maximum(log_std, LOG_STD_MIN, out=log_std), LOG_STD_MAX, out=log_std)
+        log_std = np.clip(nf.dense(latent, *log_std_head), LOG_STD_MIN, LOG_STD_MAX)
         return mean, log_std
 
     def step(self, obs: np.ndarray, deterministic: bool = False) -> Optional[np.ndarray]:
