@@ -321,3 +321,63 @@ def test_buffer_unpickles_the_list_format():
     assert len(buffer) == 1 and buffer.storage[0][2] == 1.0
     buffer.add(np.zeros(2), np.ones(1), 2.0, np.ones(2), 1.0)
     assert len(buffer) == 2 and buffer.sample(4)[0].shape == (4, 2)
+
+
+def test_feed_callable_skips_rechecks_but_still_casts_and_rejects():
+    from stable_baselines.common.tf_util import feed_callable
+    graph = tf.Graph()
+    with graph.as_default():
+        inp = tf.placeholder(tf.float32, [None, 2], name="x")
+        out = tf.reduce_sum(inp, axis=1)
+        sess = tf.Session(graph=graph)
+    call = feed_callable(sess, [out], [inp])
+    same_kind = np.array([[1.0, 2.0], [3.0, 4.5]], dtype=np.float32)
+    np.testing.assert_array_equal(call(same_kind)[0], [3.0, 7.5])
+    np.testing.assert_array_equal(call(same_kind * 2)[0], [6.0, 15.0])  # taken as it is: shape seen before
+    np.testing.assert_array_equal(call([[1, 1], [2, 2]])[0], [2.0, 4.0])  # a list is converted
+    np.testing.assert_array_equal(call(np.ones((3, 2), dtype=np.float64))[0], [2.0, 2.0, 2.0])  # cast
+    np.testing.assert_array_equal(call(np.ones((3, 2), dtype=np.float32))[0], [2.0, 2.0, 2.0])
+    with pytest.raises(ValueError, match="Cannot feed value of shape"):
+        call(np.ones((3, 3), dtype=np.float32))
+    with pytest.raises(ValueError, match="Cannot feed value of shape"):
+        call(np.ones(2, dtype=np.float32))
+    sess.close()
+
+
+def test_session_call_runs_update_tensors_without_fetching_them():
+    from stable_baselines.common.session_call import SessionCall
+    graph = tf.Graph()
+    with graph.as_default():
+        inp = tf.placeholder(tf.float32, [], name="x")
+        counter = tf.Variable(np.zeros(1000, dtype=np.float32))
+        increment = tf.assign_add(counter, tf.fill([1000], inp))
+        total = tf.reduce_sum(inp * 2.0)
+        sess = tf.Session(graph=graph)
+        sess.run(tf.global_variables_initializer())
+    call = SessionCall(sess, [inp], {"total": total}, [increment])
+    assert call(1.5) == {"total": 3.0}
+    assert call._run.fetches[1] is increment.op  # run as a target: its 1000 values never leave the session
+    np.testing.assert_array_equal(sess.run(counter), np.full(1000, 1.5, dtype=np.float32))
+    assert SessionCall(sess, [inp], [total], [increment])(0.5) == [1.0]
+    np.testing.assert_array_equal(sess.run(counter), np.full(1000, 2.0, dtype=np.float32))
+    sess.close()
+
+
+def test_polyak_fresh_reads_see_the_updates_they_follow():
+    from stable_baselines.common.target_updates import polyak_updates
+    graph = tf.Graph()
+    with graph.as_default():
+        source = tf.Variable(np.array([1.0, 2.0], dtype=np.float32))
+        target = tf.Variable(np.array([10.0, 20.0], dtype=np.float32))
+        bump = tf.assign_add(source, [1.0, 1.0])
+        with tf.control_dependencies([bump]):
+            update, = polyak_updates([source], [target], 0.25, fresh_reads=True)
+        sess = tf.Session(graph=graph)
+        sess.run(tf.global_variables_initializer())
+    sess.run(update.op)
+    source_after = np.array([2.0, 3.0], dtype=np.float32)
+    expected = np.float32(0.75) * np.array([10.0, 20.0], dtype=np.float32) + np.float32(0.25) * source_after
+    np.testing.assert_array_equal(sess.run(target), expected)
+    # no read op of their own: the arithmetic takes the variables' references
+    assert not any(op.type == "Identity" for op in graph.get_operations() if op.name.startswith("read"))
+    sess.close()

@@ -394,6 +394,8 @@ class ReplayBuffer(object):
             self._arrays.append(array)
 
     def _check_batch_size(self, batch_size: int) -> int:
+        if type(batch_size) is int and batch_size > 0 and self._n_stored:  # pylint: disable=unidiomatic-typecheck
+            return batch_size  # the usual case, checked without the abstract-class test
         batch_size = _check_positive_int(batch_size, "batch_size")
         if self._n_stored == 0:
             raise ValueError("cannot sample {} transitions from an empty replay buffer (add transitions first, "

@@ -17,7 +17,8 @@ class SessionCall:
     :param feeds: ([tf.Tensor]) the fed tensors, in the order of the call's arguments
     :param fetches: (dict or list) the tensors to return: by name (the call returns a dict with the same keys) or
         as a list (the call returns a list in the same order)
-    :param updates: ([tf.Operation or tf.Tensor]) what runs too, without being returned
+    :param updates: ([tf.Operation or tf.Tensor]) what runs too, without being returned (a tensor is run through
+        its operation: its value is never copied out of the session)
     """
 
     def __init__(self, sess: tf.Session, feeds: Sequence[tf.Tensor],
@@ -29,7 +30,8 @@ class SessionCall:
         else:
             returned = list(fetches)
         self.n_returned = len(returned)
-        self._run = feed_callable(sess, returned + list(updates), feeds)
+        targets = [update.op if isinstance(update, tf.Tensor) else update for update in updates]
+        self._run = feed_callable(sess, returned + targets, feeds)
 
     def __call__(self, *values: Any) -> Union[Dict[str, Any], List[Any]]:
         """

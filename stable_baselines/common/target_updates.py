@@ -33,6 +33,16 @@ def _check_pairs(sources: Sequence[tf.Variable], targets: Sequence[tf.Variable])
             [var.name for var in targets], [var.name for var in sources]))
 
 
+def _value_when_run(var: tf.Variable) -> tf.Tensor:
+    """
+    :param var: (tf.Variable) a variable
+    :return: (tf.Tensor) a tensor whose consumers see the variable's value at the time they run: the reference
+        output of a reference variable (no read op of its own), else ``read_value()``
+    """
+    ref = var.op.outputs[0]
+    return ref if ref.dtype != ref.dtype.base_dtype else var.read_value()
+
+
 def polyak_update(source: tf.Variable, target: tf.Variable, tau: float, fresh_reads: bool = False) -> tf.Tensor:
     """
     One Polyak-averaging assignment ``target <- (1 - tau) * target + tau * source``.
@@ -40,13 +50,13 @@ def polyak_update(source: tf.Variable, target: tf.Variable, tau: float, fresh_re
     :param source: (tf.Variable) the online variable
     :param target: (tf.Variable) the target variable
     :param tau: (float) the fraction of the way towards the source (0: no change, 1: a copy)
-    :param fresh_reads: (bool) read both variables at the time the assignment runs (``read_value``), so that the
-        assignment sees updates it has a control dependency on
+    :param fresh_reads: (bool) read both variables when the arithmetic runs, so that the assignment sees updates
+        it has a control dependency on
     :return: (tf.Tensor) the assignment
     """
-    old = target.read_value() if fresh_reads else target
+    old = _value_when_run(target) if fresh_reads else target
     kept = (1 - tau) * old
-    new = source.read_value() if fresh_reads else source
+    new = _value_when_run(source) if fresh_reads else source
     return tf.assign(target, kept + tau * new)
 
 

@@ -134,6 +134,14 @@ class FeedCallable(object):
         self._dtypes = [np.dtype(feed.dtype.as_numpy_dtype) for feed in self.feeds]
         self._shapes = [_static_shape(feed) for feed in self.feeds]
         self._tensor_slots = [slot for slot, fetch in enumerate(self.fetches) if isinstance(fetch, tf.Tensor)]
+        # when the tensors come first, the operations' None values are appended after them
+        n_tensors = len(self._tensor_slots)
+        self._op_padding: Optional[List[None]] = None
+        if self._tensor_slots == list(range(n_tensors)):
+            self._op_padding = [None] * (len(self.fetches) - n_tensors)
+        # per feed, the shape of the last array accepted as it was (exact ndarray of the feed's dtype): an array of
+        # that type and shape is passed on without a new check
+        self._accepted: List[Optional[tuple]] = [None] * len(self.feeds)
         self._callable = self._build_callable()
 
     def _build_callable(self) -> Optional[Callable]:
@@ -159,6 +167,24 @@ class FeedCallable(object):
                 array.shape, feed.name, feed.get_shape()))
         return array
 
+    def _checked(self, args: Sequence[Any]) -> List[np.ndarray]:
+        """
+        :param args: ([Any]) the values of the feeds, in order
+        :return: ([np.ndarray]) the values as arrays of their placeholder's dtype, shapes checked (:meth:`_check`);
+            an ndarray of that dtype and of the shape last accepted for its feed is taken as it is
+        """
+        dtypes, accepted = self._dtypes, self._accepted
+        arrays = []
+        for idx, value in enumerate(args):
+            if type(value) is np.ndarray and value.dtype is dtypes[idx] \
+                    and value.shape == accepted[idx]:  # pylint: disable=unidiomatic-typecheck
+                arrays.append(value)
+                continue
+            array = self._check(idx, value)
+            accepted[idx] = array.shape
+            arrays.append(array)
+        return arrays
+
     def __call__(self, *args: Any) -> list:
         if len(args) != self.n_args:
             raise TypeError("expected {} feed values ({}), got {}".format(
@@ -167,9 +193,9 @@ class FeedCallable(object):
             args = tuple(args[position] for position in self._positions)
         if self._callable is None or not self.fetches:
             return self.sess.run(self.fetches, dict(zip(self.feeds, args)))
-        values = self._callable(*[self._check(idx, value) for idx, value in enumerate(args)])
-        if len(self._tensor_slots) == len(self.fetches):
-            return list(values)
+        values = self._callable(*self._checked(args))
+        if self._op_padding is not None:
+            return list(values) + self._op_padding
         results = [None] * len(self.fetches)
         for slot, value in zip(self._tensor_slots, values):
             results[slot] = value

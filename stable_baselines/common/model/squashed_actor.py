@@ -295,7 +295,7 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
         else:
             action = np.asarray(self.policy_tf.step(np.asarray(state.obs)[None], **state.step_kwargs)).flatten()
             if self.action_noise is not None:
-                action = np.clip(action + self.action_noise(), -1, 1)
+                action = np.minimum(np.maximum(action + self.action_noise(), -1), 1)  # np.clip's values
             env_action = unscale_action(action_space, action)
         return np.asarray(action, dtype=np.float32).reshape(action_space.shape), env_action
 
