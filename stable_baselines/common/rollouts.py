@@ -109,7 +109,7 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
         if runner.action_masks is not None:
             step_masks.append(runner.action_masks)
         actions, next_states, outputs = runner.policy_step()
-        mb_obs.append(np.copy(runner.obs))
+        mb_obs.append(np.array(runner.obs, order="K", subok=False))  # np.copy without its dispatch
         mb_actions.append(actions)
         for name, column in recorded:
             column.append(outputs[name])

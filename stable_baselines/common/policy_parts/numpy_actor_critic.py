@@ -227,6 +227,7 @@ class NumpyActorCriticForward(object):
             return None
         param, value = self._forward(x)
         kind = self.kind
+        neglogp: Any
         if kind == "categorical":
             action, neglogp = self._categorical_step(param, deterministic)
         elif kind == "gaussian":
