@@ -107,9 +107,10 @@ def set_session_draws(sess: Any, draws: Dict[str, int]) -> None:
     :param sess: (tf.Session) a session whose random ops were advanced by these numbers of values
     :param draws: (dict) random op name -> values drawn
     """
+    new_counts = dict(draws)
     counts = _session_counts(sess)  # replaced in place: an OpDrawCount keeps the dict
     counts.clear()
-    counts.update(draws)
+    counts.update(new_counts)
 
 
 def _session_counts(sess: Any) -> Dict[str, int]:
