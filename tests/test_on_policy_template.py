@@ -5,6 +5,7 @@ set of argument checks (``common.model.arguments``), so they all answer alike.
 """
 import os
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -13,6 +14,7 @@ from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.model.arguments import (InvalidArgumentError, check_gamma, check_learning_rate,
                                                      check_minibatches, check_positive_int)
 from stable_baselines.common.model.on_policy import OnPolicyRLModel, SegmentProgress
+from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.vec_env import DummyVecEnv
 
 try:
@@ -267,3 +269,31 @@ def test_segment_progress_without_episodes_writes_no_means():
         assert table["EpThisIter"] == 0 and table["TimestepsSoFar"] == 13
     finally:
         logger.reset()
+
+
+@pytest.mark.parametrize("schedule", ["linear", "constant", "double_linear_con", "middle_drop", "double_middle_drop"])
+def test_learning_rate_of_a_batch_equals_one_tick_per_transition(schedule):
+    """A named schedule advanced by a batch in one step gives the rate and the position of n single ticks."""
+    model = A2C("MlpPolicy", DummyVecEnv([lambda: gymnasium.make("CartPole-v1")]), lr_schedule=schedule,
+                n_cpu_tf_sess=1)
+    reference = Scheduler(initial_value=model.learning_rate, n_values=1000, schedule=schedule)
+    model._start_rate_schedule(1000)
+    for batch in (5, 40, 1, 333, 7):
+        for _ in range(batch - 1):
+            reference.value()
+        assert model._advance_learning_rate(batch) == reference.value()
+        assert model.learning_rate_schedule.step == reference.step
+
+
+def test_learning_rate_of_a_user_curve_is_ticked_once_per_transition():
+    """A curve given as a function is called for every transition, as before (it may count its calls)."""
+    calls = []
+
+    def curve(progress):
+        calls.append(progress)
+        return 1.0 - progress
+
+    model = A2C("MlpPolicy", DummyVecEnv([lambda: gymnasium.make("CartPole-v1")]), n_cpu_tf_sess=1)
+    model.learning_rate_schedule = Scheduler(initial_value=1.0, n_values=100, schedule=curve)
+    assert model._advance_learning_rate(10) == 1.0 - 9 / 100
+    assert len(calls) == 10

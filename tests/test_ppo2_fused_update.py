@@ -15,6 +15,7 @@ from stable_baselines.common.identity_env import IdentityEnv, IdentityEnvBox, Id
 from stable_baselines.common.repeated_step import RepeatedStep, run_indices
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv
+from stable_baselines.ppo2.fused_update import _normalised_per_step, normalised_advantages
 
 
 class _SmallImages(gymnasium.Env):
@@ -188,3 +189,16 @@ def test_repeated_step_runs_sgd_steps_on_gathered_rows() -> None:
     with graph.as_default():
         np.testing.assert_allclose(sess.run(weight), w, rtol=1e-6)
     assert rows.shape == (3, 1)
+
+
+def test_advantages_of_all_minibatches_equal_the_per_minibatch_ones():
+    """The fused update's one-pass normalisation gives the bits of normalised_advantages on each minibatch."""
+    rng = np.random.default_rng(2)
+    for n_rows, rows_per_step, scale in ((1024, 256, 1.0), (96, 8, 300.0), (40, 40, 1e-3)):
+        returns = (rng.normal(size=n_rows) * scale).astype(np.float32)
+        values = (rng.normal(size=n_rows) * scale).astype(np.float32)
+        indices = run_indices(n_rows, 3, rows_per_step, rng.shuffle)
+        expected = np.stack([normalised_advantages(returns[rows], values[rows]) for rows in indices])
+        together = _normalised_per_step(returns, values, indices)
+        assert together.dtype == expected.dtype == np.float32
+        np.testing.assert_array_equal(together.view(np.uint32), expected.view(np.uint32))

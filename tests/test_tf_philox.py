@@ -10,7 +10,8 @@ from stable_baselines.common import runners
 from stable_baselines.common.numpy_forward import numpy_activation
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_philox import OpUniformStream, philox_words, uniform_draws
-from stable_baselines.common.tf_random_draws import record_draws, settle_draws, values_drawn
+from stable_baselines.common.tf_random_draws import (OpDrawCount, add_draws, record_draws, session_draws,
+                                                      set_session_draws, settle_draws, values_drawn)
 from stable_baselines.common.vec_env import DummyVecEnv
 from tests.test_a2c_ppo2 import ZOO_CARTPOLE_KWARGS, make_env
 
@@ -148,3 +149,24 @@ def test_graph_draws_after_numpy_rollouts_continue_the_stream(sample_rollouts):
     logits = model.sess.run(policy.policy, {policy.obs_ph: observations})
     uniforms = uniform_draws(stream.seed, stream.seed2, 2 * 512, (64, 2))
     np.testing.assert_array_equal(draws, (logits - np.log(-np.log(uniforms))).argmax(axis=-1))
+
+
+def test_op_draw_count_shares_the_session_counts():
+    """OpDrawCount reads and moves the counts add_draws, record_draws and set_session_draws see (no stale copy)."""
+    with tf.Graph().as_default():
+        tf.set_random_seed(4)
+        output = tf.random_uniform([3])
+        with tf.Session() as sess:
+            count = OpDrawCount(sess, output.op)
+            assert count.drawn() == 0
+            count.add(6)
+            add_draws(sess, output.op, 3)
+            assert count.drawn() == values_drawn(sess, output.op.name) == 9
+            set_session_draws(sess, {output.op.name: 30})  # e.g. an exact resume
+            assert count.drawn() == 30
+            record_draws(sess, output, 1)
+            assert count.drawn() == session_draws(sess)[output.op.name] == 33
+            # the kernel is moved past the 9 values drawn outside it: its next output is the stream's after them
+            settle_draws(sess)
+            expected = uniform_draws(output.op.get_attr("seed"), output.op.get_attr("seed2"), 9, [3])
+            np.testing.assert_array_equal(_bits(sess.run(output)), _bits(expected))

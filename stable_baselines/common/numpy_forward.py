@@ -84,32 +84,44 @@ def _relu(x: np.ndarray) -> np.ndarray:
 # TensorFlow's float32 Tanh kernel (Eigen's ptanh_float, built without FMA): the input clipped to +-_TANH_CLIP, then
 # x * (1 + x^2 P(x^2)) / Q(x^2), Horner steps rounded one operation at a time. Computed so, the NumPy tanh gives the
 # kernel's values bit for bit (np.tanh can be a few ulps away), and the copies' outputs follow the graph's exactly.
-_TANH_CLIP = np.float32(7.90738964080810547)
-_TANH_P = tuple(np.float32(c) for c in (1.394553628e-8, 2.102733560e-5, 3.520756727e-3, 1.340216100e-1))
-_TANH_Q = tuple(np.float32(c) for c in (8.015776984e-7, 3.326951409e-4, 2.597254514e-2, 4.673548340e-1, 1.0))
-
-
-def _horner(x2: np.ndarray, coefficients: Tuple[np.float32, ...]) -> np.ndarray:
-    value = x2 * coefficients[0]
-    value += coefficients[1]
-    for coefficient in coefficients[2:]:
-        value *= x2
-        value += coefficient
-    return value
+# On the few rows of a rollout step the cost is the number of ufunc calls, not the arithmetic: each is a direct call
+# with ``out=`` (no operator dispatch, no temporary) and every constant a 0-d float32 array (a NumPy scalar operand
+# costs a conversion per call).
+_TANH_CLIP = np.array(7.90738964080810547, dtype=np.float32)
+_TANH_MINUS_CLIP = np.negative(_TANH_CLIP)
+_P3, _P2, _P1, _P0 = (np.array(c, dtype=np.float32) for c in (1.394553628e-8, 2.102733560e-5, 3.520756727e-3,
+                                                                1.340216100e-1))
+_Q4, _Q3, _Q2, _Q1, _Q0 = (np.array(c, dtype=np.float32) for c in (8.015776984e-7, 3.326951409e-4, 2.597254514e-2,
+                                                                   4.673548340e-1, 1.0))
 
 
 def _tanh(x: np.ndarray) -> np.ndarray:
     if x.dtype != np.float32:
         return np.tanh(x, out=x)
+    multiply, add = np.multiply, np.add
     np.minimum(x, _TANH_CLIP, out=x)
-    np.maximum(x, -_TANH_CLIP, out=x)
-    x2 = x * x
-    numerator = _horner(x2, _TANH_P)
-    denominator = _horner(x2, _TANH_Q)
-    x2 *= x  # now x^3
-    numerator *= x2
-    numerator += x
-    return np.divide(numerator, denominator, out=x)
+    np.maximum(x, _TANH_MINUS_CLIP, out=x)
+    x2 = multiply(x, x)
+    # P(x^2) and Q(x^2) by Horner's rule, from the highest coefficient
+    p = multiply(x2, _P3)
+    add(p, _P2, out=p)
+    multiply(p, x2, out=p)
+    add(p, _P1, out=p)
+    multiply(p, x2, out=p)
+    add(p, _P0, out=p)
+    q = multiply(x2, _Q4)
+    add(q, _Q3, out=q)
+    multiply(q, x2, out=q)
+    add(q, _Q2, out=q)
+    multiply(q, x2, out=q)
+    add(q, _Q1, out=q)
+    multiply(q, x2, out=q)
+    add(q, _Q0, out=q)
+    # x + x^3 P(x^2), over Q(x^2)
+    multiply(x2, x, out=x2)
+    multiply(p, x2, out=p)
+    add(p, x, out=p)
+    return np.divide(p, q, out=x)
 
 
 def _tanh_fast(x: np.ndarray) -> np.ndarray:

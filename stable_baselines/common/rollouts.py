@@ -101,19 +101,23 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
     reads_locals = runner.callback is not None and runner.callback.reads_locals
     visible: Dict[str, Any] = {}
 
+    mb_obs, mb_actions, mb_dones, mb_rewards = (columns[name] for name in ("mb_obs", "mb_actions", "mb_dones",
+                                                                           "mb_rewards"))
+    recorded = [(name, columns["mb_" + name]) for name in runner.recorded_outputs]
+    model = runner.model
     for index in range(runner.n_steps):
         if runner.action_masks is not None:
             step_masks.append(runner.action_masks)
         actions, next_states, outputs = runner.policy_step()
-        columns["mb_obs"].append(np.copy(runner.obs))
-        columns["mb_actions"].append(actions)
-        for name in runner.recorded_outputs:
-            columns["mb_" + name].append(outputs[name])
-        columns["mb_dones"].append(runner.dones)
+        mb_obs.append(np.array(runner.obs, order="K", subok=False))  # np.copy without its dispatch
+        mb_actions.append(actions)
+        for name, column in recorded:
+            column.append(outputs[name])
+        mb_dones.append(runner.dones)
 
         clipped_actions = runner._clip_actions(actions)
         obs, rewards, dones, infos = runner.env.step(clipped_actions)
-        runner.model.num_timesteps += runner.n_envs
+        model.num_timesteps += runner.n_envs
         runner.refresh_action_masks()
 
         if reads_locals:
@@ -128,14 +132,17 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
         if not runner._on_env_step(visible):
             return None
 
+        info = None
         for info in infos:
             maybe_ep_info = info.get("episode")
-            last_info = {"info": info, "maybe_ep_info": maybe_ep_info}
             if maybe_ep_info is not None:
                 ep_infos.append(maybe_ep_info)
+        if reads_locals and info is not None:
+            # the callback of the next step sees the last environment's info
+            last_info = {"info": info, "maybe_ep_info": info.get("episode")}
         if not runner.advance_before_callback:
             runner.advance(obs, dones, next_states)
-        columns["mb_rewards"].append(rewards)
+        mb_rewards.append(rewards)
         runner.after_step(columns, obs)
     if step_masks:
         # (n_steps, n_envs, width) -> one row per transition, environment-major

@@ -16,7 +16,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from stable_baselines.common.tf_random_draws import add_draws, values_drawn
+from stable_baselines.common.tf_random_draws import OpDrawCount
 
 # the multipliers of the Philox-4x32 round and the constants added to the key between rounds
 _MUL_A = np.uint64(0xD2511F53)
@@ -123,6 +123,7 @@ class OpUniformStream:
         self.seed = int(op.get_attr("seed"))
         self.seed2 = int(op.get_attr("seed2"))
         self.lookahead = int(lookahead)
+        self._count = OpDrawCount(sess, op)
         # the computed batch: values per call, values drawn before its first call, its uniforms (one row per call)
         # and their log(-log(U)) (computed when first asked for)
         self._size = -1
@@ -140,7 +141,7 @@ class OpUniformStream:
 
     def drawn(self) -> int:
         """:return: (int) values the op drew in the session so far (-1: not known)"""
-        return values_drawn(self.sess, self.op_name)
+        return self._count.drawn()
 
     def draw(self, shape: Sequence[int]) -> Optional[np.ndarray]:
         """
@@ -173,7 +174,7 @@ class OpUniformStream:
 
         :return: (int or None) its row in the batch; None when the op's count is not known
         """
-        before = values_drawn(self.sess, self.op_name)
+        before = self._count.drawn()
         if before < 0:
             return None
         n_values = 1
@@ -184,7 +185,7 @@ class OpUniformStream:
                 offset % n_values or offset // n_values >= len(self._uniforms))):
             self._compute(n_values, before)
             offset = 0
-        add_draws(self.sess, self.op, n_values)
+        self._count.add(n_values)
         return offset // n_values if n_values else 0
 
     def _compute(self, n_values: int, before: int) -> None:

@@ -85,9 +85,7 @@ def record_draws(sess: Any, key: Any, n_rows: int, fetches: Optional[Sequence[An
         drawn = _DRAWN[key] = random_ops_behind([key] if fetches is None else fetches)
     if not drawn:
         return
-    counts = _DRAWS.get(sess)
-    if counts is None:
-        counts = _DRAWS[sess] = {}
+    counts = _session_counts(sess)
     for name, values in drawn.items():
         before = counts.get(name, 0)
         if values is None or before < 0:
@@ -109,7 +107,26 @@ def set_session_draws(sess: Any, draws: Dict[str, int]) -> None:
     :param sess: (tf.Session) a session whose random ops were advanced by these numbers of values
     :param draws: (dict) random op name -> values drawn
     """
-    _DRAWS[sess] = dict(draws)
+    new_counts = dict(draws)
+    counts = _session_counts(sess)  # replaced in place: an OpDrawCount keeps the dict
+    counts.clear()
+    counts.update(new_counts)
+
+
+def _session_counts(sess: Any) -> Dict[str, int]:
+    """:return: (dict) the session's live counts, random op name -> values drawn (made empty when missing)"""
+    counts = _DRAWS.get(sess)
+    if counts is None:
+        counts = _DRAWS[sess] = {}
+    return counts
+
+
+def _session_pending(sess: Any) -> Dict[Any, int]:
+    """:return: (dict) the session's live random op -> values drawn outside its kernel (made when missing)"""
+    pending = _SKIPPED_BY_KERNEL.get(sess)
+    if pending is None:
+        pending = _SKIPPED_BY_KERNEL[sess] = {}
+    return pending
 
 
 
@@ -133,16 +150,41 @@ def add_draws(sess: Any, op: Any, n_values: int) -> None:
     :param op: (tf.Operation) the op
     :param n_values: (int) how many values
     """
-    counts = _DRAWS.get(sess)
-    if counts is None:
-        counts = _DRAWS[sess] = {}
-    before = counts.get(op.name, 0)
-    if before >= 0:
-        counts[op.name] = before + int(n_values)
-    pending = _SKIPPED_BY_KERNEL.get(sess)
-    if pending is None:
-        pending = _SKIPPED_BY_KERNEL[sess] = {}
-    pending[op] = pending.get(op, 0) + int(n_values)
+    OpDrawCount(sess, op).add(n_values)
+
+
+class OpDrawCount:
+    """
+    The count of one random op's draws in one session, for code that reads and advances it at every step (the
+    NumPy rollouts): the session's counts are looked up once, not at every call.
+
+    :param sess: (tf.Session) the session
+    :param op: (tf.Operation) the random op
+    """
+
+    def __init__(self, sess: Any, op: Any) -> None:
+        self.op = op
+        self.op_name: str = op.name
+        self._counts = _session_counts(sess)
+        self._pending = _session_pending(sess)
+
+    def drawn(self) -> int:
+        """:return: (int) values the op drew in the session, as reported (-1: not countable)"""
+        return self._counts.get(self.op_name, 0)
+
+    def add(self, n_values: int) -> None:
+        """
+        Count values computed outside the graph in place of the op's next ones, as :func:`add_draws` does.
+
+        :param n_values: (int) how many values
+        """
+        n_values = int(n_values)
+        counts, name = self._counts, self.op_name
+        before = counts.get(name, 0)
+        if before >= 0:
+            counts[name] = before + n_values
+        pending, op = self._pending, self.op
+        pending[op] = pending.get(op, 0) + n_values
 
 
 def settle_draws(sess: Any) -> None:

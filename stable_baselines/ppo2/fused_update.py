@@ -23,6 +23,20 @@ def normalised_advantages(returns: np.ndarray, values: np.ndarray) -> np.ndarray
     return (advantages - advantages.mean()) / (advantages.std() + 1e-8)
 
 
+def _normalised_per_step(returns: np.ndarray, values: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """
+    :func:`normalised_advantages` of the rows of every step at once (the reductions run along each row as they
+    run on a single minibatch: the same numbers).
+
+    :param returns: (np.ndarray) the value targets of the rollout
+    :param values: (np.ndarray) the value predictions made while acting
+    :param indices: (np.ndarray) the rows of each step, shape (steps, rows per step)
+    :return: (np.ndarray) the standardised advantages of each step, shape (steps, rows per step)
+    """
+    advantages = returns[indices] - values[indices]
+    return (advantages - advantages.mean(axis=1, keepdims=True)) / (advantages.std(axis=1, keepdims=True) + 1e-8)
+
+
 class FusedUpdate:
     """
     The epochs of minibatch steps of a PPO2 model with a feed-forward policy, one graph loop per kind of feed
@@ -88,8 +102,7 @@ class FusedUpdate:
             return None
         model = self.model
         indices = run_indices(model.n_batch, model.noptepochs, batch_size, np.random.shuffle)
-        advantages = np.stack([normalised_advantages(rollout.returns[rows], rollout.values[rows])
-                               for rows in indices])
+        advantages = _normalised_per_step(rollout.returns, rollout.values, indices)
         values: List[Any] = [indices, rollout.observations, rollout.actions, rollout.returns, rollout.neglogpacs,
                              rollout.values]
         if action_masks is not None:

@@ -20,7 +20,7 @@ from stable_baselines import logger
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.misc_util import flatten_lists
 from stable_baselines.common.model.actor_critic import ActorCriticRLModel
-from stable_baselines.common.schedules import Scheduler
+from stable_baselines.common.schedules import SCHEDULES, Scheduler
 from stable_baselines.common.tf_util import total_episode_reward_logger
 
 
@@ -47,6 +47,8 @@ def learn_locals(model: Any, total_timesteps: int, callback: BaseCallback, log_i
 
 
 _Model = TypeVar("_Model", bound="OnPolicyRLModel")
+# the curves of the named learning-rate schedules (functions of the progress only)
+_PURE_CURVES = tuple(SCHEDULES.values())
 
 
 class UpdateClock:
@@ -155,9 +157,15 @@ class OnPolicyRLModel(ActorCriticRLModel):
         :param n_samples: (int) the transitions of the batch (at least one)
         :return: (float) the rate after the last tick
         """
+        schedule = self.learning_rate_schedule
+        if type(schedule) is Scheduler and schedule.schedule in _PURE_CURVES:  # pylint: disable=unidiomatic-typecheck
+            # the library's curves have no side effects: only the last tick's value is computed (the step count
+            # is a float holding whole numbers, so one addition equals the n - 1 single steps)
+            schedule.step += n_samples - 1
+            return schedule.value()
         for _ in range(n_samples - 1):
-            self.learning_rate_schedule.value()
-        return self.learning_rate_schedule.value()
+            schedule.value()
+        return schedule.value()
 
     # ------------------------------------------------------------------ what the algorithms supply
     def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:

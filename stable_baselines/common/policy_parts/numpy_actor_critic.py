@@ -61,6 +61,11 @@ class NumpyActorCriticForward(object):
         self._pi_layers: List[Layer] = []
         self._vf_layers: List[Layer] = []
         self._fused: Optional[List[Layer]] = None
+        # the fused matrices split for the forward pass: the activated depths, and the last one
+        self._fused_hidden: List[Layer] = []
+        self._fused_last = _NO_LAYER
+        # (start, end, shape) of each variable in the flat vector of set_flat_weights, made on first use
+        self._flat_layout: Optional[List[Tuple[int, int, Tuple[int, ...]]]] = None
         self._pi = _NO_LAYER
         self._vf = _NO_LAYER
         self._n_param = plan["n_param"]
@@ -129,13 +134,16 @@ class NumpyActorCriticForward(object):
 
         :param flat: (np.ndarray) the values of ``variables`` flattened and concatenated in order
         """
-        values, start = [], 0
-        for var in self.variables:
-            shape = tuple(var.shape.as_list())
-            end = start + int(np.prod(shape, dtype=np.int64))
-            values.append(flat[start:end].reshape(shape))
-            start = end
-        self._use_weights(values)
+        layout = self._flat_layout
+        if layout is None:
+            layout, start = [], 0
+            for var in self.variables:
+                shape = tuple(var.shape.as_list())
+                end = start + int(np.prod(shape, dtype=np.int64))
+                layout.append((start, end, shape))
+                start = end
+            self._flat_layout = layout
+        self._use_weights([flat[start:end].reshape(shape) for start, end, shape in layout])
 
     def _use_weights(self, fetched: List[np.ndarray]) -> None:
         """Build the layers (and the fused matrices) from the values of ``variables``, in order."""
@@ -174,6 +182,7 @@ class NumpyActorCriticForward(object):
                     weight[w_pi.shape[0]:, w_pi.shape[1]:] = w_vf
                 fused.append((weight, np.concatenate([b_pi, b_vf])))
             self._fused = fused
+            self._fused_hidden, self._fused_last = fused[:-1], fused[-1]
         self.stale = False
 
     def _inputs(self, obs: Any) -> Optional[np.ndarray]:
@@ -196,21 +205,18 @@ class NumpyActorCriticForward(object):
         """:return: (np.ndarray, np.ndarray) distribution parameters (batch, n_param), values (batch,)"""
         activation = self.activation
         for weight, bias in self._shared:
-            x = activation(x @ weight + bias)
-        fused = self._fused
-        if fused is not None:
-            last = len(fused) - 1
-            for depth, (weight, bias) in enumerate(fused):
-                x = x @ weight + bias
-                if depth < last:
-                    x = activation(x)
+            x = activation(_affine(x, weight, bias))
+        if self._fused is not None:
+            for weight, bias in self._fused_hidden:
+                x = activation(_affine(x, weight, bias))
+            x = _affine(x, *self._fused_last)
             return x[:, :self._n_param], x[:, self._n_param]
         latent_pi = latent_vf = x
         for weight, bias in self._pi_layers:
-            latent_pi = activation(latent_pi @ weight + bias)
+            latent_pi = activation(_affine(latent_pi, weight, bias))
         for weight, bias in self._vf_layers:
-            latent_vf = activation(latent_vf @ weight + bias)
-        return latent_pi @ self._pi[0] + self._pi[1], (latent_vf @ self._vf[0] + self._vf[1])[:, 0]
+            latent_vf = activation(_affine(latent_vf, weight, bias))
+        return _affine(latent_pi, *self._pi), _affine(latent_vf, *self._vf)[:, 0]
 
     def step(self, obs: Any, deterministic: bool = False) -> Optional[tuple]:
         """
@@ -221,13 +227,9 @@ class NumpyActorCriticForward(object):
             return None
         param, value = self._forward(x)
         kind = self.kind
+        neglogp: Any
         if kind == "categorical":
-            logp = nf.log_softmax(param)
-            if deterministic:
-                action = param.argmax(axis=-1)
-            else:
-                action = nf.categorical_sample(param, self.rng)
-            neglogp = -logp[np.arange(logp.shape[0]), action]
+            action, neglogp = self._categorical_step(param, deterministic)
         elif kind == "gaussian":
             if deterministic:
                 action = param
@@ -256,6 +258,23 @@ class NumpyActorCriticForward(object):
                 neglogp = neglogp - logp[np.arange(logp.shape[0]), act]
             action = np.stack(actions, axis=-1)
         return action, value, None, np.asarray(neglogp, dtype=np.float32)
+
+    def _categorical_step(self, logits: np.ndarray, deterministic: bool) -> Tuple[np.ndarray, np.ndarray]:
+        """
+        :param logits: (np.ndarray) float32, shape (batch, n)
+        :param deterministic: (bool) the most likely actions instead of drawn ones
+        :return: (np.ndarray, np.ndarray) the actions and their negative log-likelihoods (float32), the numbers of
+            ``-log_softmax(logits)`` at the actions (the same operations, on the chosen entries only)
+        """
+        maximum = np.maximum.reduce(logits, axis=-1, keepdims=True)
+        shifted = np.subtract(logits, maximum)
+        log_partition = np.log(np.add.reduce(np.exp(shifted), axis=-1, keepdims=True))
+        if deterministic:
+            action = logits.argmax(axis=-1)
+        else:
+            action = nf.categorical_sample(logits, self.rng)
+        neglogp = np.subtract(shifted[np.arange(len(action)), action], log_partition[:, 0])
+        return action, np.negative(neglogp, out=neglogp)
 
     @property
     def obs_shape(self) -> Tuple[int, ...]:
@@ -288,11 +307,9 @@ class NumpyActorCriticForward(object):
             if x is None:
                 return None
             activation = self.activation
-            for weight, bias in self._shared:
-                x = activation(x @ weight + bias)
-            for weight, bias in self._pi_layers:
-                x = activation(x @ weight + bias)
-            param = x @ self._pi[0] + self._pi[1]
+            for weight, bias in self._shared + self._pi_layers:
+                x = activation(_affine(x, weight, bias))
+            param = _affine(x, *self._pi)
         if kind == "categorical":
             if deterministic:
                 return param.argmax(axis=-1)
@@ -363,6 +380,12 @@ class NumpyActorCriticForward(object):
                 return False
         graph_neglogp = policy.sess.run(policy.neglogp, {policy.obs_ph: obs, policy.action: numpy_step[0]})
         return bool(np.allclose(graph_neglogp, numpy_step[3], rtol=rtol, atol=1e-4))
+
+
+def _affine(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """:return: (np.ndarray) ``x @ weight + bias``, the bias added in place"""
+    out = np.matmul(x, weight)
+    return np.add(out, bias, out=out)
 
 
 def _probe_observation(ob_space: spaces.Space, n_rows: int) -> np.ndarray:
