@@ -167,7 +167,8 @@ def any_arity_callable(zero_arg_callable: bytes) -> bytes:
     FeedCallable.__call__ reorders its arguments by ``_positions`` (empty: all dropped) and calls ``_callable``.
     """
     return instance(TF_UTIL, "FeedCallable", n_args=i(1), _all_positions=FALSE, _positions=lst(),
-                    _callable=zero_arg_callable, fetches=lst(i(0)), _tensor_slots=lst(), feeds=lst())
+                    _callable=zero_arg_callable, fetches=lst(i(0)), _tensor_slots=lst(), feeds=lst(),
+                    _dtypes=lst(), _accepted=lst(), _op_padding=NONE)
 
 
 def pandas_eval_via_our_gadget(sentinel: str) -> bytes:
