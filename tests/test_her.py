@@ -20,6 +20,8 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
+from her_helpers import success_rate
+
 from stable_baselines import DQN, SAC, TD3
 from stable_baselines.common.bit_flipping_env import BitFlippingEnv
 from stable_baselines.common.buffers import ReplayBuffer
@@ -30,20 +32,6 @@ from stable_baselines.her import (HER, GoalSelectionStrategy, HERGoalEnvWrapper,
 
 HAS_DDPG = importlib.util.find_spec("stable_baselines.ddpg") is not None and \
     importlib.util.find_spec("mpi4py") is not None
-
-
-def _success_rate(model, env, n_episodes=50, seed=1000):
-    successes = []
-    obs, _ = env.reset(seed=seed)
-    for _ in range(n_episodes):
-        done, info = False, {}
-        while not done:
-            action, _ = model.predict(obs, deterministic=True)
-            obs, _, terminated, truncated, info = env.step(action)
-            done = terminated or truncated
-        successes.append(float(info["is_success"]))
-        obs, _ = env.reset()
-    return float(np.mean(successes))
 
 
 def test_import_without_mpi4py():
@@ -405,7 +393,7 @@ def test_her_dqn_solves_10_bits():
                 exploration_fraction=0.1, exploration_final_eps=0.02, learning_starts=500,
                 target_network_update_freq=500, policy_kwargs=dict(layers=[64]))
     model.learn(6000)
-    assert _success_rate(model, BitFlippingEnv(n_bits, max_steps=n_bits)) >= 0.9
+    assert success_rate(model, BitFlippingEnv(n_bits, max_steps=n_bits)) >= 0.9
 
 
 CONTINUOUS = {
@@ -438,7 +426,7 @@ def test_her_continuous_solves_4_bits(name):
     model = HER("MlpPolicy", env, model_class, n_sampled_goal=4, goal_selection_strategy="future", seed=0,
                 n_cpu_tf_sess=1, **kwargs)
     model.learn(2500 if name == "DDPG" else 2000)
-    assert _success_rate(model, BitFlippingEnv(n_bits, continuous=True, max_steps=n_bits)) >= 0.9
+    assert success_rate(model, BitFlippingEnv(n_bits, continuous=True, max_steps=n_bits)) >= 0.9
 
 
 def test_vec_env_wrapper_is_refused_as_the_original_did():

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
+from her_helpers import success_rate
+
 from stable_baselines import DQN, HER, SAC
 from stable_baselines.common.bit_flipping_env import BitFlippingEnv
 from stable_baselines.her import HERGoalEnvWrapper
@@ -59,20 +61,6 @@ def test_wrapper_packs_the_observation_dict_and_splits_it_back():
         env.convert_dict_to_obs(dict(parts, observation={"bits": parts["observation"]["bits"]}))
 
 
-def success_rate(model, env, n_episodes=30):
-    successes = []
-    obs, _ = env.reset(seed=1000)
-    for _ in range(n_episodes):
-        done, info = False, {}
-        while not done:
-            action, _ = model.predict(obs, deterministic=True)
-            obs, _, terminated, truncated, info = env.step(action)
-            done = terminated or truncated
-        successes.append(float(info["is_success"]))
-        obs, _ = env.reset()
-    return float(np.mean(successes))
-
-
 @pytest.mark.slow
 def test_her_dqn_solves_dict_observation_bit_flipping(tmp_path):
     n_bits = 6
@@ -81,7 +69,7 @@ def test_her_dqn_solves_dict_observation_bit_flipping(tmp_path):
                 exploration_final_eps=0.02, learning_starts=300, target_network_update_freq=300,
                 policy_kwargs=dict(layers=[64]))
     model.learn(3000)
-    assert success_rate(model, DictBitFlippingEnv(n_bits, max_steps=n_bits)) >= 0.9
+    assert success_rate(model, DictBitFlippingEnv(n_bits, max_steps=n_bits), n_episodes=30) >= 0.9
     # the model takes the nested dict observation itself, and keeps it across save and load
     obs, _ = DictBitFlippingEnv(n_bits, max_steps=n_bits).reset(seed=5)
     action, _ = model.predict(obs, deterministic=True)
