@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set
 
 import numpy as np
 
+from stable_baselines.common.shape_folding import ShapeFolder
 from stable_baselines.common.tf_compat import tf
 
 # operations that hold state: never copied, the copies refer to the original ones
@@ -70,13 +71,16 @@ class RepeatedStep:
     :param stacked: ([tf.Tensor]) placeholders fed with the value of every iteration stacked on a first axis
     :param constants: ([tf.Tensor]) placeholders fed once, the same for every iteration (e.g. the learning rate)
     :param name: (str) name scope of the copies
+    :param rows_per_step: (int) the number of rows every iteration gathers, when it is always the same (the
+        copies then have static shapes, and the shape arithmetic of the step is settled once, see
+        :mod:`stable_baselines.common.shape_folding`; the indices fed must then have this many columns)
     :raises NotRepeatable: the step contains an operation that cannot be copied faithfully, or depends on a
         placeholder of none of the three kinds
     """
 
     def __init__(self, stats: Sequence[tf.Tensor], update: tf.Operation, gathered: Sequence[tf.Tensor],
                  stacked: Sequence[tf.Tensor] = (), constants: Sequence[tf.Tensor] = (),
-                 name: str = "repeated_step") -> None:
+                 name: str = "repeated_step", rows_per_step: Optional[int] = None) -> None:
         targets = [tensor.op for tensor in stats] + [update]
         replaced = {tensor.op for tensor in list(gathered) + list(stacked)}
         reached = _reached_ops(targets, replaced)
@@ -89,12 +93,18 @@ class RepeatedStep:
             if any(marker in op.type for marker in _UNCOPYABLE_MARKERS):
                 raise NotRepeatable("the step contains a {} operation ({})".format(op.type, op.name))
         with tf.name_scope(name):
-            self.indices_ph = tf.placeholder(tf.int32, [None, None], name="indices_ph")
+            self.indices_ph = tf.placeholder(tf.int32, [None, rows_per_step], name="indices_ph")
             self.gathered_phs = [tf.placeholder(ph.dtype, ph.shape, name="whole_" + ph.op.name.split("/")[-1])
                                  for ph in gathered]
-            self.stacked_phs = [tf.placeholder(ph.dtype, tf.TensorShape([None]).concatenate(ph.shape),
-                                               name="stacked_" + ph.op.name.split("/")[-1]) for ph in stacked]
-            self.stats = self._build_loop(stats, update, to_copy, list(gathered), list(stacked))
+            self.stacked_phs = [tf.placeholder(ph.dtype, tf.TensorShape([None]).concatenate(
+                _with_rows(ph.shape, rows_per_step)), name="stacked_" + ph.op.name.split("/")[-1]) for ph in stacked]
+            # what the folding of the shape arithmetic did (see shape_folding.ShapeFolder)
+            self.folder = ShapeFolder(tf.get_default_graph(), tf.get_default_graph()._get_control_flow_context())
+            try:
+                self.stats = self._build_loop(stats, update, to_copy, list(gathered), list(stacked))
+                self.folder.finish()
+            finally:
+                self.folder.close()
 
     @property
     def feeds(self) -> List[tf.Tensor]:
@@ -116,7 +126,7 @@ class RepeatedStep:
                 copies[original] = tf.gather(whole, rows_of_step)
             for original, all_steps in zip(stacked, self.stacked_phs):
                 copies[original] = tf.gather(all_steps, iteration)
-            copied_ops = _copy_ops(to_copy, copies)
+            copied_ops = _copy_ops(to_copy, copies, self.folder)
             step_stats = tf.stack([copies.get(tensor, tensor) for tensor in stats])
             # the next iteration (and the recorded row) wait for this iteration's update
             with tf.control_dependencies([copied_ops[update]]):
@@ -133,7 +143,15 @@ def _is_variable_update(op: tf.Operation) -> bool:
     return op.type.startswith(("Apply", "ResourceApply", "SparseApply", "ResourceSparseApply"))
 
 
-def _copy_ops(to_copy: List[tf.Operation], copies: Dict[tf.Tensor, tf.Tensor]) -> Dict[tf.Operation, tf.Operation]:
+def _with_rows(shape: tf.TensorShape, rows: Optional[int]) -> tf.TensorShape:
+    """:return: (tf.TensorShape) ``shape`` with an unknown first dimension set to ``rows`` (when given)"""
+    if rows is None or shape.ndims is None or shape.ndims == 0 or shape.as_list()[0] is not None:
+        return shape
+    return tf.TensorShape([rows]).concatenate(shape[1:])
+
+
+def _copy_ops(to_copy: List[tf.Operation], copies: Dict[tf.Tensor, tf.Tensor],
+              folder: Optional[ShapeFolder] = None) -> Dict[tf.Operation, tf.Operation]:
     """
     Create a copy of every operation of ``to_copy`` (in their order) in the current graph context, its inputs
     replaced by their copies where one exists.
@@ -145,17 +163,32 @@ def _copy_ops(to_copy: List[tf.Operation], copies: Dict[tf.Tensor, tf.Tensor]) -
 
     :param to_copy: ([tf.Operation]) the operations, in creation order
     :param copies: ({tf.Tensor: tf.Tensor}) replacements of tensors; filled with the outputs of the copies
-    :return: ({tf.Operation: tf.Operation}) the copy of every operation
+    :param folder: (ShapeFolder) settles what static shapes decide (None: every operation is copied)
+    :return: ({tf.Operation: tf.Operation}) the copy of every copied operation (or, for an operation that
+        returns its input unchanged, the operation in the loop that makes that input)
     """
     graph = tf.get_default_graph()
+    body_context = graph._get_control_flow_context()  # pylint: disable=protected-access
+
+    def in_body(new_op: tf.Operation) -> bool:
+        return new_op._get_control_flow_context() is body_context  # pylint: disable=protected-access
+
     update_inputs = [tensor for op in to_copy if _is_variable_update(op) for tensor in op.inputs
                      if not tensor.dtype._is_ref_dtype]
     copied_ops: Dict[tf.Operation, tf.Operation] = {}
     for op in to_copy:
         inputs = [copies.get(tensor, tensor) for tensor in op.inputs]
+        if folder is not None and not _is_variable_update(op):
+            replacements = folder.outputs_of(op, inputs)
+            if replacements is not None:
+                copies.update(zip(op.outputs, replacements))
+                if in_body(replacements[0].op):
+                    copied_ops[op] = replacements[0].op
+                continue
         control = [copied_ops[src] for src in op.control_inputs if src in copied_ops]
         if _is_variable_update(op):
-            control.extend(copies[tensor].op for tensor in update_inputs if tensor in copies)
+            control.extend(copies[tensor].op for tensor in update_inputs
+                           if tensor in copies and in_body(copies[tensor].op))
         with graph.control_dependencies(control):
             new_op = graph.create_op(op.type, inputs, [out.dtype for out in op.outputs],
                                      input_types=[tensor.dtype for tensor in op.inputs], name=op.name,

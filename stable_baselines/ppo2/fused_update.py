@@ -49,18 +49,20 @@ class FusedUpdate:
         self.model = model
         # False: every update runs its minibatches one session call at a time
         self.enabled = True
-        # (masked, value clipping fed) -> the loop, or None when the step cannot run in a loop; for the graph
-        # they were built in (a new graph, e.g. after loading parameters into a rebuilt model, starts afresh)
-        self._loops: Dict[Tuple[bool, bool], Optional[RepeatedStep]] = {}
+        # (masked, value clipping fed, rows per minibatch) -> the loop, or None when the step cannot run in a loop;
+        # for the graph they were built in (a new graph, e.g. after loading parameters into a rebuilt model,
+        # starts afresh)
+        self._loops: Dict[Tuple[bool, bool, int], Optional[RepeatedStep]] = {}
         self._graph: Any = None
 
-    def _loop(self, masked: bool, vf_clip_fed: bool) -> Optional[RepeatedStep]:
+    def _loop(self, masked: bool, vf_clip_fed: bool, rows: int) -> Optional[RepeatedStep]:
         """
         :param masked: (bool) the steps feed action masks
         :param vf_clip_fed: (bool) the steps feed the value clipping range
+        :param rows: (int) transitions per minibatch (the copies of the step are built for this size)
         :return: (RepeatedStep) the loop for these feeds (None: not possible for this model)
         """
-        key = (masked, vf_clip_fed)
+        key = (masked, vf_clip_fed, rows)
         model = self.model
         if self._graph is not model.graph:
             self._loops, self._graph = {}, model.graph
@@ -73,7 +75,8 @@ class FusedUpdate:
             with model.graph.as_default():
                 self._loops[key] = optional_repeated_step(
                     [model.pg_loss, model.vf_loss, model.entropy, model.approxkl, model.clipfrac], model._train,
-                    gathered=gathered, stacked=[model.advs_ph], constants=constants, name="fused_update")
+                    gathered=gathered, stacked=[model.advs_ph], constants=constants, name="fused_update",
+                    rows_per_step=rows)
         return self._loops[key]
 
     def run(self, rollout: Any, action_masks: Optional[np.ndarray], batch_size: int, learning_rate: float,
@@ -97,7 +100,9 @@ class FusedUpdate:
             # which would change the numbers, so such models keep their minibatch loop
             return None
         vf_clip_fed = cliprange_vf is not None and cliprange_vf >= 0
-        loop = self._loop(action_masks is not None, vf_clip_fed)
+        if batch_size <= 0 or self.model.n_batch % batch_size != 0:
+            return None
+        loop = self._loop(action_masks is not None, vf_clip_fed, batch_size)
         if loop is None or not isinstance(rollout.observations, np.ndarray):
             return None
         model = self.model
@@ -111,7 +116,7 @@ class FusedUpdate:
         values.extend([learning_rate, cliprange])
         if vf_clip_fed:
             values.append(cliprange_vf)
-        key = ("fused_update", action_masks is not None, vf_clip_fed)
+        key = ("fused_update", action_masks is not None, vf_clip_fed, batch_size)
         call = model._session_callable(key, [loop.stats], loop.feeds + loop_constants(model, vf_clip_fed))
         return call(*values)[0]
 
