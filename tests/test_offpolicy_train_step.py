@@ -107,5 +107,7 @@ def test_dqn_fused_train_step_op_count():
     model.learn(100)
     obs, actions, rewards, next_obs, dones = model.replay_buffer.sample(32)
     values = [obs, actions, rewards, next_obs, next_obs, dones, np.ones(32, dtype=np.float32)]
-    # 219 with one tf.clip_by_norm per variable, 192 with the norms of the six gradients taken together
-    assert _executed_ops(model, model._fused_train, values) <= 195
+    # 219 with one tf.clip_by_norm per variable, 192 with the norms of the six gradients taken together; 202 since the
+    # dense layers run as separate MatMul, BiasAdd and Relu kernels (tf_run.unfused_dense_layers: 10 more nodes,
+    # each cheaper than the fused kernel)
+    assert _executed_ops(model, model._fused_train, values) <= 205

@@ -390,6 +390,32 @@ def test_make_session_config():
         tf_util.make_session(num_cpu=-1, graph=graph)
 
 
+@pytest.mark.skipif(bool(tf.config.list_physical_devices("GPU")), reason="the remapper stays on where a GPU is visible")
+def test_sessions_run_dense_layers_as_separate_kernels():
+    """On a CPU, make_session turns the remapper off: a dense layer runs MatMul, BiasAdd and Relu, not a fused op."""
+    graph = tf.Graph()
+    with graph.as_default():
+        inputs = tf.placeholder(tf.float32, [None, 4])
+        kernel = tf.constant(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+        bias = tf.constant(np.array([0.5, -0.5, 0.25], dtype=np.float32))
+        output = tf.nn.relu(tf.nn.bias_add(tf.matmul(inputs, kernel), bias))
+    sess = tf_util.single_threaded_session(graph=graph)
+    try:
+        rewrite_options = sess._config.graph_options.rewrite_options  # pylint: disable=protected-access
+        assert rewrite_options.remapping == type(rewrite_options).OFF
+        metadata = tf.RunMetadata()
+        data = np.arange(8, dtype=np.float32).reshape(2, 4)
+        value = sess.run(output, {inputs: data}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                         run_metadata=metadata)
+    finally:
+        sess.close()
+    kernels = [node.timeline_label for device in metadata.step_stats.dev_stats for node in device.node_stats]
+    assert not any("Fused" in label for label in kernels)
+    assert any("BiasAdd" in label for label in kernels)
+    expected = np.maximum(data @ np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3) + [0.5, -0.5, 0.25], 0)
+    np.testing.assert_allclose(value, expected, rtol=1e-6)
+
+
 def test_function_inputs_outputs_givens(graph_sess):
     _, sess = graph_sess
     x = tf.placeholder(tf.int32, (), name="x")
