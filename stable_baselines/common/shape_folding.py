@@ -13,7 +13,8 @@ operation leaves its input unchanged (a reshape to the same shape, a sum over no
 the input itself. Values of floating-point tensors are never computed here, except constants, zeros and
 ones: the numbers of a step are those of the step.
 """
-from typing import Any, Dict, List, Optional, Sequence
+import contextlib
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
@@ -61,21 +62,27 @@ class ShapeFolder:
         the loop body, where it runs again in every iteration (the constants themselves stay the inputs of the
         loop as it was built, so that the static shapes inferred from them stand).
         """
-        graph = self.graph
         for tensor in self._hoisted.values():
             entries = [op for op in tensor.consumers() if op.type == "Enter"]
             if not entries:
                 continue
-            inner = graph._get_control_flow_context()  # pylint: disable=protected-access
-            graph._set_control_flow_context(self._outer_context)  # pylint: disable=protected-access
-            try:
-                with graph.control_dependencies(None):
-                    opaque = tf.placeholder_with_default(tensor, tensor.shape, name="folded_entry")
-            finally:
-                graph._set_control_flow_context(inner)  # pylint: disable=protected-access
+            with self._outside_the_loop():
+                opaque = tf.placeholder_with_default(tensor, tensor.shape, name="folded_entry")
             for entry in entries:
                 entry._update_input(0, opaque)  # pylint: disable=protected-access
         self.close()
+
+    @contextlib.contextmanager
+    def _outside_the_loop(self) -> Iterator[None]:
+        """Operations made in this block belong to the context around the loop, with no control dependency."""
+        graph = self.graph
+        inner = graph._get_control_flow_context()  # pylint: disable=protected-access
+        graph._set_control_flow_context(self._outer_context)  # pylint: disable=protected-access
+        try:
+            with graph.control_dependencies(None):
+                yield
+        finally:
+            graph._set_control_flow_context(inner)  # pylint: disable=protected-access
 
     def close(self) -> None:
         """Release the scratch session of the evaluations."""
@@ -207,14 +214,8 @@ class ShapeFolder:
         key = (dtype, value.shape, np.ascontiguousarray(value).tobytes())
         tensor = self._hoisted.get(key)
         if tensor is None:
-            graph = self.graph
-            inner = graph._get_control_flow_context()  # pylint: disable=protected-access
-            graph._set_control_flow_context(self._outer_context)  # pylint: disable=protected-access
-            try:
-                with graph.control_dependencies(None):
-                    tensor = tf.constant(value, dtype=dtype, name="folded")
-            finally:
-                graph._set_control_flow_context(inner)  # pylint: disable=protected-access
+            with self._outside_the_loop():
+                tensor = tf.constant(value, dtype=dtype, name="folded")
             self._hoisted[key] = tensor
             self.n_hoisted += 1
         self._known[tensor] = value
