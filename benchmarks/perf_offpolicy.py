@@ -9,9 +9,15 @@ figures comparable with single-threaded baselines.
 
     python benchmarks/perf_offpolicy.py                    # all, 3 runs each
     python benchmarks/perf_offpolicy.py --algos sac --runs 5 --steps 3000
+    python benchmarks/perf_offpolicy.py --tf-remapper      # with TensorFlow's fused dense kernels, to compare
 """
 import argparse
+import os
+import sys
 import time
+
+if "--tf-remapper" in sys.argv:
+    os.environ["STABLE_BASELINES_TF_REMAPPER"] = "1"
 
 import numpy as np
 
@@ -64,6 +70,8 @@ def main() -> None:
     parser.add_argument("--algos", nargs="+", default=["dqn", "sac", "td3", "predict"])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--steps", type=int, default=None, help="steps per run (default: dqn 5000, sac/td3 3000)")
+    parser.add_argument("--tf-remapper", action="store_true",
+                        help="keep TensorFlow's remapper (fused MatMul+BiasAdd kernels) in the models' sessions")
     args = parser.parse_args()
     default_steps = {"dqn": 5000, "sac": 3000, "td3": 3000}
     for algo in args.algos:

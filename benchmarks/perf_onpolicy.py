@@ -4,7 +4,9 @@ CartPole-v1 with the rl-baselines-zoo PPO2 settings, and peak memory.
 
 Every figure is the median of ``--runs`` fresh measurements; throughput is given in wall-clock and in
 CPU time of this (single-threaded) process, which is the fairer figure on a loaded machine.
-``--graph`` turns the NumPy inference path off (``STABLE_BASELINES_NUMPY_FORWARD=0``), to compare.
+``--graph`` turns the NumPy inference path off (``STABLE_BASELINES_NUMPY_FORWARD=0``), to compare;
+``--tf-remapper`` keeps TensorFlow's fused dense-layer kernels in the models' sessions
+(``STABLE_BASELINES_TF_REMAPPER=1``), to compare.
 
     python benchmarks/perf_onpolicy.py                   # everything
     python benchmarks/perf_onpolicy.py --what ppo2 a2c --runs 5
@@ -22,6 +24,8 @@ import time
 
 for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
+if "--tf-remapper" in sys.argv:
+    os.environ["STABLE_BASELINES_TF_REMAPPER"] = "1"
 if "--graph" in sys.argv:
     os.environ["STABLE_BASELINES_NUMPY_FORWARD"] = "0"
 
@@ -111,8 +115,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--steps", type=int, default=16384)
     parser.add_argument("--graph", action="store_true", help="disable the NumPy inference path")
+    parser.add_argument("--tf-remapper", action="store_true",
+                        help="keep TensorFlow's remapper (fused MatMul+BiasAdd kernels) in the models' sessions")
     args = parser.parse_args()
-    print("NumPy inference path: {}".format("off" if args.graph else "on"))
+    print("NumPy inference path: {}; TensorFlow's remapper: {}".format("off" if args.graph else "on",
+                                                                      "on" if args.tf_remapper else "off on CPU"))
     for what in args.what:
         if what in ("ppo2", "a2c"):
             runs = [throughput(what, args.steps) for _ in range(args.runs)]

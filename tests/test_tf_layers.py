@@ -416,6 +416,20 @@ def test_sessions_run_dense_layers_as_separate_kernels():
     np.testing.assert_allclose(value, expected, rtol=1e-6)
 
 
+def test_tf_remapper_can_be_kept(monkeypatch):
+    """STABLE_BASELINES_TF_REMAPPER=1: make_session leaves TensorFlow's default graph optimisation."""
+    graph = tf.Graph()
+    for setting, expected_off in (("1", False), ("on", False), ("0", True), ("", True)):
+        monkeypatch.setenv("STABLE_BASELINES_TF_REMAPPER", setting)
+        sess = tf_util.single_threaded_session(graph=graph)
+        try:
+            rewrite_options = sess._config.graph_options.rewrite_options  # pylint: disable=protected-access
+            is_off = rewrite_options.remapping == type(rewrite_options).OFF
+        finally:
+            sess.close()
+        assert is_off == (expected_off and not tf.config.list_physical_devices("GPU")), setting
+
+
 def test_function_inputs_outputs_givens(graph_sess):
     _, sess = graph_sess
     x = tf.placeholder(tf.int32, (), name="x")

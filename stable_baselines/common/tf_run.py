@@ -42,9 +42,18 @@ def make_session(num_cpu: Optional[int] = None, make_default: bool = False,
     config.gpu_options.allow_growth = True
     session_class = tf.InteractiveSession if make_default else tf.Session
     with quiet_device_start():
-        if not tf.config.list_physical_devices("GPU"):
+        if not tf.config.list_physical_devices("GPU") and not tf_remapper_requested():
             unfused_dense_layers(config)
         return session_class(config=config, graph=graph)
+
+
+def tf_remapper_requested() -> bool:
+    """
+    :return: (bool) whether the environment variable ``STABLE_BASELINES_TF_REMAPPER`` (``1``, ``true``, ``yes`` or
+        ``on``) asks :func:`make_session` to keep TensorFlow's default graph optimisation on a CPU-only machine
+        (the fused dense-layer kernels of the previous versions, and their numbers), see :func:`unfused_dense_layers`
+    """
+    return os.environ.get("STABLE_BASELINES_TF_REMAPPER", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def unfused_dense_layers(config: Any) -> None:
@@ -57,7 +66,7 @@ def unfused_dense_layers(config: Any) -> None:
     batches of reinforcement learning the fused kernel is the slower one (DQN, SAC and TD3 train 8-16 % faster
     without it; CNN policies measured within noise). Results may differ from the fused kernel's in the last bits,
     as the bias is added separately (as TensorFlow 1.x did). Sessions made by :func:`make_session` on a machine
-    without a GPU use this.
+    without a GPU use this, unless ``STABLE_BASELINES_TF_REMAPPER=1`` is set (:func:`tf_remapper_requested`).
 
     :param config: (tf.ConfigProto) the session configuration to change
     """
