@@ -98,13 +98,14 @@ class RepeatedStep:
                                  for ph in gathered]
             self.stacked_phs = [tf.placeholder(ph.dtype, tf.TensorShape([None]).concatenate(
                 _with_rows(ph.shape, rows_per_step)), name="stacked_" + ph.op.name.split("/")[-1]) for ph in stacked]
-            # what the folding of the shape arithmetic did (see shape_folding.ShapeFolder)
-            self.folder = ShapeFolder(tf.get_default_graph(), tf.get_default_graph()._get_control_flow_context())
+            graph = tf.get_default_graph()
+            # settles the step's shape arithmetic while it is copied (and counts what it did)
+            self.folder = ShapeFolder(graph, graph._get_control_flow_context())  # pylint: disable=protected-access
             try:
                 self.stats = self._build_loop(stats, update, to_copy, list(gathered), list(stacked))
                 self.folder.finish()
             finally:
-                self.folder.close()
+                self.folder.close()  # also when the loop could not be built
 
     @property
     def feeds(self) -> List[tf.Tensor]:
