@@ -113,3 +113,11 @@ def test_evaluated_integer_program_uses_tensorflow_kernels():
         folder.close()
     assert reduced is not None
     assert folder.value(reduced[0]).tolist() == [1] and folder.value(reduced[1]).tolist() == [0]
+
+
+@pytest.mark.parametrize("rows", [0, -4, 2.5, True, "4"])
+def test_rows_per_step_must_be_a_positive_int(rows):
+    graph = tf.Graph()
+    inputs, targets, rate, loss, update = _dense_step(graph)
+    with graph.as_default(), pytest.raises(ValueError, match="rows_per_step must be a positive int or None, got"):
+        RepeatedStep([loss], update, gathered=[inputs, targets], constants=[rate], rows_per_step=rows)

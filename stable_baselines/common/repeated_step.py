@@ -81,6 +81,10 @@ class RepeatedStep:
     def __init__(self, stats: Sequence[tf.Tensor], update: tf.Operation, gathered: Sequence[tf.Tensor],
                  stacked: Sequence[tf.Tensor] = (), constants: Sequence[tf.Tensor] = (),
                  name: str = "repeated_step", rows_per_step: Optional[int] = None) -> None:
+        valid_rows = isinstance(rows_per_step, (int, np.integer)) and not isinstance(rows_per_step, bool) \
+            and rows_per_step > 0
+        if rows_per_step is not None and not valid_rows:
+            raise ValueError("rows_per_step must be a positive int or None, got {!r}".format(rows_per_step))
         targets = [tensor.op for tensor in stats] + [update]
         replaced = {tensor.op for tensor in list(gathered) + list(stacked)}
         reached = _reached_ops(targets, replaced)
@@ -93,11 +97,12 @@ class RepeatedStep:
             if any(marker in op.type for marker in _UNCOPYABLE_MARKERS):
                 raise NotRepeatable("the step contains a {} operation ({})".format(op.type, op.name))
         with tf.name_scope(name):
-            self.indices_ph = tf.placeholder(tf.int32, [None, rows_per_step], name="indices_ph")
+            rows = None if rows_per_step is None else int(rows_per_step)
+            self.indices_ph = tf.placeholder(tf.int32, [None, rows], name="indices_ph")
             self.gathered_phs = [tf.placeholder(ph.dtype, ph.shape, name="whole_" + ph.op.name.split("/")[-1])
                                  for ph in gathered]
             self.stacked_phs = [tf.placeholder(ph.dtype, tf.TensorShape([None]).concatenate(
-                _with_rows(ph.shape, rows_per_step)), name="stacked_" + ph.op.name.split("/")[-1]) for ph in stacked]
+                _with_rows(ph.shape, rows)), name="stacked_" + ph.op.name.split("/")[-1]) for ph in stacked]
             graph = tf.get_default_graph()
             # settles the step's shape arithmetic while it is copied (and counts what it did)
             self.folder = ShapeFolder(graph, graph._get_control_flow_context())  # pylint: disable=protected-access
