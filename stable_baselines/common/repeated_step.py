@@ -110,7 +110,7 @@ class RepeatedStep:
                 self.stats = self._build_loop(stats, update, to_copy, list(gathered), list(stacked))
                 self.folder.finish()
             finally:
-                self.folder.close()  # also when the loop could not be built
+                self.folder.close()
 
     @property
     def feeds(self) -> List[tf.Tensor]:

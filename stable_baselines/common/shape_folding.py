@@ -70,7 +70,6 @@ class ShapeFolder:
                 opaque = tf.placeholder_with_default(tensor, tensor.shape, name="folded_entry")
             for entry in entries:
                 entry._update_input(0, opaque)  # pylint: disable=protected-access
-        self.close()
 
     @contextlib.contextmanager
     def _outside_the_loop(self) -> Iterator[None]:
