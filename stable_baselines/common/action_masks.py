@@ -15,9 +15,8 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.vec_env import VecEnv
-from stable_baselines.common.vec_env.single_env import get_env_attr
-from stable_baselines.common.vec_env.subproc_vec_env import EnvWorkerError
+from stable_baselines.common.vec_env import VecEnv, env_has_attr
+from stable_baselines.common.vec_env.single_env import call_env_method
 
 # the graphs whose policies are built with mask inputs
 _MASKED_GRAPHS: "weakref.WeakSet[Any]" = weakref.WeakSet()
@@ -39,28 +38,14 @@ def mask_width(action_space: spaces.Space) -> int:
 
 def env_has_action_masks(env: Any) -> bool:
     """
-    Whether an environment (a VecEnv: its first environment, looked up through all wrappers and worker
-    processes) has an ``action_masks`` method.
+    Whether an environment defines an ``action_masks`` method (a VecEnv: its environments, through all wrappers
+    and worker processes). The method is not called here: a mask that exists only once the env has been reset
+    counts, and an error the method raises reaches the user when the model calls it.
 
     :param env: (VecEnv or gymnasium.Env or None) the environment
     :return: (bool)
     """
-    if env is None:
-        return False
-    if not isinstance(env, VecEnv):
-        try:
-            return callable(get_env_attr(env, METHOD_NAME))
-        except AttributeError:
-            return False
-    try:
-        env.env_method(METHOD_NAME, indices=[0])
-    except AttributeError:
-        return False
-    except EnvWorkerError as err:
-        if "AttributeError" in str(err):
-            return False
-        raise
-    return True
+    return env_has_attr(env, METHOD_NAME)
 
 
 def checked_masks(masks: Any, n_rows: int, width: int) -> np.ndarray:
@@ -89,8 +74,8 @@ def env_action_masks(env: Any, width: int) -> np.ndarray:
     if isinstance(env, VecEnv):
         rows: Sequence[Any] = env.env_method(METHOD_NAME)
     else:
-        rows = [get_env_attr(env, METHOD_NAME)()]
-    return checked_masks(np.stack([np.asarray(row) for row in rows]), len(rows), width)
+        rows = [call_env_method(env, METHOD_NAME)]
+    return np.concatenate([checked_masks(row, 1, width) for row in rows])
 
 
 def enable_masks(graph: Any) -> None:

@@ -25,6 +25,8 @@ import numpy as np
 from stable_baselines import logger
 from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.type_aliases import TrainedModel
+from stable_baselines.common.vec_env import sync_envs_normalization
+from stable_baselines.common.vec_env.unvec_wrapper import user_vec_env
 from stable_baselines.logging_parts.formats import TerminalGuard, set_terminal_guard
 
 # the old functional callback: callback(locals_, globals_) -> bool or None
@@ -403,16 +405,17 @@ class EvalCallback(EventCallback):
         self.evaluations_length: List[List[int]] = []
 
     def _init_callback(self) -> None:
-        if not isinstance(self.training_env, type(self.eval_env)):
+        # the env as the user gave it (not the view of one env that the single-env algorithms step)
+        training_env = user_vec_env(self.training_env)
+        if not isinstance(training_env, type(self.eval_env)):
             warnings.warn("Training and eval env are not of the same type "
-                          "{} != {}".format(self.training_env, self.eval_env))
+                          "{} != {}".format(training_env, self.eval_env))
         for folder in (self.best_model_save_path, None if self.log_path is None else os.path.dirname(self.log_path)):
             if folder is not None:
                 os.makedirs(folder, exist_ok=True)
 
     def _run_evaluation(self) -> Any:
         """:return: ([float], [int]) the return and the length of each evaluation episode"""
-        from stable_baselines.common.vec_env import sync_envs_normalization  # pylint: disable=import-outside-toplevel
         if self.training_env is not None:
             # the evaluation must see observations normalised like the training ones
             sync_envs_normalization(self.training_env, self.eval_env)

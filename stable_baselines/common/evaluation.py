@@ -5,21 +5,14 @@ import inspect
 from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union, cast, overload
 
 import numpy as np
+from gymnasium import spaces
 
-from stable_baselines.common.action_masks import env_has_action_masks
+from stable_baselines.common.action_masks import env_action_masks, env_has_action_masks, mask_width
 from stable_baselines.common.gym_compat import reset_env, step_env
-from stable_baselines.common.vec_env.single_env import get_env_attr
 from stable_baselines.common.type_aliases import PolicyPredictor
-
-
-def _is_vec_env(env: Any) -> bool:
-    from stable_baselines.common.vec_env import VecEnv  # pylint: disable=import-outside-toplevel
-    return isinstance(env, VecEnv)
-
-
-def _reports_monitor_episodes(env: Any) -> bool:
-    from stable_baselines.common.vec_env.vec_monitor import is_monitor_wrapped  # pylint: disable=import-outside-toplevel
-    return is_monitor_wrapped(env)
+from stable_baselines.common.vec_env import VecEnv
+from stable_baselines.common.vec_env.unvec_wrapper import user_vec_env
+from stable_baselines.common.vec_env.vec_monitor import is_monitor_wrapped
 
 
 def _check_n_eval_episodes(n_eval_episodes: int) -> None:
@@ -36,9 +29,13 @@ def _masks_kwargs(env: Any, masked: bool, batched: bool) -> Dict[str, Any]:
     """
     if not masked:
         return {}
-    if batched:
-        return {"action_masks": np.stack([np.asarray(row, dtype=bool) for row in env.env_method("action_masks")])}
-    return {"action_masks": np.asarray(get_env_attr(env, "action_masks")(), dtype=bool)}
+    masks = env_action_masks(env, mask_width(env.action_space))
+    return {"action_masks": masks if batched else masks[0]}
+
+
+def _plays_masked(env: Any) -> bool:
+    """:return: (bool) whether the env defines ``action_masks()`` for a Discrete or MultiDiscrete action space"""
+    return isinstance(env.action_space, (spaces.Discrete, spaces.MultiDiscrete)) and env_has_action_masks(env)
 
 
 def _predict_takes_masks(model: PolicyPredictor) -> bool:
@@ -61,7 +58,7 @@ class _SingleEnvPlayer(object):
 
     def __init__(self, env: Any) -> None:
         self.env = env
-        self.masked = env_has_action_masks(env)
+        self.masked = _plays_masked(env)
 
     def reset(self) -> Any:
         return reset_env(self.env)[0]
@@ -89,7 +86,7 @@ class _VecEnvPlayer(object):
     def __init__(self, venv: Any) -> None:
         self.env = venv
         self.num_envs = int(venv.num_envs)
-        self.masked = env_has_action_masks(venv)
+        self.masked = _plays_masked(venv)
 
     def predict_kwargs(self) -> Dict[str, Any]:
         """:return: (dict) ``action_masks`` for ``predict`` when the environments have them (else nothing)"""
@@ -266,10 +263,11 @@ def evaluate_policy(model: PolicyPredictor, env: Any, n_eval_episodes: int = 10,
         ([float], [int]) the returns and lengths when ``return_episode_rewards`` is True
     """
     _check_n_eval_episodes(n_eval_episodes)
-    player = _VecEnvPlayer(env) if _is_vec_env(env) else _SingleEnvPlayer(env)
+    env = user_vec_env(env)  # e.g. DQN's get_env() of a VecEnv: play the VecEnv itself
+    player = _VecEnvPlayer(env) if isinstance(env, VecEnv) else _SingleEnvPlayer(env)
     player.masked = player.masked and _predict_takes_masks(model)
     feed = _recurrent_feed(model, player)
-    tally = _EpisodeTally(player.num_envs, int(n_eval_episodes), _reports_monitor_episodes(env))
+    tally = _EpisodeTally(player.num_envs, int(n_eval_episodes), is_monitor_wrapped(env))
     episode_rewards, episode_lengths = tally.episode_rewards, tally.episode_lengths
 
     obs = player.reset()

@@ -19,6 +19,8 @@ from gymnasium import spaces
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, reset_env, seed_on_next_reset, step_env
 from stable_baselines.common.structured_obs import (add_batch_axis, is_batch, is_structured_space, map_entries,
                                                     pack_batch, packed_width, unpack_rows)
+from stable_baselines.common.vec_env import VecEnv, env_has_attr
+from stable_baselines.common.vec_env.single_env import get_env_attr
 
 # The order of the parts in the flattened observation
 KEY_ORDER = ["observation", "achieved_goal", "desired_goal"]
@@ -28,33 +30,14 @@ _SUPPORTED = (spaces.Box, spaces.MultiBinary, spaces.Discrete)
 
 def _find_compute_reward(env: Any) -> Optional[Callable]:
     """
-    :param env: (Any) an environment (gymnasium wrappers no longer forward attributes: look inside them too)
+    :param env: (Any) an environment, maybe inside gymnasium wrappers (which no longer forward attributes), or
+        the one-env VecEnv of a model (whose ``compute_reward`` asks the env it holds)
     :return: (callable or None) the env's ``compute_reward`` method
     """
-    venv = getattr(env, "venv", None)
-    if venv is not None and callable(getattr(venv, "get_attr", None)) and hasattr(venv, "num_envs"):
-        # a one-env VecEnv behind _UnvecWrapper: the method must exist in the env it holds
-        try:
-            found = venv.get_attr("compute_reward")[0]
-        except (AttributeError, IndexError, KeyError, NotImplementedError):
-            return None
-        return getattr(env, "compute_reward", None) if callable(found) else None
-    method = getattr(env, "compute_reward", None)
-    if callable(method):
-        return method
-    if callable(getattr(env, "get_wrapper_attr", None)):
-        try:
-            method = env.get_wrapper_attr("compute_reward")
-        except AttributeError:
-            method = None
-        if callable(method):
-            return method
-    unwrapped = getattr(env, "unwrapped", None)
-    if unwrapped is not None and unwrapped is not env:
-        method = getattr(unwrapped, "compute_reward", None)
-        if callable(method):
-            return method
-    return None
+    if not env_has_attr(env, "compute_reward"):
+        return None
+    method = getattr(env, "compute_reward", None) if isinstance(env, VecEnv) else get_env_attr(env, "compute_reward")
+    return method if callable(method) else None
 
 
 def check_goal_observation_space(observation_space: Any) -> spaces.Dict:

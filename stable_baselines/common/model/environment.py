@@ -2,7 +2,6 @@
 How a model holds its environment: checking a new env against the model's spaces, and shaping it the way the
 algorithm steps it (a VecEnv for the vectorised algorithms, a single env for the others).
 """
-from collections import OrderedDict
 from typing import Any, Optional, Tuple
 
 import gymnasium
@@ -12,7 +11,8 @@ from stable_baselines.bench.monitor import Monitor
 from stable_baselines.common.gym_compat import make_env, spaces_match
 from stable_baselines.common.structured_obs import (PackedNormalizer, PackedObservations, PackedSingleEnv,
                                                     is_nested_space, is_structured_space)
-from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper, VecNormalize, unwrap_vec_normalize
+from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecNormalize, unwrap_vec_normalize
+from stable_baselines.common.vec_env.unvec_wrapper import _UnvecWrapper
 
 
 def check_spaces_match(expected: spaces.Space, given: spaces.Space, what: str) -> None:
@@ -149,47 +149,3 @@ def user_vec_normalize(found: Any) -> Optional[VecNormalize]:
     :return: (VecNormalize or None) the user's VecNormalize itself
     """
     return found.vec_normalize if isinstance(found, PackedNormalizer) else found
-
-
-class _UnvecWrapper(VecEnvWrapper):
-    """
-    A VecEnv of exactly one environment seen as that environment: observations, rewards, dones and infos
-    without the batch dimension (what DQN, DDPG, SAC, TD3, PPO1 and TRPO step).
-
-    :param venv: (VecEnv) a VecEnv with ``num_envs == 1``
-    """
-
-    def __init__(self, venv: VecEnv):
-        super().__init__(venv)
-        if venv.num_envs != 1:
-            raise ValueError("Error: cannot unwrap a environment wrapper that has more than one environment "
-                             "({} given).".format(venv.num_envs))
-
-    def seed(self, seed=None):
-        return self.venv.seed(seed)
-
-    def compute_reward(self, achieved_goal, desired_goal, _info) -> float:
-        return float(self.venv.env_method("compute_reward", achieved_goal, desired_goal, _info)[0])
-
-    @staticmethod
-    def unvec_obs(obs: Any) -> Any:
-        """
-        :param obs: (np.ndarray or dict) a batch of one observation (a dict of such batches for Dict spaces)
-        :return: (np.ndarray or OrderedDict) the observation itself
-        """
-        if isinstance(obs, dict):
-            return OrderedDict((key, value[0]) for key, value in obs.items())
-        return obs[0]
-
-    def reset(self):
-        return self.unvec_obs(self.venv.reset())
-
-    def step_async(self, actions) -> None:
-        self.venv.step_async([actions])
-
-    def step_wait(self):
-        obs, rewards, dones, infos = self.venv.step_wait()
-        return self.unvec_obs(obs), float(rewards[0]), dones[0], infos[0]
-
-    def render(self, mode: str = "human"):
-        return self.venv.render(mode=mode)

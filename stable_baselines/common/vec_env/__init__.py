@@ -4,7 +4,7 @@ from copy import deepcopy
 from typing import Any, Optional
 
 from stable_baselines.common.vec_env.base_vec_env import (AlreadySteppingError, NotSteppingError, VecEnv,
-                                                          VecEnvWrapper, CloudpickleWrapper)
+                                                          VecEnvWrapper, CloudpickleWrapper, env_has_attr)
 from stable_baselines.common.vec_env.dummy_vec_env import DummyVecEnv
 from stable_baselines.common.vec_env.subproc_vec_env import SubprocVecEnv, EnvWorkerError
 from stable_baselines.common.vec_env.vec_frame_stack import VecFrameStack
@@ -58,4 +58,4 @@ def sync_envs_normalization(env: Any, eval_env: Any) -> None:
 __all__ = ["AlreadySteppingError", "NotSteppingError", "VecEnv", "VecEnvWrapper", "CloudpickleWrapper",
            "DummyVecEnv", "SubprocVecEnv", "EnvWorkerError", "VecFrameStack", "VecNormalize", "VecVideoRecorder",
            "VecCheckNan", "VecMonitor", "VecExtractDictObs", "VecTransposeImage", "EnvPoolVecEnv", "sync_envs_normalization",
-           "unwrap_vec_normalize"]
+           "unwrap_vec_normalize", "env_has_attr"]

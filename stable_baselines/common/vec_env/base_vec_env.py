@@ -10,6 +10,7 @@ import numpy as np
 
 from stable_baselines.common import gym_compat
 from stable_baselines.common.tile_images import tile_images
+from stable_baselines.common.vec_env.single_env import has_env_attr
 
 # Observations of all environments: an array with one row per environment, or a dict / tuple of such arrays for
 # Dict / Tuple spaces. Any, so that code written for Box observations indexes it without narrowing the union.
@@ -162,6 +163,21 @@ class VecEnv(ABC):
         """
         raise NotImplementedError()
 
+    def has_attr(self, attr_name: str) -> bool:
+        """
+        Whether the environments define an attribute or method (asked of the first one, through its wrappers and,
+        for a SubprocVecEnv, in its worker process), without reading or calling it. A VecEnv class of its own that
+        does not override this answers by reading the attribute with ``get_attr``.
+
+        :param attr_name: (str) the attribute
+        :return: (bool)
+        """
+        try:
+            self.get_attr(attr_name, indices=[0])
+        except AttributeError:
+            return False
+        return True
+
     def seed(self, seed: Optional[int] = None) -> List[Union[None, int]]:
         """
         Seed the environments: environment ``i`` gets ``seed + i``.
@@ -244,6 +260,24 @@ class VecEnv(ABC):
         return checked
 
 
+def env_has_attr(env: Any, name: str) -> bool:
+    """
+    THE way the library asks whether an environment defines a method or attribute (``action_masks``,
+    ``compute_reward``, ...): through every gymnasium and VecEnv wrapper and into worker processes, without
+    reading or calling it, so that an error the method raises when called reaches the user instead of reading as
+    "not defined".
+
+    :param env: (gymnasium.Env or VecEnv) the environment (None: nothing is defined)
+    :param name: (str) the attribute or method
+    :return: (bool)
+    """
+    if env is None:
+        return False
+    if isinstance(env, VecEnv):
+        return bool(env.has_attr(name))
+    return has_env_attr(env, name)
+
+
 def _qualified_name(obj: Any) -> str:
     return "{}.{}".format(type(obj).__module__, type(obj).__name__)
 
@@ -302,6 +336,9 @@ class VecEnvWrapper(VecEnv):
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         return self.venv.set_attr(attr_name, value, indices)
+
+    def has_attr(self, attr_name: str) -> bool:
+        return self.venv.has_attr(attr_name)
 
     def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
                    **method_kwargs: Any) -> List[Any]:

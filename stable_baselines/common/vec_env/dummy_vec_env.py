@@ -9,7 +9,7 @@ from stable_baselines.common import gym_compat
 from stable_baselines.common.vec_env.base_vec_env import (VecEnv, VecEnvActions, VecEnvIndices, VecEnvObs,
                                                           VecEnvStepReturn, render_env)
 from stable_baselines.common.vec_env.single_env import (call_env_method, check_same_spaces, get_env_attr,
-                                                        make_vec_env_member, random_seed, seed_env, set_env_attr,
+                                                        has_env_attr, make_vec_env_member, random_seed, seed_env, set_env_attr,
                                                         step_env_auto_reset)
 from stable_baselines.common.vec_env.util import copy_obs_dict, dict_to_obs, obs_entry, obs_space_info
 
@@ -138,6 +138,9 @@ class DummyVecEnv(VecEnv):
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> List[Any]:
         return [get_env_attr(env, attr_name) for env in self._get_target_envs(indices)]
+
+    def has_attr(self, attr_name: str) -> bool:
+        return has_env_attr(self.envs[0], attr_name)
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         for env in self._get_target_envs(indices):

@@ -138,7 +138,6 @@ class EnvPoolVecEnv(VecEnv):
         self._pool.close()
 
     def _unsupported(self, what: str) -> AttributeError:
-        # AttributeError: the library asks for optional methods (e.g. ``action_masks``) and expects it when absent
         return AttributeError("EnvPoolVecEnv runs its environments inside EnvPool (C++): {} is not available; "
                                    "the pool's settings are in env.envpool_kwargs".format(what))
 
@@ -153,6 +152,10 @@ class EnvPoolVecEnv(VecEnv):
         if attr_name == "spec":
             return [self._pool.spec for _ in self._get_indices(indices)]
         raise self._unsupported("get_attr({!r})".format(attr_name))
+
+    def has_attr(self, attr_name: str) -> bool:
+        """:return: (bool) True for ``"spec"`` only: the pool's environments have no Python attributes"""
+        return attr_name == "spec"
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         raise self._unsupported("set_attr({!r})".format(attr_name))

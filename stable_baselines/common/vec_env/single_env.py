@@ -35,6 +35,18 @@ def get_env_attr(env: Any, name: str) -> Any:
     return getattr(owner, name)
 
 
+def has_env_attr(env: Any, name: str) -> bool:
+    """
+    Whether an environment, or one of its gymnasium wrappers or the legacy adapter, defines an attribute or method.
+    Nothing is read or called: a method that only works after ``reset`` (or a property that would raise) counts.
+
+    :param env: (gymnasium.Env) the environment
+    :param name: (str) attribute name
+    :return: (bool)
+    """
+    return _owner_of(env, name) is not None
+
+
 def set_env_attr(env: Any, name: str, value: Any) -> None:
     """
     Set an attribute of an environment: on the first wrapper that defines it, else on the innermost env.

@@ -11,7 +11,7 @@ from stable_baselines.common import env_worker, gym_compat
 from stable_baselines.common.vec_env.base_vec_env import (VecEnv, VecEnvActions, VecEnvIndices, VecEnvObs, VecEnvStepReturn,
                                                           CloudpickleWrapper, render_env)
 from stable_baselines.common.vec_env.single_env import (call_env_method, check_same_spaces, get_env_attr,
-                                                        make_vec_env_member, random_seed, seed_env, set_env_attr,
+                                                        has_env_attr, make_vec_env_member, random_seed, seed_env, set_env_attr,
                                                         step_env_auto_reset)
 from stable_baselines.common.vec_env.util import is_nested, stack_obs
 
@@ -55,6 +55,8 @@ def _answer(cmd: str, env: Any, data: Any, pending_seed: Optional[int]):
         return call_env_method(env, name, *args, **kwargs), pending_seed
     if cmd == 'get_attr':
         return get_env_attr(env, data), pending_seed
+    if cmd == 'has_attr':
+        return has_env_attr(env, data), pending_seed
     if cmd == 'set_attr':
         set_env_attr(env, data[0], data[1])
         return None, pending_seed
@@ -393,6 +395,12 @@ class SubprocVecEnv(VecEnv):
         targets = self._get_indices(indices)
         self._send(targets, 'get_attr', attr_name)
         return self._receive_all(targets, "get_attr('{}')".format(attr_name))
+
+    def has_attr(self, attr_name: str) -> bool:
+        """Whether the environments define an attribute, asked in the first worker (see base class)."""
+        self._check_usable()
+        self._send([0], 'has_attr', attr_name)
+        return bool(self._receive_all([0], "has_attr('{}')".format(attr_name))[0])
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         """Set attribute inside vectorized environments (see base class)."""

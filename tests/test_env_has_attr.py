@@ -1,0 +1,170 @@
+"""
+Whether an environment defines a method is asked in ONE way (``env_has_attr``), through every wrapper and worker
+process, without calling it. The case that matters: an ordinary masked env whose mask exists only once it has been
+reset (``action_masks()`` raises AttributeError before), handed to a model in every way a user hands over an env.
+"""
+from typing import Any, Callable, Dict, Optional, Tuple
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+from stable_baselines import A2C, ACER, ACKTR, DQN, PPO2
+from stable_baselines.bench import Monitor
+from stable_baselines.common.evaluation import evaluate_policy
+from stable_baselines.common.vec_env import (DummyVecEnv, SubprocVecEnv, VecEnv, VecFrameStack, VecNormalize,
+                                             env_has_attr)
+from stable_baselines.common.vec_env.single_env import has_env_attr
+
+try:
+    from stable_baselines import PPO1, TRPO
+except ImportError:  # without mpi4py
+    PPO1 = TRPO = None
+
+N_ACTIONS = 6
+
+
+class MaskAfterResetEnv(gymnasium.Env):
+    """
+    Discrete(6), three actions allowed at each step; the mask is made by ``reset`` and ``step``, as most user envs
+    do, so ``action_masks()`` raises AttributeError before the first reset. A forbidden action costs -1 and is
+    counted in ``forbidden`` (kept in the env, so that a SubprocVecEnv worker reports it through ``get_attr``).
+    """
+
+    def __init__(self) -> None:
+        self.observation_space = spaces.Box(-1.0, 1.0, (N_ACTIONS,), np.float32)
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        self.forbidden = 0
+        self._steps = 0
+
+    def _new_mask(self) -> None:
+        allowed = self.np_random.choice(N_ACTIONS, 3, replace=False)
+        self._mask = np.zeros(N_ACTIONS, dtype=bool)
+        self._mask[allowed] = True
+
+    def _obs(self) -> np.ndarray:
+        return self._mask.astype(np.float32) * 2.0 - 1.0
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask.copy()
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, Dict]:
+        super().reset(seed=seed)
+        self._steps = 0
+        self._new_mask()
+        return self._obs(), {}
+
+    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict]:
+        allowed = bool(self._mask[int(action)])
+        self.forbidden += 0 if allowed else 1
+        self._steps += 1
+        self._new_mask()
+        return self._obs(), 0.1 if allowed else -1.0, False, self._steps >= 25, {}
+
+
+class LegacyMaskAfterResetEnv(MaskAfterResetEnv):
+    """The same env written for the old gym API: ``reset()`` gives the observation only, ``step`` four values."""
+
+    def reset(self, **_kwargs: Any) -> np.ndarray:  # type: ignore[override]
+        return super().reset()[0]
+
+    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, Dict]:  # type: ignore[override]
+        obs, reward, terminated, truncated, info = super().step(action)
+        return obs, reward, terminated or truncated, info
+
+
+class UserWrapper(gymnasium.Wrapper):
+    """A wrapper of the user's that knows nothing of masks."""
+
+
+class BrokenMaskEnv(MaskAfterResetEnv):
+    """An env whose ``action_masks`` has a bug of its own."""
+
+    def action_masks(self) -> np.ndarray:
+        raise KeyError("the user's bug")
+
+
+def _env_kinds() -> Dict[str, Callable[[], Any]]:
+    return {
+        "plain": MaskAfterResetEnv,
+        "legacy 4-tuple": LegacyMaskAfterResetEnv,
+        "Monitor": lambda: Monitor(MaskAfterResetEnv(), filename=None),
+        "gymnasium wrappers": lambda: gymnasium.wrappers.TimeLimit(UserWrapper(MaskAfterResetEnv()), 25),
+        "DummyVecEnv": lambda: DummyVecEnv([MaskAfterResetEnv, MaskAfterResetEnv]),
+        "SubprocVecEnv": lambda: SubprocVecEnv([MaskAfterResetEnv, MaskAfterResetEnv]),
+        "VecNormalize": lambda: VecNormalize(DummyVecEnv([MaskAfterResetEnv])),
+        "VecFrameStack": lambda: VecFrameStack(DummyVecEnv([MaskAfterResetEnv]), 2),
+    }
+
+
+def _forbidden(env: Any) -> int:
+    if isinstance(env, VecEnv):
+        return int(sum(env.get_attr("forbidden")))
+    layer = env
+    while not isinstance(layer, MaskAfterResetEnv):
+        layer = layer.env
+    return layer.forbidden
+
+
+def test_defined_method_is_found_without_calling_it() -> None:
+    env = MaskAfterResetEnv()
+    with pytest.raises(AttributeError):
+        env.action_masks()  # no mask before the first reset
+    assert has_env_attr(env, "action_masks") and env_has_attr(env, "action_masks")
+    assert not env_has_attr(env, "compute_reward") and not env_has_attr(None, "action_masks")
+    for kind, make in _env_kinds().items():
+        made = make()
+        try:
+            assert env_has_attr(made, "action_masks"), kind
+            assert not env_has_attr(made, "no_such_method"), kind
+        finally:
+            if isinstance(made, VecEnv):
+                made.close()
+
+
+def _small(model_class: type) -> Dict[str, Any]:
+    if model_class is DQN:
+        return dict(learning_starts=50, buffer_size=500, policy_kwargs=dict(layers=[16]))
+    if model_class is ACER:
+        return dict(n_steps=10, replay_start=20, buffer_size=500)
+    if model_class is PPO1:
+        return dict(timesteps_per_actorbatch=64, optim_batchsize=16)
+    if model_class is TRPO:
+        return dict(timesteps_per_batch=64)
+    return dict(n_steps=16) if model_class is not PPO2 else dict(n_steps=16, nminibatches=1)
+
+
+MODELS = [A2C, ACER, ACKTR, DQN, PPO2] + ([PPO1, TRPO] if PPO1 is not None else [])
+# a single-env algorithm cannot take a VecEnv of two envs: those kinds get one env
+SINGLE_ENV_MODELS = {DQN, PPO1, TRPO}
+
+
+@pytest.mark.parametrize("kind", sorted(_env_kinds()))
+@pytest.mark.parametrize("model_class", MODELS, ids=lambda cls: cls.__name__)
+def test_training_takes_no_forbidden_action(model_class: type, kind: str) -> None:
+    make = _env_kinds()[kind]
+    if model_class in SINGLE_ENV_MODELS and kind in ("DummyVecEnv", "SubprocVecEnv"):
+        vec_class = SubprocVecEnv if kind == "SubprocVecEnv" else DummyVecEnv
+        make = lambda: vec_class([MaskAfterResetEnv])  # noqa: E731
+    env = make()
+    try:
+        model = model_class("MlpPolicy", env, seed=0, n_cpu_tf_sess=1, **_small(model_class))
+        assert model.uses_action_masks
+        model.learn(400)
+        assert _forbidden(env) == 0
+        # evaluation reads the masks the same way
+        before = _forbidden(env)
+        evaluate_policy(model, model.get_env(), n_eval_episodes=2, deterministic=False)
+        assert _forbidden(env) == before
+    finally:
+        if isinstance(env, VecEnv):
+            env.close()
+
+
+@pytest.mark.parametrize("model_class", [PPO2, DQN], ids=lambda cls: cls.__name__)
+def test_an_error_of_the_mask_method_reaches_the_user(model_class: type) -> None:
+    model = model_class("MlpPolicy", BrokenMaskEnv(), seed=0, n_cpu_tf_sess=1, **_small(model_class))
+    assert model.uses_action_masks
+    with pytest.raises(KeyError, match="the user's bug"):
+        model.learn(100)
