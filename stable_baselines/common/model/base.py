@@ -108,6 +108,9 @@ class BaseRLModel(ABC):
         self._pretrain_graph: Optional[Dict[str, Any]] = None
         # the VecNormalize statistics stored in the file the model was loaded from (None: none)
         self._file_normalization: Optional[NormalizationStatistics] = None
+        # False while ``load`` rebuilds a model that resumes from a training state: the env it is given goes on as
+        # the user prepared it, as the saved model's env would have (set_random_seed then seeds all but the env)
+        self._seed_env = True
 
         if env is not None:
             if isinstance(env, str):
@@ -255,7 +258,7 @@ class BaseRLModel(ABC):
             return
         set_global_seeds(seed)
         self.fast_path.reseed(seed)
-        if self.env is not None:
+        if self.env is not None and self._seed_env:
             if isinstance(self.env, VecEnv):
                 self.env.seed(seed)
             else:

@@ -9,6 +9,7 @@ from typing import Any, Dict, Optional
 
 from stable_baselines.common import save_util
 from stable_baselines.common.gym_compat import convert_space
+from stable_baselines.common.model.training_state import has_training_state
 from stable_baselines.common.persistence import SettingKind, check_settings
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 
@@ -62,7 +63,13 @@ def load_model(cls: type, load_path: Any, env: Any, custom_objects: Optional[dic
         setattr(model, name, value)
     model.__dict__.update(kwargs)
     model.set_env(env)
-    model.setup_model()
+    # a model that resumes its training leaves its new env as the user seeded it (or not), as the saved model's
+    # would have been: the seed only restarts the graph's random streams, whose positions the state then restores
+    model._seed_env = not has_training_state(contents.members)  # pylint: disable=protected-access
+    try:
+        model.setup_model()
+    finally:
+        model._seed_env = True  # pylint: disable=protected-access
     model.load_parameters(params)
     model._restore_extra_members(contents.members, what)  # pylint: disable=protected-access
     return model

@@ -290,7 +290,8 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
         action_space = self._built(self.action_space, "action_space")
         warming_up = self.num_timesteps < self.learning_starts
         if warming_up or np.random.rand() < self.random_exploration:
-            env_action = self.env.action_space.sample()
+            # the model's own space: its generator is part of the training state (the env's may be unseeded)
+            env_action = action_space.sample()
             action = scale_action(action_space, env_action)
         else:
             action = np.asarray(self.policy_tf.step(np.asarray(state.obs)[None], **state.step_kwargs)).flatten()

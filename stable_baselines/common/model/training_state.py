@@ -502,6 +502,14 @@ def training_state_members(model: Any) -> Dict[str, Any]:
     return members
 
 
+def has_training_state(members: Dict[str, Any]) -> bool:
+    """
+    :param members: (dict) the extra members of a model file, by name
+    :return: (bool) whether the file holds a training state (checked when it is restored)
+    """
+    return STATE_MEMBER in members
+
+
 def restore_training_state_members(model: Any, members: Dict[str, Any], what: str,
                                    made_normalization: Any = None) -> bool:
     """
@@ -513,7 +521,7 @@ def restore_training_state_members(model: Any, members: Dict[str, Any], what: st
     :param made_normalization: (VecNormalize) the VecNormalize ``load`` put around the user's environment, if any
     :return: (bool) whether the file held a training state
     """
-    if STATE_MEMBER not in members:
+    if not has_training_state(members):
         stray = sorted(name for name in (ARRAYS_MEMBER, BUFFER_MEMBER) if name in members)
         if stray:
             raise InvalidModelFileError("{} has the members {} of a training state but not its {!r}".format(

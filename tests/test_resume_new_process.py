@@ -1,0 +1,69 @@
+"""
+Exact resume across a process boundary, the only case users have: this process trains a model, saves it with its
+training state and goes on training on a new env; a FRESH Python process (another hash seed, none of this process's
+generators, graphs or caches) loads the file with an env prepared the same way and goes on as long. Their parameters
+must be identical, for every algorithm (and HER).
+
+The envs are seeded the way users seed them, in one of two ways (the cases alternate): before handing them over
+(``reset(seed=...)`` of a gymnasium env, ``seed`` of a VecEnv, and the action space) — a resumed model leaves its env
+as it was given, as the saving model's ``set_env`` does — or after, through ``model.get_env()``.
+"""
+import os
+import subprocess
+import sys
+from typing import Any
+
+import numpy as np
+import pytest
+
+from stable_baselines.common.vec_env import VecEnv
+from tests.test_exact_resume import CASES, make_env, reseed
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TRAIN_STEPS = 200
+CONTINUE_STEPS = 200
+
+
+def seeds_before(case: str) -> bool:
+    """:return: (bool) whether the case seeds its envs before handing them over (else after, through get_env)"""
+    return sorted(CASES).index(case) % 2 == 0
+
+
+def prepared_env(env: Any) -> Any:
+    """:return: (Any) ``env`` seeded as a user seeds the env they hand to a model"""
+    if isinstance(env, VecEnv):
+        env.seed(7)
+    else:
+        env.reset(seed=7)
+    env.action_space.seed(7)
+    return env
+
+
+def _run_child(case: str, model_file: str, out: str) -> None:
+    environment = dict(os.environ, PYTHONHASHSEED="4242", PYTHONPATH=ROOT)
+    answer = subprocess.run([sys.executable, "-m", "tests.resume_child", case, model_file, out], cwd=ROOT,
+                            env=environment, capture_output=True, text=True, timeout=600)
+    assert answer.returncode == 0, answer.stderr[-3000:]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_new_process_continues_exactly(case: str, tmp_path: Any) -> None:
+    env_id, build, _ = CASES[case]
+    model_file, out = str(tmp_path / "model.zip"), str(tmp_path / "resumed.npz")
+    model = build(make_env(env_id))
+    model.learn(TRAIN_STEPS)
+    model.save(model_file, include_training_state=True)
+    if seeds_before(case):
+        model.set_env(prepared_env(make_env(env_id)))
+    else:
+        model.set_env(make_env(env_id))
+        reseed(model)
+    model.learn(CONTINUE_STEPS, reset_num_timesteps=False)
+    expected = model.get_parameters()
+
+    _run_child(case, model_file, out)
+    with np.load(out) as resumed:
+        assert list(resumed["names"]) == list(expected)
+        assert int(resumed["num_timesteps"]) == model.num_timesteps
+        for index, (name, value) in enumerate(expected.items()):
+            np.testing.assert_array_equal(resumed["p{}".format(index)], value, err_msg=name)
