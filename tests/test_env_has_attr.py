@@ -168,3 +168,24 @@ def test_an_error_of_the_mask_method_reaches_the_user(model_class: type) -> None
     assert model.uses_action_masks
     with pytest.raises(KeyError, match="the user's bug"):
         model.learn(100)
+
+
+@pytest.mark.parametrize("model_class", [DQN, PPO2], ids=lambda cls: cls.__name__)
+def test_eval_callback_compares_the_users_env_types(model_class: type) -> None:
+    """The rl-baselines-zoo hands DummyVecEnvs to training and evaluation: no warning about an internal class."""
+    import warnings
+
+    from stable_baselines.common.callbacks import EvalCallback
+
+    model = model_class("MlpPolicy", DummyVecEnv([MaskAfterResetEnv]), seed=0, n_cpu_tf_sess=1,
+                        **_small(model_class))
+    callback = EvalCallback(DummyVecEnv([MaskAfterResetEnv]), n_eval_episodes=1, eval_freq=50)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.learn(100, callback=callback)
+    assert not [str(w.message) for w in caught if "same type" in str(w.message)]
+    assert np.isfinite(callback.last_mean_reward)  # it evaluated
+    # an eval env of another kind is still pointed out, naming the user's training env
+    other = EvalCallback(VecFrameStack(DummyVecEnv([MaskAfterResetEnv]), 1), n_eval_episodes=1, eval_freq=50)
+    with pytest.warns(UserWarning, match="same type.*DummyVecEnv"):
+        model.learn(50, callback=other)
