@@ -150,9 +150,35 @@ def _array_header(member: Any, what: str, kinds: str = "biufc") -> Tuple[np.dtyp
         raise InvalidModelFileError("{} holds an array of dtype {} (only {} arrays are loaded; object arrays are "
                                     "pickles)".format(what, dtype, "numeric" if kinds == "biufc" else
                                                       "numeric and text"))
-    if not isinstance(shape, tuple) or not all(isinstance(dim, int) and dim >= 0 for dim in shape):
-        raise InvalidModelFileError("{} declares the shape {!r}".format(what, shape))
+    if dtype.itemsize == 0:
+        raise InvalidModelFileError("{} holds an array of dtype {}, whose items have no size".format(what, dtype))
+    if not isinstance(shape, tuple) or len(shape) > 32 or \
+            not all(isinstance(dim, int) and 0 <= dim <= limits.MAX_ARRAY_ELEMENTS for dim in shape):
+        raise InvalidModelFileError("{} declares the shape {!r} (at most 32 axes of at most {} entries each)".format(
+            what, shape, limits.MAX_ARRAY_ELEMENTS))
     return dtype, shape, bool(fortran)
+
+
+def read_npy_file(path: str, what: str, max_bytes: int, kinds: str = "biuf") -> np.ndarray:
+    """
+    Read a numpy ``.npy`` file of a numeric array within ``max_bytes``, its header checked before its data is read
+    (never unpickling anything).
+
+    :param path: (str) the file
+    :param what: (str) the file, for messages
+    :param max_bytes: (int) the largest array accepted
+    :param kinds: (str) the dtype kinds accepted (numpy's ``dtype.kind`` letters)
+    :return: (np.ndarray)
+    """
+    with open(path, "rb") as file:
+        dtype, shape, fortran = _array_header(file, what, kinds)
+        n_bytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        limits.check_size(n_bytes, max_bytes, what)
+        raw = file.read(n_bytes)
+    if len(raw) != n_bytes:
+        raise InvalidModelFileError("{} is truncated: its header declares {} bytes of data, it holds {}".format(
+            what, n_bytes, len(raw)))
+    return np.frombuffer(raw, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
 
 
 class ParameterArchive(object):

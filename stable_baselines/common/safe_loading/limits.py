@@ -16,6 +16,8 @@ MAX_PARAMETER_LIST_BYTES = 16 << 20
 MAX_PARAMETER_BYTES = 1 << 30
 #: largest total of the arrays of an expert dataset file (``ExpertDataset(expert_path=...)``)
 MAX_DATASET_BYTES = 1 << 30
+#: largest image of an expert dataset whose observations are image files (width x height x channels bytes)
+MAX_IMAGE_BYTES = 64 << 20
 #: largest replay buffer file (``stable_baselines.common.buffer_files.load_buffer``): its size on disk and the
 #: total of the arrays the buffer it describes allocates (an Atari buffer of 1e6 frame stacks takes about 7.5 GB)
 MAX_REPLAY_BUFFER_BYTES = 16 << 30

@@ -32,8 +32,9 @@ def to_dtype(converter: Converter, node: Any) -> np.dtype:
     elif isinstance(value, type) and issubclass(value, np.generic):
         value = np.dtype(value)
     if not isinstance(value, np.dtype) or value.hasobject or value.fields is not None or \
-            value.subdtype is not None or value.kind not in "biufcUS":
-        raise converter.invalid("expected a numeric, boolean or text dtype, got {!r}".format(value))
+            value.subdtype is not None or value.kind not in "biufcUS" or value.itemsize == 0:
+        raise converter.invalid("expected a numeric, boolean or text dtype whose items have a size, got {!r}".format(
+            value))
     return value
 
 
@@ -43,6 +44,8 @@ def _dtype(converter: Converter, call: Call) -> np.dtype:
     if not isinstance(spec, str) or not _DTYPE_SPEC.match(spec):
         raise converter.invalid("a numpy dtype {!r} (only numeric, boolean and text dtypes are loaded)".format(spec))
     dtype = np.dtype(spec)
+    if dtype.itemsize == 0:
+        raise converter.invalid("a numpy dtype {!r} whose items have no size".format(spec))
     for state in call.states:
         if not isinstance(state, tuple) or len(state) < 2:
             raise converter.invalid("a numpy dtype state that is not a tuple")
@@ -75,8 +78,10 @@ def array_from_buffer(converter: Converter, raw: bytes, dtype: np.dtype, shape: 
     :param fortran: (bool) column-major data
     :return: (np.ndarray) a writable copy, after checking that shape, dtype and data agree
     """
-    if not isinstance(shape, tuple) or not all(type(dim) is int and 0 <= dim for dim in shape) or len(shape) > 32:
-        raise converter.invalid("an array shape {!r}".format(shape))
+    if not isinstance(shape, tuple) or len(shape) > 32 or \
+            not all(type(dim) is int and 0 <= dim <= limits.MAX_ARRAY_ELEMENTS for dim in shape):
+        raise converter.invalid("an array shape {!r} (at most 32 axes of at most {} entries each)".format(
+            shape, limits.MAX_ARRAY_ELEMENTS))
     n_elements = 1
     for dim in shape:
         n_elements *= dim

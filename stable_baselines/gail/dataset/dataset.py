@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import numpy as np
 
 from stable_baselines.common.safe_loading.archive import read_npz_file
+from stable_baselines.gail.dataset.images import load_image, resolve_in_folder
 from stable_baselines.gail.dataset.structured import (check_structured_rows, count_rows, has_structured_keys,
                                                       read_observations, shapes_by_key, take_rows)
 
@@ -26,33 +27,6 @@ from stable_baselines.gail.dataset.structured import (check_structured_rows, cou
 REQUIRED_KEYS = ("obs", "actions", "episode_returns", "episode_starts")
 EXPERT_KEYS = ("actions", "episode_returns", "rewards", "obs", "episode_starts")
 _BACKENDS = ("threading", "sequential", "multiprocessing", "loky")
-
-
-def load_image(image_path: str) -> np.ndarray:
-    """
-    Read one recorded observation image.
-
-    ``.npy`` files are read with numpy; other files (``.png``, ``.jpg``) with Pillow. The result has
-    the shape (height, width, channels), with channels in RGB(A) order.
-
-    :param image_path: (str) path of the image
-    :return: (np.ndarray) the image, uint8 for image files
-    """
-    if not os.path.isfile(image_path):
-        raise FileNotFoundError("Expert image not found: {!r} (image paths are resolved relative to the current "
-                                "directory, then to the folder of the .npz file)".format(image_path))
-    if image_path.endswith(".npy"):
-        image = np.load(image_path, allow_pickle=False)
-    else:
-        try:
-            from PIL import Image  # pylint: disable=import-outside-toplevel
-        except ImportError as error:  # pragma: no cover - Pillow comes with matplotlib
-            raise ImportError("Reading image observations needs Pillow (`pip install pillow`)") from error
-        with Image.open(image_path) as img:
-            image = np.asarray(img)
-    if image.ndim == 2:
-        image = image[:, :, None]
-    return image
 
 
 class DataLoader(object):
@@ -401,7 +375,7 @@ class ExpertDataset(object):
         actions = actions[:traj_limit_idx]
 
         if not structured and self._is_image_paths(observations) and expert_path is not None:
-            observations = self._resolve_image_paths(observations, os.path.dirname(os.path.abspath(expert_path)))
+            observations = resolve_in_folder(observations, os.path.dirname(os.path.abspath(expert_path)))
 
         # obs, actions: shape (N * L, ) + S; actions of more than two dims are flattened to (N * L, prod(S))
         if actions.ndim > 2:
@@ -466,25 +440,6 @@ class ExpertDataset(object):
     @staticmethod
     def _is_image_paths(observations: np.ndarray) -> bool:
         return observations.dtype.kind in ("U", "S", "O")
-
-    @staticmethod
-    def _resolve_image_paths(paths: np.ndarray, base_dir: str) -> np.ndarray:
-        """Paths that do not exist from the current directory are looked up next to the .npz file."""
-        resolved = []
-        for path in paths:
-            path = path.decode() if isinstance(path, bytes) else str(path)
-            if not os.path.isabs(path) and not os.path.exists(path):
-                candidate = os.path.join(base_dir, path)
-                if os.path.exists(candidate):
-                    path = candidate
-                else:
-                    # generate_expert_traj stores paths that include the folder of the archive
-                    candidate = os.path.join(base_dir, os.path.basename(os.path.dirname(path)),
-                                             os.path.basename(path))
-                    if os.path.exists(candidate):
-                        path = candidate
-            resolved.append(path)
-        return np.array(resolved)
 
     def init_dataloader(self, batch_size: int) -> None:
         """
