@@ -5,7 +5,10 @@ the rebuilt model's variables); last, the model restores what it wants from the 
 (:mod:`stable_baselines.common.model.extra_members`).
 """
 import os
+import random
 from typing import Any, Dict, Optional
+
+import numpy as np
 
 from stable_baselines.common import save_util
 from stable_baselines.common.gym_compat import convert_space
@@ -39,7 +42,7 @@ def load_model(cls: type, load_path: Any, env: Any, custom_objects: Optional[dic
     trusted = {key: value for key, value in kwargs.items() if key != "policy_kwargs"}
     trusted.update(custom_objects or {})
     contents = save_util.read_model_contents(load_path, custom_objects=trusted or None)
-    data, params = contents.data, contents.params
+    data = contents.data
     what = _describe(load_path)
     if data is None:
         raise InvalidModelFileError("{} has no 'data' member: it holds parameters only (load them into a model "
@@ -58,6 +61,19 @@ def load_model(cls: type, load_path: Any, env: Any, custom_objects: Optional[dic
     if settings.get("policy_kwargs") is None:
         settings["policy_kwargs"] = {}
 
+    # building the model seeds the global generators (as the original's load did): a file refused on the way
+    # leaves them as they were
+    generators = (random.getstate(), np.random.get_state())
+    try:
+        return _build_model(cls, settings, kwargs, env, contents, what)
+    except BaseException:
+        random.setstate(generators[0])
+        np.random.set_state(generators[1])
+        raise
+
+
+def _build_model(cls: type, settings: Dict[str, Any], kwargs: Dict[str, Any], env: Any, contents: Any,
+                 what: str) -> Any:
     model = cls(policy=settings["policy"], env=None, _init_setup_model=False)
     for name, value in settings.items():
         setattr(model, name, value)
@@ -70,6 +86,6 @@ def load_model(cls: type, load_path: Any, env: Any, custom_objects: Optional[dic
         model.setup_model()
     finally:
         model._seed_env = True  # pylint: disable=protected-access
-    model.load_parameters(params)
+    model.load_parameters(contents.params)
     model._restore_extra_members(contents.members, what)  # pylint: disable=protected-access
     return model

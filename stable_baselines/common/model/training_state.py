@@ -25,7 +25,7 @@ import random
 import sys
 import tempfile
 import warnings
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -107,7 +107,19 @@ def _check_generator_state(state: Any, generator: np.random.Generator, what: str
                                                                            state))
     if set(state) != set(expected) or not _plain_ints(state):
         raise _fail("the state of {} must have the entries {} with integer values".format(what, sorted(expected)))
+    scratch = type(generator.bit_generator)()
+    try:  # a throwaway generator of the same kind checks the values' ranges
+        scratch.state = state
+    except (ValueError, TypeError, OverflowError) as err:
+        raise _fail("the state of {} is not a valid {} state ({})".format(what, expected["bit_generator"], err)) \
+            from err
     return state
+
+
+def _check_twister_keys(keys: np.ndarray, what: str) -> None:
+    """A Mersenne Twister whose 624 words are zero (but the top bit of the first) only ever gives zeros."""
+    if not (int(keys[0]) & 0x80000000) and not keys[1:624].any():
+        raise _fail("the state of {} is degenerate (all its words are zero): it would only give zeros".format(what))
 
 
 def _plain_ints(value: Any) -> bool:
@@ -139,7 +151,13 @@ def _capture_generators(model: Any, info: Dict[str, Any], arrays: Dict[str, np.n
                    "spaces": spaces}
 
 
-def _restore_generators(model: Any, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
+def _checked_generators(model: Any, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> Callable[[], None]:
+    """
+    Check the generator states of a training state without touching any generator.
+
+    :return: (callable) puts them into Python's and NumPy's global generators and the model's (called once every
+        other part of the file has been checked, so that a refused file leaves the process as it was)
+    """
     rng = _entry(info, "rng", dict)
     python, numpy_state = _entry(rng, "python", dict), _entry(rng, "numpy", dict)
     python_keys, numpy_keys = arrays["rng/python"], arrays["rng/numpy"]
@@ -155,6 +173,8 @@ def _restore_generators(model: Any, info: Dict[str, Any], arrays: Dict[str, np.n
         raise _fail("the state of NumPy's global generator is not a MT19937 state")
     if int(python_keys[-1]) > 624:
         raise _fail("the state of Python's generator has an invalid position")
+    _check_twister_keys(python_keys, "Python's generator")
+    _check_twister_keys(numpy_keys, "NumPy's global generator")
     forward = model.fast_path.generator
     forward_state = _check_generator_state(rng.get("forward"), forward, "the NumPy action generator")
     spaces = _entry(rng, "spaces", dict)
@@ -162,15 +182,21 @@ def _restore_generators(model: Any, info: Dict[str, Any], arrays: Dict[str, np.n
     for attribute in ("action_space", "observation_space"):
         state = spaces.get(attribute)
         if state is not None:
+            space_states[attribute] = _check_generator_state(state, np.random.default_rng(), "the " + attribute)
+    python_state = (3, tuple(int(key) for key in python_keys), gauss_next)
+    numpy_global = ("MT19937", numpy_keys, numpy_state["pos"], numpy_state["has_gauss"],
+                    float(numpy_state["cached_gaussian"]))
+
+    def apply() -> None:
+        random.setstate(python_state)
+        np.random.set_state(numpy_global)
+        forward.bit_generator.state = forward_state  # in place: the policies hold this generator
+        for attribute, state in space_states.items():
             space = getattr(model, attribute)
-            space.seed(0)
-            space_states[attribute] = _check_generator_state(state, space.np_random, "the " + attribute)
-    random.setstate((3, tuple(int(key) for key in python_keys), gauss_next))
-    np.random.set_state(("MT19937", numpy_keys, numpy_state["pos"], numpy_state["has_gauss"],
-                         float(numpy_state["cached_gaussian"])))
-    forward.bit_generator.state = forward_state  # in place: the policies hold this generator
-    for attribute, state in space_states.items():
-        getattr(model, attribute).np_random.bit_generator.state = state
+            space.seed(0)  # makes its generator, whose state is then replaced
+            space.np_random.bit_generator.state = state
+
+    return apply
 
 
 # ---------------------------------------------------------------------------------------------------- objects
@@ -470,9 +496,9 @@ def restore_training_state(model: Any, state: TrainingState, made_normalization:
     """
     variables = check_training_state(model, state)
     info, arrays = state.info, state.arrays
+    apply_generators = _checked_generators(model, info, arrays)
     _restore_normalization(info, made_normalization)
     _set_variables(model, variables, [arrays["variables/" + var.name] for var in variables])
-    _restore_generators(model, info, arrays)
     _restore_objects(model, info, arrays)
     if _is_off_policy(model):
         _restore_buffer(model, info, state.replay_buffer)
@@ -487,6 +513,7 @@ def restore_training_state(model: Any, state: TrainingState, made_normalization:
     advance_random_ops(model, {name: count for name, count in draws.items() if count > 0})
     set_session_draws(model.sess, draws)
     model.num_timesteps = info["num_timesteps"]
+    apply_generators()  # last: nothing else of the file can be refused now
 
 
 # ---------------------------------------------------------------------------------------------------- model files
