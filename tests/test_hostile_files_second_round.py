@@ -125,3 +125,64 @@ def test_a_good_file_still_restores_the_generators(saved_sac: str) -> None:
     random.seed(11)
     SAC.load(saved_sac, env="Pendulum-v1")
     assert random.random() == first  # the file's state, not the one before the load
+
+
+# ------------------------------------------------------------------------------------------ settings of the file
+@pytest.fixture(scope="module")
+def saved_ppo2(tmp_path_factory: Any) -> str:
+    from stable_baselines import PPO2
+    path = str(tmp_path_factory.mktemp("settings") / "ppo2.zip")
+    PPO2("MlpPolicy", "CartPole-v1", n_steps=16, nminibatches=2, seed=1, policy_kwargs=dict(layers=[8])).save(path)
+    return path
+
+
+def _edit_data_text(edit: Callable[[str], str]) -> Callable[[Dict[str, bytes]], None]:
+    def change(members: Dict[str, bytes]) -> None:
+        members["data"] = edit(members["data"].decode()).encode()
+    return change
+
+
+def _set_entry(name: str, json_text: str) -> Callable[[Dict[str, bytes]], None]:
+    def edit(text: str) -> str:
+        data = json.loads(text)
+        data[name] = "@@VALUE@@"
+        return json.dumps(data).replace('"@@VALUE@@"', json_text)
+    return _edit_data_text(edit)
+
+
+BAD_SETTINGS = {
+    "verbose of 400 digits": (_set_entry("verbose", "1" + "0" * 400), "'verbose'"),
+    "seed Infinity": (_set_entry("seed", "Infinity"), "'seed'"),
+    "negative seed": (_set_entry("seed", "-5"), "'seed'"),
+    "policy_kwargs giving sess": (_set_entry("policy_kwargs", '{"sess": 1}'), "'sess'"),
+    "nminibatches 0": (_set_entry("nminibatches", "0"), "nminibatches must be a positive int, got 0"),
+    "n_steps negative": (_set_entry("n_steps", "-3"), "'n_steps'"),
+    "data nested 900 deep": (_set_entry("gamma", "[" * 900 + "]" * 900), "nests lists or objects 901 deep"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_SETTINGS))
+def test_bad_settings_end_in_one_clear_error(saved_ppo2: str, tmp_path: Any, kind: str) -> None:
+    from stable_baselines import PPO2
+    change, message = BAD_SETTINGS[kind]
+    path = _rewrite(saved_ppo2, str(tmp_path / "bad.zip"), change)
+    with pytest.raises(InvalidModelFileError) as error:
+        PPO2.load(path)
+    assert message in str(error.value) and "bad.zip" in str(error.value)
+
+
+def test_training_state_nested_too_deep_is_refused(saved_sac: str, tmp_path: Any) -> None:
+    change = _edit_state(lambda state: state["extras"].update(deep=json.loads("[" * 900 + "]" * 900)))
+    path = _rewrite(saved_sac, str(tmp_path / "deep.zip"), change)
+    with pytest.raises(InvalidModelFileError, match="nests lists or objects 902 deep"):
+        SAC.load(path, env="Pendulum-v1")
+
+
+def test_thread_count_above_the_cores_is_lowered(saved_ppo2: str, tmp_path: Any) -> None:
+    import os
+
+    from stable_baselines import PPO2
+    path = _rewrite(saved_ppo2, str(tmp_path / "threads.zip"), _set_entry("n_cpu_tf_sess", "1024"))
+    with pytest.warns(UserWarning, match="n_cpu_tf_sess=1024"):
+        model = PPO2.load(path)
+    assert model.n_cpu_tf_sess == (os.cpu_count() or 1)

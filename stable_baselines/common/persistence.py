@@ -9,6 +9,8 @@ of the kind of its constructor default. An unknown name, a name of a method or p
 kind is refused with an :class:`InvalidModelFileError` naming the entry.
 """
 import inspect
+import os
+import warnings
 from typing import Any, Callable, Dict, Iterable, Optional, Tuple, cast
 
 import numpy as np
@@ -45,8 +47,12 @@ class SettingKind(object):
 def _is_number(value: Any) -> bool:
     if isinstance(value, np.ndarray) and value.shape == ():
         value = value[()]
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)) \
-        and not np.isnan(float(value))
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, (bool, np.bool_)):
+        return False
+    try:
+        return not np.isnan(float(value))
+    except OverflowError:  # an int beyond any float (a JSON number of hundreds of digits)
+        return False
 
 
 def _is_plain(value: Any, depth: int = 0) -> bool:
@@ -172,9 +178,10 @@ def count(largest: int) -> SettingKind:
 
 # kinds of the settings shared by several algorithms
 COMMON_KINDS = {
-    "verbose": NUMBER, "policy": POLICY, "observation_space": SIZED_SPACE | NONE, "action_space": SIZED_SPACE | NONE,
+    "policy": POLICY, "observation_space": SIZED_SPACE | NONE, "action_space": SIZED_SPACE | NONE,
     "n_envs": count(1 << 20) | NONE, "n_cpu_tf_sess": count(1024) | NONE, "n_steps": count(1 << 20),
-    "seed": NUMBER | NONE, "_vectorize_action": BOOL,
+    # what set_global_seeds accepts (NumPy's seeds are 32-bit); verbose is a level (0, 1, 2)
+    "seed": count((1 << 32) - 1) | NONE, "verbose": count(100), "_vectorize_action": BOOL,
     "policy_kwargs": POLICY_KWARGS, "learning_rate": NUMBER | FUNCTION, "cliprange": NUMBER | FUNCTION,
     "cliprange_vf": NUMBER | FUNCTION | NONE, "action_noise": ACTION_NOISE | NONE,
     "param_noise": PARAM_NOISE | BOOL | NONE, "ent_coef": NUMBER | TEXT, "target_entropy": NUMBER | TEXT,
@@ -228,6 +235,30 @@ def settings_schema(model_class: type) -> Tuple[Dict[str, SettingKind], Tuple[st
     return schema, tuple(name for name in legacy if name not in saved and name not in defaults)
 
 
+# the policy arguments the models fill in themselves
+_POLICY_POSITIONALS = ("self", "sess", "ob_space", "ac_space", "n_env", "n_steps", "n_batch", "reuse")
+
+
+def _check_policy_kwargs(policy: Any, policy_kwargs: Any, what: str, trusted: Iterable[str]) -> None:
+    """Refuse ``policy_kwargs`` that the policy's constructor cannot take (before the graph is built)."""
+    if not isinstance(policy, type) or not isinstance(policy_kwargs, dict) or "policy_kwargs" in trusted:
+        return
+    try:
+        parameters = inspect.signature(cast(Any, policy).__init__).parameters
+    except (TypeError, ValueError):
+        return
+    takes_any = any(parameter.kind == parameter.VAR_KEYWORD for parameter in parameters.values())
+    refused = [name for name in policy_kwargs if name in _POLICY_POSITIONALS or
+               not takes_any and name not in parameters]
+    if refused:
+        accepted = [name for name in parameters if name not in _POLICY_POSITIONALS and
+                    parameters[name].kind != parameters[name].VAR_KEYWORD]
+        raise InvalidModelFileError("Entry 'policy_kwargs' of {} holds {} that the policy {} does not take (the model "
+                                    "gives sess, ob_space, ac_space, n_env, n_steps, n_batch and reuse itself; "
+                                    "the policy's own arguments are: {})".format(
+                                        what, refused, policy.__name__, ", ".join(accepted) or "none"))
+
+
 def _is_code_attribute(model_class: type, name: str) -> bool:
     """Whether the class defines ``name`` as a method, property or other descriptor (never set from a file)."""
     for klass in model_class.__mro__:
@@ -272,6 +303,13 @@ def check_settings(model_class: type, data: Dict[str, Any], what: str, trusted: 
                 " ({!r})".format(value) if isinstance(value, (str, int, float)) and len(repr(value)) < 80 else ""))
         if name not in legacy and name not in extra:
             settings[name] = value
+    _check_policy_kwargs(settings.get("policy"), settings.get("policy_kwargs"), what, trusted)
+    threads = settings.get("n_cpu_tf_sess")
+    cores = os.cpu_count() or 1
+    if "n_cpu_tf_sess" not in trusted and _is_number(threads) and cast(float, threads) > cores:
+        warnings.warn("{} asks for n_cpu_tf_sess={} TensorFlow threads; this machine has {} cores: the model uses {}"
+                      .format(what, threads, cores, cores))
+        settings["n_cpu_tf_sess"] = cores
     n_steps = settings.get("n_steps")
     if getattr(settings.get("policy"), "recurrent", False) and "n_steps" not in trusted and _is_number(n_steps) and \
             cast(float, n_steps) > limits.MAX_RECURRENT_STEPS:

@@ -4,9 +4,10 @@
 the rebuilt model's variables); last, the model restores what it wants from the file's extra members
 (:mod:`stable_baselines.common.model.extra_members`).
 """
+import inspect
 import os
 import random
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, cast
 
 import numpy as np
 
@@ -15,6 +16,10 @@ from stable_baselines.common.gym_compat import convert_space
 from stable_baselines.common.model.training_state import has_training_state
 from stable_baselines.common.persistence import SettingKind, check_settings
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
+
+
+# constructor arguments load gives itself (or that are not settings)
+_NOT_CONSTRUCTOR_ARGUMENTS = ("self", "policy", "env", "_init_setup_model", "args", "kwargs")
 
 
 def _describe(load_path: Any) -> str:
@@ -65,16 +70,32 @@ def load_model(cls: type, load_path: Any, env: Any, custom_objects: Optional[dic
     # leaves them as they were
     generators = (random.getstate(), np.random.get_state())
     try:
-        return _build_model(cls, settings, kwargs, env, contents, what)
+        return _build_model(cls, settings, kwargs, env, contents, what, trusted)
     except BaseException:
         random.setstate(generators[0])
         np.random.set_state(generators[1])
         raise
 
 
+def _constructed(cls: type, settings: Dict[str, Any], trusted: Dict[str, Any], what: str) -> Any:
+    """
+    :return: (BaseRLModel) a model of ``cls`` made by its constructor from the file's settings that are constructor
+        arguments, so that they pass the checks a user's arguments pass (``nminibatches=0`` gets the constructor's
+        message, in an InvalidModelFileError naming the file)
+    """
+    parameters = inspect.signature(cast(Any, cls).__init__).parameters
+    arguments = {name: value for name, value in settings.items()
+                 if name in parameters and name not in _NOT_CONSTRUCTOR_ARGUMENTS and name not in trusted}
+    try:
+        return cls(policy=settings["policy"], env=None, _init_setup_model=False, **arguments)
+    except (ValueError, TypeError) as err:
+        raise InvalidModelFileError("The settings of {} do not make a valid {} model: {}".format(
+            what, cls.__name__, err)) from err
+
+
 def _build_model(cls: type, settings: Dict[str, Any], kwargs: Dict[str, Any], env: Any, contents: Any,
-                 what: str) -> Any:
-    model = cls(policy=settings["policy"], env=None, _init_setup_model=False)
+                 what: str, trusted: Dict[str, Any]) -> Any:
+    model = _constructed(cls, settings, trusted, what)
     for name, value in settings.items():
         setattr(model, name, value)
     model.__dict__.update(kwargs)

@@ -10,6 +10,7 @@ without a model, against the total :data:`~.limits.MAX_PARAMETER_BYTES` -- befor
 import io
 import json
 import os
+import re
 import zipfile
 import zlib
 from collections import OrderedDict
@@ -107,6 +108,24 @@ class ZipModel(object):
         return parse_json(self.read(name, limit), "the {!r} member of {}".format(name, self.what))
 
 
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_JSON_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def json_depth(text: str) -> int:
+    """
+    :param text: (str) JSON text (maybe malformed)
+    :return: (int) how deep its lists and objects nest, counted before anything is parsed (brackets inside strings
+        do not count)
+    """
+    brackets = "".join(_JSON_BRACKETS.findall(_JSON_STRING.sub("", text)))
+    if not brackets:
+        return 0
+    steps = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
+    opening = (steps == ord("[")) | (steps == ord("{"))
+    return int(np.max(np.cumsum(np.where(opening, 1, -1))))
+
+
 def parse_json(raw: Any, what: str) -> Any:
     """
     Parse JSON text; malformed, too deeply nested or too large text is refused with a clear error.
@@ -124,6 +143,11 @@ def parse_json(raw: Any, what: str) -> Any:
     items = text.count(",") + text.count("[") + text.count("{")
     if items > limits.MAX_JSON_ITEMS:
         raise InvalidModelFileError("{} holds more than {} JSON items".format(what, limits.MAX_JSON_ITEMS))
+    depth = json_depth(text)
+    if depth > limits.MAX_NESTING:
+        raise InvalidModelFileError("{} nests lists or objects {} deep, more than the {} a model file may "
+                                    "(stable_baselines.common.safe_loading.limits.MAX_NESTING)".format(
+                                        what, depth, limits.MAX_NESTING))
     try:
         return json.loads(text)
     except RecursionError as err:
@@ -154,8 +178,9 @@ def _array_header(member: Any, what: str, kinds: str = "biufc") -> Tuple[np.dtyp
         raise InvalidModelFileError("{} holds an array of dtype {}, whose items have no size".format(what, dtype))
     if not isinstance(shape, tuple) or len(shape) > 32 or \
             not all(isinstance(dim, int) and 0 <= dim <= limits.MAX_ARRAY_ELEMENTS for dim in shape):
-        raise InvalidModelFileError("{} declares the shape {!r} (at most 32 axes of at most {} entries each)".format(
-            what, shape, limits.MAX_ARRAY_ELEMENTS))
+        raise InvalidModelFileError("{} declares the shape {!r}, beyond the size limit (at most 32 axes of at most {} "
+                                    "entries each: stable_baselines.common.safe_loading.limits)".format(
+                                        what, shape, limits.MAX_ARRAY_ELEMENTS))
     return dtype, shape, bool(fortran)
 
 
