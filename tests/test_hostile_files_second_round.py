@@ -186,3 +186,110 @@ def test_thread_count_above_the_cores_is_lowered(saved_ppo2: str, tmp_path: Any)
     with pytest.warns(UserWarning, match="n_cpu_tf_sess=1024"):
         model = PPO2.load(path)
     assert model.n_cpu_tf_sess == (os.cpu_count() or 1)
+
+
+# ------------------------------------------------------------------------------------------ budgets that compose
+_CHILD = """
+import json, sys, time
+from stable_baselines.common.safe_loading.errors import InvalidModelFileError
+start = time.time()
+try:
+    {action}
+    report = {{"raised": None, "message": ""}}
+except BaseException as err:
+    report = {{"raised": type(err).__name__, "message": str(err), "invalid_file": isinstance(err, InvalidModelFileError)}}
+report["seconds"] = time.time() - start
+print("REPORT " + json.dumps(report))
+"""
+
+
+def _in_child(action: str, seconds: float = 120.0) -> Dict[str, Any]:
+    """
+    Run the statement ``action`` in a fresh Python process whose address space is capped at 6 GiB (TensorFlow
+    alone reserves a few), and report what it raised and how long the statement took; a regression that computes
+    for minutes is killed.
+    """
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    def cap() -> None:  # pragma: no cover - runs in the child
+        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        answer = subprocess.run([sys.executable, "-c", _CHILD.format(action=action)], capture_output=True, text=True,
+                                timeout=seconds, preexec_fn=cap, cwd=root, env=dict(os.environ, PYTHONPATH=root))
+    except subprocess.TimeoutExpired:
+        return {"raised": "timeout", "message": "still running after {} s".format(seconds)}
+    lines = [line for line in answer.stdout.splitlines() if line.startswith("REPORT ")]
+    assert lines, answer.stderr[-3000:]
+    return json.loads(lines[-1][len("REPORT "):])
+
+
+def _assert_refused_quickly(action: str, message: str) -> None:
+    report = _in_child(action)
+    assert report.get("invalid_file"), report
+    assert message in report["message"], report
+    assert report["seconds"] < 10.0, report
+
+
+def _giant_box_entry(members: Dict[str, bytes]) -> None:
+    """A 90-byte kind of pickle: a Box whose stored shape is (2**31,)."""
+    import base64
+
+    import cloudpickle
+    from gymnasium import spaces
+    box = spaces.Box(-1.0, 1.0, (4,))
+    box._shape = (1 << 31,)
+    data = json.loads(members["data"])
+    data["observation_space"][":serialized:"] = base64.b64encode(cloudpickle.dumps(box)).decode()
+    members["data"] = json.dumps(data).encode()
+
+
+COMPOSED = {
+    "Box of 2**31 elements": (_giant_box_entry, "MAX_SPACE_ELEMENTS"),
+    "12 layers of 4096": (_set_entry("policy_kwargs", json.dumps({"net_arch": [4096] * 12})),
+                          "MAX_NETWORK_PARAMETERS"),
+    "2000 layers of 1": (_set_entry("policy_kwargs", json.dumps({"net_arch": [1] * 2000})), "MAX_LAYERS"),
+    "LSTM of 8192 on a layer of 8192": (_set_entry("policy_kwargs", json.dumps({"n_lstm": 8192, "layers": [8192]})),
+                                  "MAX_NETWORK_PARAMETERS"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(COMPOSED))
+def test_model_files_whose_parts_compose_into_a_bomb_are_refused_quickly(saved_ppo2: str, tmp_path: Any,
+                                                                         kind: str) -> None:
+    change, message = COMPOSED[kind]
+    path = _rewrite(saved_ppo2, str(tmp_path / "bomb.zip"), change)
+    _assert_refused_quickly("from stable_baselines import PPO2; PPO2.load({!r})".format(path), message)
+
+
+def test_random_streams_beyond_the_fast_forward_budget_are_refused(saved_sac: str, tmp_path: Any) -> None:
+    from stable_baselines.common.model.training_state import random_ops
+    drawing = [name for name, op in random_ops(SAC.load(saved_sac)).items() if op.inputs[0].shape.as_list()[0] != 0][0]
+
+    def edit(state: Dict[str, Any]) -> None:
+        state["tf_random_draws"][drawing] = 1 << 40  # within the per-op bound, hours of drawing
+    path = _rewrite(saved_sac, str(tmp_path / "draws.zip"), _edit_state(edit))
+    _assert_refused_quickly("from stable_baselines import SAC; SAC.load({!r}, env='Pendulum-v1')".format(path),
+                            "MAX_RANDOM_FAST_FORWARD")
+
+
+def test_replay_buffer_whose_frame_store_would_allocate_a_tebibyte_is_refused(tmp_path: Any) -> None:
+    from stable_baselines.common.buffer_files import save_buffer
+    from tests.test_buffer_files import make_buffer, members_of, write_members
+    path = str(tmp_path / "buffer.npz")
+    save_buffer(make_buffer("frames", False, 30), path)
+    members = members_of(path)
+    header = json.loads(members["header.json"])
+    header["size"] = 1 << 20
+    header["frames"]["capacity"] = 1  # the file's ring is tiny; the store of 2**20 slots is not
+    header["frames"]["obs_shape"] = [1024, 1024, 4]
+    for field in header["fields"][::3]:
+        field["shape"] = [1024, 1024, 4]
+    members["header.json"] = json.dumps(header)
+    write_members(path, members)
+    _assert_refused_quickly("from stable_baselines.common.buffer_files import load_buffer; load_buffer({!r})".format(
+        path), "MAX_REPLAY_BUFFER_BYTES")

@@ -234,7 +234,10 @@ class _HeaderCheck(object):
                 (height, width, n_stack), capacity = frames
                 expected["frame_ids"] = ((n_stored, 2, n_stack), np.dtype(np.int64))
                 expected["frames"] = ((capacity, height, width), np.dtype(np.uint8))
-                n_bytes += size * 2 * n_stack * 8 + capacity * height * width
+                # the store of a buffer of `size` slots holds a ring of at least size + 2 * n_stack + 2 frames
+                # before the file's frames replace it
+                ring = max(capacity, size + 2 * n_stack + 2)
+                n_bytes += size * 2 * n_stack * 8 + (capacity + ring) * height * width
         if header["class"] == "PrioritizedReplayBuffer":
             tree_capacity = self.prioritized(size)
             expected["sum_tree"] = expected["min_tree"] = ((2 * tree_capacity,), np.dtype(np.float64))

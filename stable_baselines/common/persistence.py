@@ -11,7 +11,7 @@ kind is refused with an :class:`InvalidModelFileError` naming the entry.
 import inspect
 import os
 import warnings
-from typing import Any, Callable, Dict, Iterable, Optional, Tuple, cast
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -107,12 +107,12 @@ def _is_layer_description(name: str, value: Any) -> bool:
         return True
     if name == "n_lstm":
         return _is_width(value)
-    if not isinstance(value, (list, tuple)):
+    if not isinstance(value, (list, tuple)) or len(value) > limits.MAX_LAYERS:
         return False
     for item in value:
         if isinstance(item, dict) and name == "net_arch":
-            if not all(isinstance(key, str) and isinstance(widths, (list, tuple)) and all(map(_is_width, widths))
-                       for key, widths in item.items()):
+            if not all(isinstance(key, str) and isinstance(widths, (list, tuple)) and len(widths) <= limits.MAX_LAYERS
+                       and all(map(_is_width, widths)) for key, widths in item.items()):
                 return False
         elif not (_is_width(item) or name == "net_arch" and item == "lstm"):  # LstmPolicy's net_arch has 'lstm'
             return False
@@ -161,8 +161,9 @@ SPACE = SettingKind("a gymnasium space", lambda value: isinstance(value, spaces.
 SIZED_SPACE = SettingKind("a gymnasium space of at most {} elements (safe_loading.limits.MAX_SPACE_ELEMENTS)".format(
     limits.MAX_SPACE_ELEMENTS), _is_sized_space)
 POLICY = SettingKind("a policy class", _is_policy_class)
-POLICY_KWARGS = SettingKind("a dict of policy arguments (plain data and functions; layers at most {} wide: "
-                            "safe_loading.limits.MAX_LAYER_WIDTH)".format(limits.MAX_LAYER_WIDTH), _is_policy_kwargs)
+POLICY_KWARGS = SettingKind("a dict of policy arguments (plain data and functions; at most {} layers of at most {} "
+                            "units: safe_loading.limits.MAX_LAYERS, MAX_LAYER_WIDTH)".format(
+                                limits.MAX_LAYERS, limits.MAX_LAYER_WIDTH), _is_policy_kwargs)
 ACTION_NOISE = SettingKind("an action noise object", _is_noise)
 PARAM_NOISE = SettingKind("an AdaptiveParamNoiseSpec", _is_param_noise)
 EXPERT_DATASET = SettingKind("an ExpertDataset", _is_expert_dataset)
@@ -259,6 +260,73 @@ def _check_policy_kwargs(policy: Any, policy_kwargs: Any, what: str, trusted: It
                                         what, refused, policy.__name__, ", ".join(accepted) or "none"))
 
 
+def _nature_cnn_parameters(shape: Tuple[int, ...]) -> float:
+    """The parameters of the Atari CNN (3 convolutions, a dense layer of 512) on images of ``shape``."""
+    height, width, channels = (float(dim) for dim in shape)
+    for kernel, stride in ((8, 4), (4, 2), (3, 1)):
+        height, width = max((height - kernel) // stride + 1, 1.0), max((width - kernel) // stride + 1, 1.0)
+    return 8 * 8 * channels * 32 + 4 * 4 * 32 * 64 + 3 * 3 * 64 * 64 + height * width * 64 * 512
+
+
+def _widths(policy_kwargs: Dict[str, Any]) -> List[List[float]]:
+    """The chains of layer widths that ``layers`` / ``net_arch`` describe (shared layers, then each head)."""
+    chains: List[List[float]] = []
+    layers, net_arch = policy_kwargs.get("layers"), policy_kwargs.get("net_arch")
+    if isinstance(layers, (list, tuple)):
+        chains.append([float(width) for width in layers])
+    if isinstance(net_arch, (list, tuple)):
+        shared = [float(item) for item in net_arch if _is_number(item)]
+        heads = [item for item in net_arch if isinstance(item, dict)]
+        chains.append(shared)
+        for head in heads:
+            chains.extend(shared[-1:] + [float(width) for width in widths] for widths in head.values())
+    return chains or [[64.0, 64.0]]
+
+
+def network_parameters(observation_space: Any, action_space: Any, policy_kwargs: Any) -> float:
+    """
+    An upper estimate of the parameters of one network of a model, from its spaces and architecture: the first
+    layer on the flattened observation (or on the CNN of an image), each layer on the previous one, the LSTM, and
+    an output of the action size on the widest layer.
+
+    :param observation_space: (gymnasium.spaces.Space) the observation space
+    :param action_space: (gymnasium.spaces.Space) the action space
+    :param policy_kwargs: (dict) the policy's arguments
+    :return: (float) the estimate
+    """
+    kwargs = policy_kwargs if isinstance(policy_kwargs, dict) else {}
+    inputs = _space_size(observation_space)
+    total = 0.0
+    if isinstance(observation_space, spaces.Box) and len(observation_space.shape) == 3:
+        total += _nature_cnn_parameters(observation_space.shape)
+    outputs = 2 * _space_size(action_space)
+    widest = 0.0
+    for chain in _widths(kwargs):
+        previous = inputs
+        for width in chain:
+            total += (previous + 1) * width
+            previous, widest = width, max(widest, width)
+    n_lstm = kwargs.get("n_lstm")
+    if _is_number(n_lstm):
+        cells = float(cast(float, n_lstm))
+        total += 4 * cells * (max(inputs, widest) + cells + 1)
+        widest = max(widest, cells)
+    return total + (max(widest, inputs) + 1) * outputs
+
+
+def _check_network_size(settings: Dict[str, Any], what: str, trusted: Iterable[str]) -> None:
+    if "policy_kwargs" in trusted or not all(isinstance(settings.get(name), spaces.Space)
+                                             for name in ("observation_space", "action_space")):
+        return
+    estimate = network_parameters(settings["observation_space"], settings["action_space"],
+                                  settings.get("policy_kwargs"))
+    if estimate > limits.MAX_NETWORK_PARAMETERS:
+        raise InvalidModelFileError("{} describes a network of about {:.0f} parameters (its spaces and policy_kwargs), "
+                                    "more than the {} a model file may (stable_baselines.common.safe_loading.limits."
+                                    "MAX_NETWORK_PARAMETERS; raise it for a trusted file)".format(
+                                        what, estimate, limits.MAX_NETWORK_PARAMETERS))
+
+
 def _is_code_attribute(model_class: type, name: str) -> bool:
     """Whether the class defines ``name`` as a method, property or other descriptor (never set from a file)."""
     for klass in model_class.__mro__:
@@ -304,6 +372,7 @@ def check_settings(model_class: type, data: Dict[str, Any], what: str, trusted: 
         if name not in legacy and name not in extra:
             settings[name] = value
     _check_policy_kwargs(settings.get("policy"), settings.get("policy_kwargs"), what, trusted)
+    _check_network_size(settings, what, trusted)
     threads = settings.get("n_cpu_tf_sess")
     cores = os.cpu_count() or 1
     if "n_cpu_tf_sess" not in trusted and _is_number(threads) and cast(float, threads) > cores:

@@ -44,6 +44,8 @@ _DRAW_CHUNK = 1 << 22
 # the bounds of what a training state may describe
 MAX_RANDOM_DRAWS = 1 << 40
 MAX_SCALAR_DRAWS = 1 << 20
+# a value of an op of scalar output costs a session call: as much time as drawing this many values in one call
+SCALAR_DRAW_COST = 2048
 _MAX_JSON_INT = 1 << 130
 # the members of a model file that hold it (see stable_baselines.common.model.extra_members)
 STATE_MEMBER = register_member("training_state/state.json", 64 << 20)
@@ -327,6 +329,14 @@ def _check_draws(model: Any, draws: Any) -> Dict[str, int]:
                 name, limit, count))
         if rank is None:
             raise _fail("the random op {!r} has a shape of unknown rank".format(name))
+    # what fast-forwarding the streams will cost, in drawn values (a scalar op needs a session call per value)
+    cost = sum(max(count, 0) * (SCALAR_DRAW_COST if ops[name].inputs[0].shape.as_list()[0] == 0 else 1)
+               for name, count in draws.items())
+    if cost > limits.MAX_RANDOM_FAST_FORWARD:
+        raise _fail("bringing the random streams where they stood means drawing the equivalent of {} values, more "
+                    "than the {} a model file may ask for (stable_baselines.common.safe_loading.limits."
+                    "MAX_RANDOM_FAST_FORWARD, about half a minute of drawing; raise it for a trusted file)".format(
+                        cost, limits.MAX_RANDOM_FAST_FORWARD))
     return draws
 
 

@@ -178,7 +178,7 @@ def _array_header(member: Any, what: str, kinds: str = "biufc") -> Tuple[np.dtyp
         raise InvalidModelFileError("{} holds an array of dtype {}, whose items have no size".format(what, dtype))
     if not isinstance(shape, tuple) or len(shape) > 32 or \
             not all(isinstance(dim, int) and 0 <= dim <= limits.MAX_ARRAY_ELEMENTS for dim in shape):
-        raise InvalidModelFileError("{} declares the shape {!r}, beyond the size limit (at most 32 axes of at most {} "
+        raise InvalidModelFileError("{} has shape {!r}, beyond the size limit (at most 32 axes of at most {} "
                                     "entries each: stable_baselines.common.safe_loading.limits)".format(
                                         what, shape, limits.MAX_ARRAY_ELEMENTS))
     return dtype, shape, bool(fortran)

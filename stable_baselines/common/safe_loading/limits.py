@@ -44,9 +44,18 @@ MAX_ARRAY_ELEMENTS = 1 << 31
 MAX_SPACE_ELEMENTS = 1 << 22
 #: widest layer (``layers``, ``net_arch``, ``n_lstm`` of ``policy_kwargs``) a model file may describe
 MAX_LAYER_WIDTH = 1 << 13
+#: most layers in one network a model file may describe (``layers``, each list of ``net_arch``)
+MAX_LAYERS = 64
+#: most parameters of one network a model file may describe, estimated from its spaces and architecture (layer
+#: widths, the CNN on the image size, the LSTM) before anything is built; Atari's CNN policy has about 1.7 million
+MAX_NETWORK_PARAMETERS = 1 << 25
 #: longest ``n_steps`` of a recurrent policy's model file (TensorFlow unrolls the recurrence over the steps when the
 #: model is built, before its parameters are read: 1024 steps take about 30 s)
 MAX_RECURRENT_STEPS = 2048
+#: most random values a training state may have a resumed model draw (and drop) to bring TensorFlow's seeded random
+#: streams where they stood (about 12 ns a value on a current CPU: the limit is about half a minute; a value of an
+#: op of scalar output counts as 2048, as each costs a session call). A million SAC steps draw about 2**31.
+MAX_RANDOM_FAST_FORWARD = 1 << 31
 #: largest integer (in bits) accepted in an unpickled value (random-generator states hold 128-bit ones)
 MAX_INT_BITS = 4096
 

@@ -32,8 +32,11 @@ def _shape(converter: Converter, value: Any) -> tuple:
     if not isinstance(value, (tuple, list)) or len(value) > 32:
         raise converter.invalid("a space's shape must be a tuple of integers, got {!r}".format(value))
     shape = tuple(_integer(converter, dim, "shape") for dim in value)
-    if int(np.prod(shape, dtype=object)) > limits.MAX_ARRAY_ELEMENTS:
-        raise converter.invalid("a space of shape {} is too large".format(shape))
+    # checked before gymnasium allocates the bounds of that shape
+    if int(np.prod(shape, dtype=object)) > limits.MAX_SPACE_ELEMENTS:
+        raise converter.invalid("a space of shape {}, more than the {} elements a model's space may have "
+                                "(stable_baselines.common.safe_loading.limits.MAX_SPACE_ELEMENTS)".format(
+                                    shape, limits.MAX_SPACE_ELEMENTS))
     return shape
 
 
@@ -49,7 +52,7 @@ def _box(converter: Converter, fields: Dict[str, Any]) -> spaces.Box:
     dtype = to_dtype(converter, fields["dtype"]) if fields.get("dtype") is not None else None
     low, high = _numbers(converter, fields.get("low"), "low"), _numbers(converter, fields.get("high"), "high")
     shape = fields.get("shape", fields.get("_shape"))
-    shape = _shape(converter, shape) if shape is not None else low.shape
+    shape = _shape(converter, shape if shape is not None else low.shape)
     dtype = dtype if dtype is not None else low.dtype
     if dtype.kind not in "biuf":
         raise converter.invalid("a Box of dtype {}".format(dtype))
@@ -76,7 +79,7 @@ def build_space(converter: Converter, kind: str, fields: Dict[str, Any]) -> spac
                                    start=_integer(converter, start, "start", -(1 << 62)))
         if kind == "MultiDiscrete":
             nvec = _numbers(converter, fields.get("nvec"), "nvec")
-            if nvec.dtype.kind not in "iu" or (nvec < 1).any() or nvec.size > limits.MAX_ARRAY_ELEMENTS:
+            if nvec.dtype.kind not in "iu" or (nvec < 1).any() or nvec.size > limits.MAX_SPACE_ELEMENTS:
                 raise converter.invalid("a MultiDiscrete space needs positive integer sizes")
             return spaces.MultiDiscrete(nvec)
         if kind == "MultiBinary":
