@@ -293,3 +293,50 @@ def test_replay_buffer_whose_frame_store_would_allocate_a_tebibyte_is_refused(tm
     write_members(path, members)
     _assert_refused_quickly("from stable_baselines.common.buffer_files import load_buffer; load_buffer({!r})".format(
         path), "MAX_REPLAY_BUFFER_BYTES")
+
+
+# ------------------------------------------------------------------------------------------ references and arrays
+@pytest.mark.parametrize("module, name", [("stable_baselines.common", "schedules.linear_schedule"),
+                                          ("stable_baselines", "common.schedules.LinearSchedule"),
+                                          ("numpy", "core.multiarray._reconstruct"),
+                                          ("stable_baselines.common", "noise.NormalActionNoise")])
+@pytest.mark.parametrize("form", ["reference", "call", "instance"])
+def test_a_reference_split_at_another_dot_never_reaches_a_converter(module: str, name: str, form: str) -> None:
+    import hostile_payloads as hp
+
+    from stable_baselines.common.safe_pickle import safe_loads
+    body = {"reference": hp.glob(module, name), "call": hp.call(hp.glob(module, name), hp.i(1)),
+            "instance": hp.instance(module, name, x=hp.i(1))}[form]
+    try:
+        value = safe_loads(hp.dumps(body), key="learning_rate")
+    except InvalidModelFileError:
+        return
+    # or an inert placeholder that fails clearly when called
+    with pytest.raises(Exception, match="never runs code from a file|not rebuilt"):
+        value(0.5)
+
+
+def _npy_with_header(shape: Any, descr: str) -> bytes:
+    header = {"descr": descr, "fortran_order": False, "shape": shape}
+    stream = io.BytesIO()
+    np.lib.format.write_array_header_1_0(stream, header)
+    return stream.getvalue() + b"\0" * 16
+
+
+@pytest.mark.parametrize("shape, descr, message", [((0, 1 << 70), "<f8", "has shape"),
+                                                   ((3,), "<U0", "have no size")])
+def test_npz_arrays_of_absurd_shape_or_empty_items_are_refused(tmp_path: Any, shape: Any, descr: str,
+                                                               message: str) -> None:
+    """Through the expert dataset reader: numpy's own errors must not come through."""
+    path = tmp_path / "expert.npz"
+    good = io.BytesIO()
+    np.savez(good, actions=np.zeros((4, 1)), episode_returns=np.zeros(1), episode_starts=np.eye(1, 4)[0])
+    with zipfile.ZipFile(io.BytesIO(good.getvalue())) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    members["obs.npy"] = _npy_with_header(shape, descr)
+    with zipfile.ZipFile(str(path), "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    from stable_baselines.gail import ExpertDataset
+    with pytest.raises(InvalidModelFileError, match=message):
+        ExpertDataset(expert_path=str(path), verbose=0)

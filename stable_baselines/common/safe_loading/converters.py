@@ -43,6 +43,16 @@ def dotted_name(ref: Ref) -> str:
     return "{}.{}".format(_MODULE_ALIASES.get(ref.module, ref.module), ref.name)
 
 
+def registered_name(ref: Ref) -> Optional[str]:
+    """
+    :param ref: (Ref) a global named by a pickle
+    :return: (str) the name its converter is registered under, None when the pickle names an attribute path
+        (``stable_baselines.common`` + ``schedules.linear_schedule``): every registered name is a plain attribute of
+        its module, and a dotted split must not reach a converter written for the other split
+    """
+    return None if "." in ref.name else dotted_name(ref)
+
+
 class Converter(object):
     """
     Turns the output of the pickle reader into values, for one pickle.
@@ -194,7 +204,7 @@ class Converter(object):
         """
         if ref.module.startswith("<"):  # a persistent id, the extension registry, an out-of-band buffer
             raise self.refuse("a {}".format(ref.name), "model files never refer to objects outside themselves")
-        converter = REFERENCES.get(dotted_name(ref))
+        converter = REFERENCES.get(registered_name(ref))
         if converter is not None:
             return converter(self, ref)
         for resolver in REFERENCE_RESOLVERS:
@@ -211,7 +221,7 @@ class Converter(object):
         if isinstance(call.func, Ref) and call.how != "reduce" and not call.args and not call.kwargs:
             return self.instance(call.func, call)
         if call.how == "reduce":
-            converter = CALLS.get(dotted_name(call.func)) if isinstance(call.func, Ref) else None
+            converter = CALLS.get(registered_name(call.func)) if isinstance(call.func, Ref) else None
             if converter is not None:
                 return converter(self, call)
             for resolver in CALL_RESOLVERS:
@@ -229,7 +239,7 @@ class Converter(object):
         """
         if not isinstance(cls, Ref):
             raise self.refuse("an object of a class defined in the file", "classes are never built from a file")
-        converter = INSTANCES.get(dotted_name(cls))
+        converter = INSTANCES.get(registered_name(cls))
         if converter is not None:
             return converter(self, call)
         for resolver in INSTANCE_RESOLVERS:
