@@ -340,3 +340,32 @@ def test_npz_arrays_of_absurd_shape_or_empty_items_are_refused(tmp_path: Any, sh
     from stable_baselines.gail import ExpertDataset
     with pytest.raises(InvalidModelFileError, match=message):
         ExpertDataset(expert_path=str(path), verbose=0)
+
+
+def test_a_compressed_member_that_would_inflate_is_refused_before_reading(saved_sac: str, tmp_path: Any) -> None:
+    """An 8 MB member of the model file that inflates to 1 GiB: refused from its zip record, nothing inflated."""
+    import time
+    import tracemalloc
+
+    from stable_baselines.common.model.training_state import BUFFER_MEMBER
+    path = str(tmp_path / "inflating.zip")
+    with zipfile.ZipFile(saved_sac) as source, zipfile.ZipFile(path, "w") as target:
+        for name in source.namelist():
+            if name != BUFFER_MEMBER:
+                target.writestr(name, source.read(name))
+        info = zipfile.ZipInfo(BUFFER_MEMBER)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with target.open(info, "w", force_zip64=True) as member:
+            zeros = bytes(64 << 20)
+            for _ in range(16):
+                member.write(zeros)
+    with zipfile.ZipFile(path) as archive:
+        inflating = archive.getinfo(BUFFER_MEMBER)
+        assert inflating.file_size == 1 << 30 and inflating.compress_size < 8 << 20
+    start = time.time()
+    tracemalloc.start()
+    with pytest.raises(InvalidModelFileError, match="is compressed"):
+        SAC.load(path, env="Pendulum-v1")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert time.time() - start < 10.0 and peak < 256 << 20

@@ -188,7 +188,12 @@ def read_members(model: ZipModel) -> Dict[str, Any]:
     for name, max_bytes in _REGISTRY.items():
         if not model.has(name):
             continue
-        raw = model.read(name, max_bytes)
         where = "the {!r} member of {}".format(name, model.what)
+        if not model.is_stored(name):
+            # save writes them uncompressed: what they hold is then never more than the file itself (a compressed
+            # member could inflate to the declared limit before anything of it is checked)
+            raise InvalidModelFileError("{} is compressed; the extra members of a model file are stored "
+                                        "uncompressed by save (this file was not written by it)".format(where))
+        raw = model.read(name, max_bytes)
         members[name] = parse_json(raw, where) if _is_json(name) else _decode_arrays(raw, where, max_bytes)
     return members

@@ -78,6 +78,10 @@ class ZipModel(object):
         """:return: (bool) whether the archive has the member ``name``"""
         return name in self._infos
 
+    def is_stored(self, name: str) -> bool:
+        """:return: (bool) whether the member ``name`` is stored uncompressed (its size is what the file holds)"""
+        return self._infos[name].compress_type == zipfile.ZIP_STORED
+
     def member_names(self) -> List[str]:
         """:return: (list) the names of the members"""
         return list(self._infos)
