@@ -369,3 +369,10 @@ def test_a_compressed_member_that_would_inflate_is_refused_before_reading(saved_
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert time.time() - start < 10.0 and peak < 256 << 20
+
+
+def test_policy_kwargs_the_policy_refuses_end_in_a_file_error(saved_ppo2: str, tmp_path: Any) -> None:
+    from stable_baselines import PPO2
+    path = _rewrite(saved_ppo2, str(tmp_path / "kwargs.zip"), _set_entry("policy_kwargs", '{"bogus": 1}'))
+    with pytest.raises(InvalidModelFileError, match="kwargs.zip.*Unknown keywords for policy"):
+        PPO2.load(path)

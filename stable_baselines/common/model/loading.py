@@ -105,6 +105,9 @@ def _build_model(cls: type, settings: Dict[str, Any], kwargs: Dict[str, Any], en
     model._seed_env = not has_training_state(contents.members)  # pylint: disable=protected-access
     try:
         model.setup_model()
+    except (ValueError, TypeError) as err:
+        # the spaces were checked against the env by set_env: what fails now is what the file describes
+        raise InvalidModelFileError("The model {} describes cannot be built: {}".format(what, err)) from err
     finally:
         model._seed_env = True  # pylint: disable=protected-access
     model.load_parameters(contents.params)
