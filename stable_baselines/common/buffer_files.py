@@ -40,6 +40,26 @@ _CLASSES = {"ReplayBuffer": ReplayBuffer, "PrioritizedReplayBuffer": Prioritized
 _ZIP_ERRORS = (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError)
 
 
+def write_buffer(buffer: ReplayBuffer, file_obj: Any) -> None:
+    """
+    Write a replay buffer in the file format of :func:`save_buffer` to a binary file object (seekable).
+
+    :param buffer: (ReplayBuffer) a ReplayBuffer or PrioritizedReplayBuffer whose transitions are numeric arrays
+    :param file_obj: (file-like) where to write
+    """
+    if not isinstance(buffer, ReplayBuffer):
+        raise TypeError("save_buffer expects a ReplayBuffer or PrioritizedReplayBuffer, got {}".format(
+            type(buffer).__name__))
+    header, arrays = buffer._export_state()  # pylint: disable=protected-access
+    header = dict(format=FORMAT, version=VERSION, **header)
+    header["class"] = "PrioritizedReplayBuffer" if isinstance(buffer, PrioritizedReplayBuffer) else "ReplayBuffer"
+    with zipfile.ZipFile(file_obj, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        archive.writestr(_HEADER, json.dumps(header))
+        for name, array in arrays.items():
+            with archive.open(name + ".npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
+
+
 def save_buffer(buffer: ReplayBuffer, path: str) -> None:
     """
     Write a replay buffer to ``path`` (a numpy ``.npz`` archive with a JSON header; no pickle). The file is
@@ -51,19 +71,13 @@ def save_buffer(buffer: ReplayBuffer, path: str) -> None:
     if not isinstance(buffer, ReplayBuffer):
         raise TypeError("save_buffer expects a ReplayBuffer or PrioritizedReplayBuffer, got {}".format(
             type(buffer).__name__))
-    header, arrays = buffer._export_state()  # pylint: disable=protected-access
-    header = dict(format=FORMAT, version=VERSION, **header)
-    header["class"] = "PrioritizedReplayBuffer" if isinstance(buffer, PrioritizedReplayBuffer) else "ReplayBuffer"
     path = os.fspath(path)
     handle, temporary = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
                                          dir=os.path.dirname(os.path.abspath(path)))
     os.close(handle)
     try:
-        with zipfile.ZipFile(temporary, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
-            archive.writestr(_HEADER, json.dumps(header))
-            for name, array in arrays.items():
-                with archive.open(name + ".npy", "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
+        with open(temporary, "wb") as file_obj:
+            write_buffer(buffer, file_obj)
         os.replace(temporary, path)
     except BaseException:
         os.remove(temporary)
@@ -83,8 +97,21 @@ def load_buffer(path: str) -> ReplayBuffer:
     path = os.fspath(path)
     what = "the replay buffer file {!r}".format(path)
     limits.check_size(os.path.getsize(path), limits.MAX_REPLAY_BUFFER_BYTES, what)
+    with open(path, "rb") as file_obj:
+        return read_buffer(file_obj, what)
+
+
+def read_buffer(file_obj: Any, what: str) -> ReplayBuffer:
+    """
+    Read a replay buffer in the file format of :func:`save_buffer` from a binary file object (seekable), checked
+    as :func:`load_buffer` checks a file.
+
+    :param file_obj: (file-like) the content
+    :param what: (str) where it comes from, for messages
+    :return: (ReplayBuffer) the buffer
+    """
     try:
-        archive = zipfile.ZipFile(path, "r")
+        archive = zipfile.ZipFile(file_obj, "r")
     except _ZIP_ERRORS as err:
         raise InvalidModelFileError("{} is not a numpy .npz archive ({}: {})".format(what, type(err).__name__, err)) \
             from err

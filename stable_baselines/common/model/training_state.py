@@ -20,16 +20,15 @@ What a :class:`TrainingState` holds:
 The environment is not part of it: a resumed model starts its next ``learn`` on the env it is given, so the
 comparison with the model that kept training assumes both are given envs prepared the same way.
 """
-import os
+import io
 import random
 import sys
-import tempfile
 import warnings
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-from stable_baselines.common.buffer_files import load_buffer, save_buffer
+from stable_baselines.common.buffer_files import read_buffer, write_buffer
 from stable_baselines.common.buffers import ReplayBuffer
 from stable_baselines.common.model.extra_members import register_member
 from stable_baselines.common.noise import ActionNoise, AdaptiveParamNoiseSpec
@@ -348,14 +347,9 @@ def _is_off_policy(model: Any) -> bool:
 
 
 def _buffer_bytes(buffer: Any) -> bytes:
-    handle, path = tempfile.mkstemp(suffix=".npz")
-    os.close(handle)
-    try:
-        save_buffer(buffer, path)
-        with open(path, "rb") as file:
-            return file.read()
-    finally:
-        os.remove(path)
+    content = io.BytesIO()
+    write_buffer(buffer, content)
+    return content.getvalue()
 
 
 def buffer_from_bytes(content: bytes) -> Any:
@@ -363,13 +357,7 @@ def buffer_from_bytes(content: bytes) -> Any:
     :param content: (bytes) a replay buffer in the file format of ``save_replay_buffer``
     :return: (ReplayBuffer) the buffer, read and checked as ``load_replay_buffer`` does
     """
-    handle, path = tempfile.mkstemp(suffix=".npz")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(content)
-        return load_buffer(path)
-    finally:
-        os.remove(path)
+    return read_buffer(io.BytesIO(content), "the replay buffer of the training state")
 
 
 def _numeric_copy(buffer: Any) -> Any:

@@ -43,14 +43,14 @@ def dotted_name(ref: Ref) -> str:
     return "{}.{}".format(_MODULE_ALIASES.get(ref.module, ref.module), ref.name)
 
 
-def registered_name(ref: Ref) -> Optional[str]:
+def registered_name(ref: Ref) -> str:
     """
     :param ref: (Ref) a global named by a pickle
-    :return: (str) the name its converter is registered under, None when the pickle names an attribute path
-        (``stable_baselines.common`` + ``schedules.linear_schedule``): every registered name is a plain attribute of
-        its module, and a dotted split must not reach a converter written for the other split
+    :return: (str) the name its converter is registered under, "" (no converter's) when the pickle names an attribute
+        path (``stable_baselines.common`` + ``schedules.linear_schedule``): every registered name is a plain attribute
+        of its module, and a dotted split must not reach a converter written for the other split
     """
-    return None if "." in ref.name else dotted_name(ref)
+    return "" if "." in ref.name else dotted_name(ref)
 
 
 class Converter(object):
