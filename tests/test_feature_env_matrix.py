@@ -422,3 +422,72 @@ def test_her_refuses_an_env_that_is_not_goal_conditioned() -> None:
     with pytest.raises(ValueError, match=r"MultiInputPolicy is for Dict and Tuple observation spaces, got "
                                          r"MultiBinary\(9\)"):
         HER("MultiInputPolicy", make_env("plain", "goal"), DQN)
+
+
+# ---------------------------------------------------------------------------------------------- seams the matrix found
+def test_eval_callback_compares_the_envs_as_the_user_gave_them() -> None:
+    """A single env for a single-env algorithm and a single eval env: alike (no warning); a VecNormalize missing: not."""
+    from stable_baselines.common.vec_env import DummyVecEnv, vec_wrapper_types
+    from stable_baselines.common.vec_env.unvec_wrapper import _UnvecWrapper
+
+    normalized = VecNormalize(DummyVecEnv([make_env("plain", "discrete").__class__]))
+    assert vec_wrapper_types(make_env("plain", "discrete")) == ()
+    assert vec_wrapper_types(DummyVecEnv([make_env("plain", "discrete").__class__])) == ()
+    assert vec_wrapper_types(_UnvecWrapper(normalized)) == (VecNormalize,)
+    model = DQN("MlpPolicy", make_env("plain", "discrete"), seed=0, **OFF_POLICY)
+    for eval_env, warned in ((make_env("Monitor", "discrete"), False), (make_env("DummyVecEnv", "discrete"), False),
+                             (make_env("VecNormalize", "discrete"), True)):
+        callback = EvalCallback(eval_env, eval_freq=100, verbose=0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            callback.init_callback(model)
+        messages = [str(warning.message) for warning in caught if "same type" in str(warning.message)]
+        assert len(messages) == int(warned), messages
+
+
+def test_sync_envs_normalization_looks_through_the_one_env_view() -> None:
+    from stable_baselines.common.vec_env import DummyVecEnv, sync_envs_normalization
+    from stable_baselines.common.vec_env.unvec_wrapper import _UnvecWrapper
+
+    training = VecNormalize(DummyVecEnv([make_env("plain", "continuous").__class__]))
+    training.reset()
+    for _ in range(5):
+        training.step(np.zeros((1, 1), np.float32))
+    evaluation = VecNormalize(DummyVecEnv([make_env("plain", "continuous").__class__]), training=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sync_envs_normalization(_UnvecWrapper(training), evaluation)
+    np.testing.assert_array_equal(evaluation.obs_rms.mean, training.obs_rms.mean)
+    assert evaluation.obs_rms is not training.obs_rms and np.any(evaluation.obs_rms.mean != 0)
+
+
+def test_callbacks_of_her_serve_the_her_model(tmp_path: Any) -> None:
+    """A callback given to HER.learn is attached to the HER model: it saves HER files and evaluates on goal envs."""
+    from stable_baselines.common.callbacks import CheckpointCallback
+
+    model = HER("MlpPolicy", make_env("plain", "goal"), DQN, n_sampled_goal=2, seed=0, policy_kwargs=TINY,
+                **OFF_POLICY)
+    recorder = LocalsRecorder()
+    checkpoint = CheckpointCallback(save_freq=30, save_path=str(tmp_path))
+    model.learn(30, callback=[recorder, checkpoint])
+    assert recorder.model is model and recorder.self_seen is model.model  # the loop's locals are the wrapped model's
+    loaded = HER.load(str(tmp_path / "rl_model_30_steps.zip"))
+    assert isinstance(loaded, HER) and loaded.model_class is DQN
+
+
+@pytest.mark.parametrize("policy", ["MultiInputPolicy", "MultiInputLstmPolicy"])
+def test_a_deterministic_graph_step_counts_the_sample_it_draws(policy: str) -> None:
+    """
+    A deterministic step through the graph also computes the negative log-likelihood of a sampled action, so the
+    sampling op draws: the count must say so, or a resumed model draws other actions than the saved one would.
+    """
+    from stable_baselines.common.tf_random_draws import session_draws
+
+    model = PPO2(policy, make_env("DummyVecEnv", "dict", 1), n_steps=8, nminibatches=1, seed=0, n_cpu_tf_sess=1,
+                 policy_kwargs=dict(n_lstm=8) if "Lstm" in policy else None)
+    batch = _dict_batch(model.observation_space, 1)
+    before = session_draws(model.sess)
+    model.predict(batch, deterministic=True)
+    after = session_draws(model.sess)
+    moved = {name: after[name] - before.get(name, 0) for name in after if after[name] != before.get(name, 0)}
+    assert len(moved) == 1 and list(moved.values())[0] > 0, moved
