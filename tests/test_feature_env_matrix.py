@@ -295,9 +295,13 @@ def _save_and_resume(case: Case, model: Any, tmp_path: Any) -> Any:
         stats_path = None
         if vec_normalize is not None:
             arrays = np.load(io.BytesIO(archive.read("vec_normalize.npz")))
-            stored_mean = arrays["obs_mean"]
-            np.testing.assert_array_equal(stored_mean, vec_normalize.obs_rms.mean)
-            assert json.loads(archive.read("vec_normalize.json"))["norm_obs"] is True
+            settings = json.loads(archive.read("vec_normalize.json"))
+            assert settings["norm_obs"] is True
+            if isinstance(vec_normalize.obs_rms, dict):  # per Box entry of a Dict observation, in key order
+                assert settings["norm_obs_keys"] == ["level"] == list(vec_normalize.obs_rms)
+                np.testing.assert_array_equal(arrays["obs_mean/0"], vec_normalize.obs_rms["level"].mean)
+            else:
+                np.testing.assert_array_equal(arrays["obs_mean"], vec_normalize.obs_rms.mean)
             stats_path = str(tmp_path / "vec_normalize.pkl")
             vec_normalize.save(stats_path)
 
