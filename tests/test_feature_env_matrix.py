@@ -9,6 +9,10 @@ env of the same kind (no warning) — then plays ``evaluate_policy`` on a matchi
 (the VecNormalize statistics in the file where the kind has a VecNormalize), resumes exactly (the saving model and
 the loaded one, each on a fresh env of the same kind, end with the same parameters) and exports a SavedModel that
 acts as ``predict``. Invalid-action masks through the env kinds: tests/test_env_has_attr.py.
+
+What cannot work is refused with an error naming what was expected and what was given: a VecEnv of several envs
+for an algorithm that steps one env (and through ``set_env`` and ``load``), HER given a VecEnvWrapper or a Dict
+observation that is not a goal observation, the export of VecNormalize statistics per entry of a Dict observation.
 """
 import io
 import json
@@ -86,7 +90,7 @@ ALGORITHMS: List[Algorithm] = [
                                                      policy_kwargs=TINY_AC, **kw),
               "discrete", True, {"self", "actions", "mus", "rewards", "dones", "obs"}, "explained_variance"),
     Algorithm("ACKTR", lambda policy, env, **kw: ACKTR(policy, env, n_steps=8, policy_kwargs=TINY_AC, **kw),
-              "continuous", True, RUNNER_LOCALS, "policy_entropy"),
+              "discrete", True, RUNNER_LOCALS, "policy_entropy"),
     Algorithm("PPO2", lambda policy, env, **kw: PPO2(policy, env, n_steps=16, nminibatches=2, noptepochs=2,
                                                      policy_kwargs=TINY_AC, **kw),
               # the original's PPO2 runner stepped into self.dones: no local of that name
@@ -192,10 +196,18 @@ class Case:
             close_env(env)
 
 
+# Dict observations go through the kinds whose path differs for them: the packing of the entries happens where the
+# model takes the env (an env it made from an id, a single env behind the legacy adapter or gymnasium wrappers, a
+# VecEnv whose workers send dicts through pipes, VecNormalize per entry, VecFrameStack per entry). A plain env, a
+# Monitor and a bare DummyVecEnv are the inner layers of those cases and take no other path.
+DICT_KINDS = ("id", "legacy", "gymnasium-wrappers", "SubprocVecEnv", "VecNormalize", "VecFrameStack")
+
+
 def _cases(observations: str) -> List[Any]:
     algorithms = [algorithm for algorithm in ALGORITHMS if observations == "box" or algorithm.multi_input]
+    kinds = KINDS if observations == "box" else DICT_KINDS
     return [pytest.param(algorithm.name, kind, id="{}-{}".format(algorithm.name, kind))
-            for algorithm in algorithms for kind in KINDS]
+            for algorithm in algorithms for kind in kinds]
 
 
 def _refusal(case: Case) -> Optional[str]:
