@@ -85,8 +85,14 @@ class BrokenMaskEnv(MaskAfterResetEnv):
         raise KeyError("the user's bug")
 
 
+MASK_ENV_ID = "MaskAfterReset-v0"
+if MASK_ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=MASK_ENV_ID, entry_point=MaskAfterResetEnv)
+
+
 def _env_kinds() -> Dict[str, Callable[[], Any]]:
     return {
+        "id": lambda: MASK_ENV_ID,
         "plain": MaskAfterResetEnv,
         "legacy 4-tuple": LegacyMaskAfterResetEnv,
         "Monitor": lambda: Monitor(MaskAfterResetEnv(), filename=None),
@@ -115,6 +121,8 @@ def test_defined_method_is_found_without_calling_it() -> None:
     assert not env_has_attr(env, "compute_reward") and not env_has_attr(None, "action_masks")
     for kind, make in _env_kinds().items():
         made = make()
+        if isinstance(made, str):  # the model makes the env of an id (asked below, through the model's env)
+            continue
         try:
             assert env_has_attr(made, "action_masks"), kind
             assert not env_has_attr(made, "no_such_method"), kind
@@ -151,6 +159,9 @@ def test_training_takes_no_forbidden_action(model_class: type, kind: str) -> Non
     try:
         model = model_class("MlpPolicy", env, seed=0, n_cpu_tf_sess=1, **_small(model_class))
         assert model.uses_action_masks
+        if isinstance(env, str):  # an id: the env the model made of it
+            env = model.get_env()
+            assert env_has_attr(env, "action_masks")
         model.learn(400)
         assert _forbidden(env) == 0
         # evaluation reads the masks the same way

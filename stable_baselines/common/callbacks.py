@@ -25,7 +25,7 @@ import numpy as np
 from stable_baselines import logger
 from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.type_aliases import TrainedModel
-from stable_baselines.common.vec_env import sync_envs_normalization
+from stable_baselines.common.vec_env import sync_envs_normalization, vec_wrapper_types
 from stable_baselines.common.vec_env.unvec_wrapper import user_vec_env
 from stable_baselines.logging_parts.formats import TerminalGuard, set_terminal_guard
 
@@ -405,9 +405,11 @@ class EvalCallback(EventCallback):
         self.evaluations_length: List[List[int]] = []
 
     def _init_callback(self) -> None:
-        # the env as the user gave it (not the view of one env that the single-env algorithms step)
+        # the envs as the user gave them (not the view of one env that the single-env algorithms step, nor the
+        # DummyVecEnv this callback put around a single eval env): their VecEnv wrappers must be alike, else the
+        # policy is evaluated on observations unlike those it trains on (a VecNormalize missing, ...)
         training_env = user_vec_env(self.training_env)
-        if not isinstance(training_env, type(self.eval_env)):
+        if vec_wrapper_types(training_env) != vec_wrapper_types(self.eval_env):
             warnings.warn("Training and eval env are not of the same type "
                           "{} != {}".format(training_env, self.eval_env))
         for folder in (self.best_model_save_path, None if self.log_path is None else os.path.dirname(self.log_path)):

@@ -141,6 +141,7 @@ class HER(BaseRLModel):
         for name in _MODEL_ATTRIBUTES:
             self.__dict__.pop(name, None)
         self.model = self.model_class(policy, self.env, *args, **kwargs)
+        self.model._callback_model = self  # pylint: disable=protected-access
 
     # environment ----------------------------------------------------------------------------------
     def _use_env(self, goal_env: HERGoalEnvWrapper) -> None:
@@ -437,6 +438,7 @@ class HER(BaseRLModel):
         # the wrapped model reads its own settings from the same file; HER's entries are only checked there
         model.model = data["model_class"]._load_checked(load_path, model.env, custom_objects,  # pylint: disable=protected-access
                                                         kwargs, extra_settings=_HER_SETTINGS)
+        model.model._callback_model = model  # pylint: disable=protected-access
         model._rewrap_restored_episode()  # pylint: disable=protected-access
         return model
 

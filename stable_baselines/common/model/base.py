@@ -111,6 +111,9 @@ class BaseRLModel(ABC):
         # False while ``load`` rebuilds a model that resumes from a training state: the env it is given goes on as
         # the user prepared it, as the saved model's env would have (set_random_seed then seeds all but the env)
         self._seed_env = True
+        # the model the user holds when this one is trained inside another (HER's wrapped model): the callbacks of
+        # ``learn`` are attached to it, so that they evaluate, save and count what the user trains
+        self._callback_model: Optional["BaseRLModel"] = None
 
         if env is not None:
             if isinstance(env, str):
@@ -311,7 +314,7 @@ class BaseRLModel(ABC):
             callback = ConvertCallback(callback)
         if progress_bar:
             callback = CallbackList([callback, ProgressBarCallback(total_timesteps)])
-        callback.init_callback(self)
+        callback.init_callback(self if self._callback_model is None else self._callback_model)
         return callback
 
     def _built(self, part: Optional[_PartT], name: str) -> _PartT:

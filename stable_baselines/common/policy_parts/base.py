@@ -294,7 +294,9 @@ class ActorCriticPolicy(BasePolicy):
             fetches.append(next_state)
         settle_draws(self.sess)  # the NumPy rollouts may have drawn in the sampling op's place
         results = self.sess.run(fetches, feed)
-        record_draws(self.sess, fetches[0].op, len(results[0]))  # an op: a cheaper key than a tensor
+        # an op: a cheaper key than a tensor; the negative log-likelihood is that of a sampled action, which a
+        # deterministic step draws too
+        record_draws(self.sess, fetches[0].op, len(results[0]), fetches=fetches)
         states = results[3] if next_state is not None else self.initial_state
         return results[0], results[1], states, results[2]
 

@@ -102,9 +102,10 @@ class FeedForwardPolicy(ActorCriticPolicy):
                 return answer
         chosen = self.deterministic_action if deterministic else self.action
         settle_draws(self.sess)  # the NumPy rollouts may have drawn in the sampling op's place
-        action, value, neglogp = self._graph_call(("step", bool(deterministic)),
-                                                  [chosen, self.value_flat, self.neglogp], obs)
-        record_draws(self.sess, chosen.op, len(action))
+        fetches = [chosen, self.value_flat, self.neglogp]
+        action, value, neglogp = self._graph_call(("step", bool(deterministic)), fetches, obs)
+        # the negative log-likelihood is that of a sampled action: a deterministic step draws one too
+        record_draws(self.sess, chosen.op, len(action), fetches=fetches)
         return action, value, self.initial_state, neglogp
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:

@@ -203,9 +203,10 @@ class LstmPolicy(RecurrentActorCriticPolicy):
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
              deterministic: bool = False) -> tuple:
         chosen = self.deterministic_action if deterministic else self.action
-        answer = self.sess.run([chosen, self.value_flat, self.snew, self.neglogp],
-                               self._recurrent_feed(obs, state, mask))
-        record_draws(self.sess, chosen.op, len(answer[0]))
+        fetches = [chosen, self.value_flat, self.snew, self.neglogp]
+        answer = self.sess.run(fetches, self._recurrent_feed(obs, state, mask))
+        # the negative log-likelihood is that of a sampled action: a deterministic step draws one too
+        record_draws(self.sess, chosen.op, len(answer[0]), fetches=fetches)
         return answer
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
