@@ -162,7 +162,7 @@ def test_training_takes_no_forbidden_action(model_class: type, kind: str) -> Non
         if isinstance(env, str):  # an id: the env the model made of it
             env = model.get_env()
             assert env_has_attr(env, "action_masks")
-        model.learn(400)
+        model.learn(200)
         assert _forbidden(env) == 0
         # evaluation reads the masks the same way
         before = _forbidden(env)
