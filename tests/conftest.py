@@ -20,3 +20,53 @@ LEGACY_DIR = os.path.join(DATA_DIR, "legacy_models")
 def legacy_dir() -> str:
     """The folder of model files saved by the original library (copied from the rl-baselines-zoo)."""
     return LEGACY_DIR
+
+
+# ------------------------------------------------------------------------------------------------
+# learning tests on several seeds
+# ------------------------------------------------------------------------------------------------
+def pytest_addoption(parser) -> None:
+    parser.addoption(
+        "--seeds", default=None,
+        help="comma-separated seeds for the learning tests (those taking ``learning_seed``), e.g. --seeds 0,1,2; "
+             "without it each runs on the seed its @pytest.mark.seeds marker names first")
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "seeds(*seeds): the seeds a learning test holds for; the first runs by default")
+
+
+def pytest_generate_tests(metafunc) -> None:
+    """A test that takes ``learning_seed`` runs on its default seed, or on each of ``--seeds``."""
+    if "learning_seed" not in metafunc.fixturenames:
+        return
+    marker = metafunc.definition.get_closest_marker("seeds")
+    if marker is None or not marker.args:
+        raise pytest.UsageError("{} takes learning_seed but has no @pytest.mark.seeds(...)".format(
+            metafunc.definition.nodeid))
+    option = metafunc.config.getoption("--seeds")
+    seeds = [int(seed) for seed in option.split(",")] if option else [marker.args[0]]
+    metafunc.parametrize("learning_seed", seeds, ids=["seed{}".format(seed) for seed in seeds])
+
+
+@pytest.fixture
+def learning_score(request):
+    """``learning_score(value)`` records a learning test's score; the run's summary lists the scores."""
+    def record(value: float) -> None:
+        request.node.user_properties.append(("learning score", float(value)))
+    return record
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    rows = []
+    for outcome in ("passed", "failed"):
+        for report in terminalreporter.getreports(outcome):
+            if report.when != "call":
+                continue
+            for key, value in report.user_properties:
+                if key == "learning score":
+                    rows.append("{:.1f}  {}  {}".format(value, outcome, report.nodeid))
+    if rows:
+        terminalreporter.write_sep("-", "learning scores")
+        for row in sorted(rows, key=lambda row: row.split("  ")[-1]):
+            terminalreporter.write_line(row)

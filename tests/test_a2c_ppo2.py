@@ -44,6 +44,13 @@ def test_training_matches_the_original_libraries_training(model_class, atol):
     assert_trains_like_the_original(model, 4000, file_name, atol=atol)
 
 
+def _seeded(env_id, seed):
+    """A new env of ``env_id`` whose first episode starts from ``seed``."""
+    env = make_env(env_id)
+    env.reset(seed=seed)
+    return env
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("space", list(IDENTITY_ENVS))
 @pytest.mark.parametrize("model_class", [A2C, PPO2])
@@ -70,23 +77,27 @@ def test_identity_learns(model_class, space):
 
 
 @pytest.mark.slow
-def test_ppo2_cartpole_zoo_settings_solves():
+@pytest.mark.seeds(0, 1, 2)
+def test_ppo2_cartpole_zoo_settings_solves(learning_seed, learning_score):
     """PPO2 with the rl-baselines-zoo CartPole-v1 settings reaches the solved score in 1e5 steps."""
     env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"), None) for _ in range(8)])
     model = PPO2("MlpPolicy", env, n_steps=32, nminibatches=1, lam=0.8, gamma=0.98, noptepochs=20, ent_coef=0.0,
-                 learning_rate=lambda f: f * 1e-3, cliprange=lambda f: f * 0.2, seed=0, n_cpu_tf_sess=1)
+                 learning_rate=lambda f: f * 1e-3, cliprange=lambda f: f * 0.2, seed=learning_seed, n_cpu_tf_sess=1)
     model.learn(100000)
-    mean_reward, _ = evaluate_policy(model, make_env("CartPole-v1"), n_eval_episodes=10)
+    mean_reward, _ = evaluate_policy(model, _seeded("CartPole-v1", 1000 + learning_seed), n_eval_episodes=10)
+    learning_score(mean_reward)
     assert mean_reward >= 475
 
 
 @pytest.mark.slow
-def test_a2c_cartpole_zoo_settings_solves():
+@pytest.mark.seeds(1, 0, 2)
+def test_a2c_cartpole_zoo_settings_solves(learning_seed, learning_score):
     """A2C with the rl-baselines-zoo CartPole-v1 settings (8 envs, ent_coef 0) solves it; the zoo trains 5e5
     steps, the solved score is reached by 2e5 (measured on seeds 1 and 2)."""
     env = DummyVecEnv([lambda: make_env("CartPole-v1") for _ in range(8)])
-    model = A2C("MlpPolicy", env, ent_coef=0.0, seed=1, n_cpu_tf_sess=1).learn(240000)
-    mean_reward, _ = evaluate_policy(model, make_env("CartPole-v1"), n_eval_episodes=10)
+    model = A2C("MlpPolicy", env, ent_coef=0.0, seed=learning_seed, n_cpu_tf_sess=1).learn(240000)
+    mean_reward, _ = evaluate_policy(model, _seeded("CartPole-v1", 1000 + learning_seed), n_eval_episodes=10)
+    learning_score(mean_reward)
     assert mean_reward >= 475
 
 

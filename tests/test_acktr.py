@@ -287,16 +287,18 @@ def test_tf2_behaviour_subprocess():
 # learning
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.slow
-def test_cartpole_zoo_settings_learn():
+@pytest.mark.seeds(0, 1, 2)
+def test_cartpole_zoo_settings_learn(learning_seed, learning_score):
     """rl-zoo CartPole-v1 settings (8 envs, ent_coef 0, defaults otherwise) on half the zoo budget (5e4 steps):
     the agent clearly learns (a random policy scores about 22). The full-budget figures are in
     benchmarks/acktr_cartpole.py."""
     env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"), None) for _ in range(8)])
-    model = ACKTR("MlpPolicy", env, ent_coef=0.0, seed=0, n_cpu_tf_sess=1)
+    model = ACKTR("MlpPolicy", env, ent_coef=0.0, seed=learning_seed, n_cpu_tf_sess=1)
     model.learn(50000)
     eval_env = make_env("CartPole-v1")
-    eval_env.reset(seed=100)
+    eval_env.reset(seed=1000 + learning_seed)
     mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
+    learning_score(mean_reward)
     assert mean_reward >= 150, mean_reward
 
 

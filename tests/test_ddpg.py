@@ -22,6 +22,7 @@ from stable_baselines.ddpg import DDPG, LnMlpPolicy, MlpPolicy  # noqa: E402
 from stable_baselines.ddpg.main import parse_args, parse_noise_types  # noqa: E402
 from stable_baselines.ddpg.policies import FeedForwardPolicy  # noqa: E402
 from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
+from original_training import assert_trains_like_the_original  # noqa: E402  (tests/ helper)
 
 LEGACY_DIR = os.path.join(os.path.dirname(__file__), "data", "legacy_models")
 README = os.path.join(LEGACY_DIR, "README.md")
@@ -398,22 +399,37 @@ def test_main_argument_parsing():
     assert args["batch_size"] == 64 and args["critic_l2_reg"] == 1e-2 and args["noise_type"] == "adaptive-param_0.2"
 
 
+def test_training_matches_the_original_libraries_training():
+    """
+    The original 2.10 code (see original_2_10/README.md) with the rl-baselines-zoo's Pendulum settings (the
+    defaults, Ornstein-Uhlenbeck noise 0.1, a 50 000-transition buffer), seed 0: its parameters before and
+    after learn(1000), 400 gradient steps. The same here, up to float rounding (the buffer keeps rewards as
+    float32). The original's buffer drew its minibatch slots with Python's ``random``, ours with NumPy's (the
+    same uniform draw); the file was made with NumPy's draw, so that the two runs see the same minibatches.
+    """
+    model = DDPG(MlpPolicy, make_env("Pendulum-v1"), buffer_size=50000, seed=0, n_cpu_tf_sess=1,
+                 action_noise=OrnsteinUhlenbeckActionNoise(np.zeros(1), 0.1 * np.ones(1)))
+    assert_trains_like_the_original(model, 1000, "ddpg_Pendulum-v1_seed0_1000.npz", atol=1e-6)
+
+
 @pytest.mark.slow
-def test_ddpg_learns_pendulum():
-    """Pendulum-v1 with the tuned settings of benchmarks/ddpg_pendulum.py (gamma 0.98, one gradient step per env
-    step, tau 0.005, actor_lr 1e-4, Gaussian noise 0.2): a random policy scores about -1200; with this seed the
-    agent scores about -260 after 5 000 steps on the machine that tuned it, -520 on one whose CPU rounds TensorFlow's
-    sums differently (the runs diverge early). (DDPG on Pendulum is seed-sensitive: other seeds need more steps;
-    the 50 000-step runs, with and without parameter noise, are in the benchmark.)"""
+@pytest.mark.seeds(0, 1, 2)
+def test_ddpg_learns_pendulum(learning_seed, learning_score):
+    """Pendulum-v1 in 15 000 steps (gamma 0.98, one gradient step per env step, tau 0.005, learning rates 1e-3,
+    Ornstein-Uhlenbeck noise 0.5): a random policy scores about -1200; measured -375 (seed 1), -321 (seed 2)
+    and -80 to -160 (seed 0, from 5 000 steps on). With smaller noise (0.1-0.2) one seed in three stays below
+    -1000 at this budget; the zoo's settings take 100 000 steps, as the original's do (benchmarks/ddpg_pendulum.py)."""
     from stable_baselines.common.evaluation import evaluate_policy
     model = DDPG(MlpPolicy, "Pendulum-v1", gamma=0.98, nb_rollout_steps=100, nb_train_steps=100, batch_size=128,
-                 tau=0.005, actor_lr=1e-4, critic_lr=1e-3,
-                 action_noise=NormalActionNoise(np.zeros(1), 0.2 * np.ones(1)), seed=0, n_cpu_tf_sess=1)
-    model.learn(5000)
+                 tau=0.005, actor_lr=1e-3, critic_lr=1e-3, buffer_size=50000,
+                 action_noise=OrnsteinUhlenbeckActionNoise(np.zeros(1), 0.5 * np.ones(1)), seed=learning_seed,
+                 n_cpu_tf_sess=1)
+    model.learn(15000)
     eval_env = make_env("Pendulum-v1")
-    eval_env.reset(seed=123)
+    eval_env.reset(seed=1000 + learning_seed)
     mean, _ = evaluate_policy(model, eval_env, n_eval_episodes=5)
-    assert mean > -700, mean
+    learning_score(mean)
+    assert mean > -500, mean
 
 
 # ----------------------------------------------------------------------------------------------

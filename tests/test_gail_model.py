@@ -160,7 +160,8 @@ def test_learn_save_load_and_continue(tmp_path):
 
 
 @pytest.mark.slow
-def test_gail_imitates_the_bundled_cartpole_expert():
+@pytest.mark.seeds(0, 1, 2)
+def test_gail_imitates_the_bundled_cartpole_expert(learning_seed, learning_score):
     """
     The recommended CartPole recipe (docs/modules/gail.rst, benchmarks/gail_cartpole.py): a behaviour
     cloning warm start, then GAIL with g_step=1 and TRPO's max_kl=0.001 (the other arguments default), which
@@ -168,12 +169,16 @@ def test_gail_imitates_the_bundled_cartpole_expert():
     reaches 500 at times but swings between ~150 and 500 over 3e4 timesteps, see the docs.)
     """
     dataset = ExpertDataset(expert_path=EXPERT_CARTPOLE, traj_limitation=10, verbose=0)
-    model = GAIL("MlpPolicy", make_env("CartPole-v1"), dataset, seed=0, g_step=1, max_kl=0.001, n_cpu_tf_sess=1)
+    model = GAIL("MlpPolicy", make_env("CartPole-v1"), dataset, seed=learning_seed, g_step=1, max_kl=0.001,
+                 n_cpu_tf_sess=1)
     model.pretrain(dataset, n_epochs=20, learning_rate=1e-3)
     discriminator_before = model.get_parameters()[ADVERSARY_NAMES[0]]
     model.learn(20480)
     assert model.num_timesteps == 20480
     assert not np.array_equal(model.get_parameters()[ADVERSARY_NAMES[0]], discriminator_before)
-    mean_reward, _ = evaluate_policy(model, make_env("CartPole-v1"), n_eval_episodes=10)
+    eval_env = make_env("CartPole-v1")
+    eval_env.reset(seed=1000 + learning_seed)
+    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
+    learning_score(mean_reward)
     # a random policy scores ~22, the expert 500
     assert mean_reward >= 400, mean_reward

@@ -514,16 +514,18 @@ def test_legacy_zoo_model_loads_and_acts_as_the_original():
 # learning
 # ----------------------------------------------------------------------------------------------
 @pytest.mark.slow
-def test_td3_learns_pendulum():
+@pytest.mark.seeds(0, 1, 2)
+def test_td3_learns_pendulum(learning_seed, learning_score):
     """The issue's check: >= -250 mean deterministic reward on Pendulum-v1 within 20 000 steps
     (rl-baselines-zoo style settings: gamma 0.98, learning rate 1e-3, 1000 random warm-up steps)."""
     n_actions = 1
     model = TD3("MlpPolicy", make_env("Pendulum-v1"), gamma=0.98, learning_rate=1e-3, learning_starts=1000,
                 train_freq=1, gradient_steps=1, batch_size=128,
                 action_noise=NormalActionNoise(np.zeros(n_actions), 0.1 * np.ones(n_actions)),
-                seed=0, n_cpu_tf_sess=1)
+                seed=learning_seed, n_cpu_tf_sess=1)
     model.learn(20000)
     eval_env = make_env("Pendulum-v1")
-    eval_env.reset(seed=123)
+    eval_env.reset(seed=1000 + learning_seed)
     mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10, deterministic=True)
+    learning_score(mean_reward)
     assert mean_reward >= -250
