@@ -80,6 +80,8 @@ ALLOWED_EXTRAS.update({
         "documented addition: save(path, cloudpickle=False, include_training_state=False) stores the training state"
     for model in ("common.base_class.BaseRLModel", "a2c.A2C", "acer.ACER", "acktr.ACKTR", "ddpg.DDPG", "deepq.DQN",
                   "gail.GAIL", "her.HER", "ppo1.PPO1", "ppo2.PPO2", "sac.SAC", "td3.TD3", "trpo_mpi.TRPO")})
+ALLOWED_EXTRAS[("stable_baselines.common.env_checker.check_env", "legacy_api_warnings")] = \
+    "documented addition (docs/common/env_checker.rst): warn where the env follows the legacy gym API"
 ALLOWED_EXTRAS[("stable_baselines.common.callbacks.CheckpointCallback", "save_training_state")] = \
     "documented addition: checkpoints written with save(path, include_training_state=True)"
 # every model's learn() takes the documented addition progress_bar=False as its last argument

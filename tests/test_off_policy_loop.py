@@ -66,6 +66,7 @@ class _FakeModel:
     def __init__(self, train_first=True, losses=None):
         self._train_before_episode_end = train_first
         self.env = _CountingEnv()
+        self.observation_space = self.env.observation_space  # the loop checks the observations against it
         self._vec_normalize_env = None
         self.num_timesteps = 0
         self.events = []

@@ -2,16 +2,19 @@
 Exact resume across a process boundary, the only case users have: this process trains a model, saves it with its
 training state and goes on training on a new env; a FRESH Python process (another hash seed, none of this process's
 generators, graphs or caches) loads the file with an env prepared the same way and goes on as long. Their parameters
-must be identical, for every algorithm (and HER).
+must be identical, for every algorithm (and HER). One such process serves the cases of a test session (its imports
+cost more than a case): it never saw the saving process's state, whatever earlier cases left in it.
 
 The envs are seeded the way users seed them, in one of two ways (the cases alternate): before handing them over
 (``reset(seed=...)`` of a gymnasium env, ``seed`` of a VecEnv, and the action space) — a resumed model leaves its env
 as it was given, as the saving model's ``set_env`` does — or after, through ``model.get_env()``.
 """
+import json
 import os
+import select
 import subprocess
 import sys
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 import pytest
@@ -39,15 +42,38 @@ def prepared_env(env: Any) -> Any:
     return env
 
 
-def _run_child(case: str, model_file: str, out: str) -> None:
+def _answer(child: subprocess.Popen, timeout: float) -> str:
+    """:return: (str) the child's next line of answer (an error if it ends or stays silent for ``timeout`` s)"""
+    ready, _, _ = select.select([child.stdout], [], [], timeout)
+    line = child.stdout.readline() if ready else ""
+    assert line, "the resuming process {} (exit code {})".format(
+        "ended" if child.poll() is not None else "gave no answer in {} s".format(timeout), child.poll())
+    return line.strip()
+
+
+@pytest.fixture(scope="module")
+def resuming_process() -> Iterator[subprocess.Popen]:
+    """A fresh Python process (another hash seed) that resumes the saved models it is sent."""
     environment = dict(os.environ, PYTHONHASHSEED="4242", PYTHONPATH=ROOT)
-    answer = subprocess.run([sys.executable, "-m", "tests.resume_child", case, model_file, out], cwd=ROOT,
-                            env=environment, capture_output=True, text=True, timeout=600)
-    assert answer.returncode == 0, answer.stderr[-3000:]
+    child = subprocess.Popen([sys.executable, "-m", "tests.resume_child", "--serve"], cwd=ROOT, env=environment,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert _answer(child, timeout=300) == "ready"
+        yield child
+    finally:
+        child.kill()
+        child.wait()
+
+
+def _run_child(child: subprocess.Popen, case: str, model_file: str, out: str) -> None:
+    child.stdin.write(json.dumps([case, model_file, out]) + "\n")
+    child.stdin.flush()
+    answer = _answer(child, timeout=600)
+    assert answer == "ok", json.loads(answer[len("error "):]) if answer.startswith("error ") else answer
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_new_process_continues_exactly(case: str, tmp_path: Any) -> None:
+def test_new_process_continues_exactly(case: str, tmp_path: Any, resuming_process: subprocess.Popen) -> None:
     env_id, build, _ = CASES[case]
     model_file, out = str(tmp_path / "model.zip"), str(tmp_path / "resumed.npz")
     model = build(make_env(env_id))
@@ -61,7 +87,7 @@ def test_new_process_continues_exactly(case: str, tmp_path: Any) -> None:
     model.learn(CONTINUE_STEPS, reset_num_timesteps=False)
     expected = model.get_parameters()
 
-    _run_child(case, model_file, out)
+    _run_child(resuming_process, case, model_file, out)
     with np.load(out) as resumed:
         assert list(resumed["names"]) == list(expected)
         assert int(resumed["num_timesteps"]) == model.num_timesteps

@@ -58,16 +58,16 @@ def test_run_robotics_on_a_goal_conditioned_env():
     assert model.observation_space.shape == (8,)  # observation (4 bits) + desired goal (4 bits)
 
 
-def test_mpirun_four_ranks_trpo_run_atari(tmp_path):
+def test_mpirun_two_ranks_trpo_run_atari(tmp_path):
     pytest.importorskip("ale_py", reason="needs the atari extra (ale-py)")
     pytest.importorskip("mpi4py", reason="needs the mpi extra")
     if find_mpirun() is None:
         pytest.skip(NO_MPIRUN_REASON)
-    result = run_mpirun(4, ["-m", "stable_baselines.trpo_mpi.run_atari", "--env", "PongNoFrameskip-v4",
+    result = run_mpirun(2, ["-m", "stable_baselines.trpo_mpi.run_atari", "--env", "PongNoFrameskip-v4",
                             "--num-timesteps", "400"], timeout=900, cwd=str(tmp_path),
                         extra_env=dict(OPENAI_LOGDIR=str(tmp_path), OPENAI_LOG_FORMAT="stdout,csv"))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     # one Monitor file per rank, the logger's files from rank 0 only
     monitors = sorted(name for name in os.listdir(tmp_path) if name.endswith(".monitor.csv"))
-    assert monitors == ["0.monitor.csv", "1.monitor.csv", "2.monitor.csv", "3.monitor.csv"]
+    assert monitors == ["0.monitor.csv", "1.monitor.csv"]
     assert os.path.exists(os.path.join(tmp_path, "progress.csv"))

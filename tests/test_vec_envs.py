@@ -318,6 +318,24 @@ def test_bad_input():
         venv.get_attr("nope")
 
 
+@pytest.mark.parametrize("vec_cls", VEC_ENV_CLASSES, ids=VEC_IDS)
+def test_more_actions_than_envs_use_the_first_ones(vec_cls, hard_timeout):
+    """
+    As with the original library's VecEnvs, extra actions are ignored (its own VecCheckNan test steps one env with
+    two actions), with a warning; fewer actions than envs stay an error naming both numbers.
+    """
+    venv = VecCheckNan(vec_cls([lambda: NanEnv(nan_at=None)]), raise_exception=True)
+    try:
+        venv.reset()
+        with pytest.warns(UserWarning, match=r"step got 2 actions for 1 environment\(s\): the first 1 are used"):
+            obs, rewards, dones, _ = venv.step(np.array([[0, 1], [0, 1]]))
+        assert obs.shape == (1,) + venv.observation_space.shape and rewards.shape == dones.shape == (1,)
+        with pytest.raises(ValueError, match=r"expected one action per environment \(1\), got 0 actions"):
+            venv.venv.step(np.zeros((0, 1)))
+    finally:
+        venv.close()
+
+
 # ----------------------------------------------------------------------------------------------
 # wrappers
 # ----------------------------------------------------------------------------------------------

@@ -125,9 +125,10 @@ def _short(value: Any, limit: int = 200) -> str:
 
 
 def _check_returned_values(env: Any, observation_space: spaces.Space, action_space: spaces.Space,
-                           warn: bool) -> None:
+                           warn: bool, legacy_api_warnings: bool = False) -> None:
     """
-    Call ``reset()`` and one ``step()`` with a random action, and check the types of what they return.
+    Call ``reset()`` and one ``step()`` with a random action, and check the types of what they return
+    (``legacy_api_warnings``: say where a gymnasium.Env answers in the legacy gym API).
     """
     is_gymnasium = isinstance(env, gymnasium.Env)
     result = env.reset()
@@ -137,7 +138,7 @@ def _check_returned_values(env: Any, observation_space: spaces.Space, action_spa
         if looks_new:
             obs = result[0]
         else:
-            if warn:
+            if legacy_api_warnings:
                 warnings.warn("`reset()` of a gymnasium.Env should return a tuple (obs, info); it returned only the "
                               "observation (the legacy gym API). Stable Baselines accepts it, other gymnasium tools "
                               "will not.")
@@ -159,7 +160,7 @@ def _check_returned_values(env: Any, observation_space: spaces.Space, action_spa
     else:
         obs, reward, done, info = data
         flags = [("done", done)]
-        if is_gymnasium and warn:
+        if is_gymnasium and legacy_api_warnings:
             warnings.warn("`step()` of a gymnasium.Env should return 5 values (obs, reward, terminated, truncated, "
                           "info); it returned the 4 values of the legacy gym API. Stable Baselines accepts it, other "
                           "gymnasium tools will not.")
@@ -219,7 +220,7 @@ def _check_render(env: Any, warn: bool = True) -> None:
     env.close()
 
 
-def check_env(env: Any, warn: bool = True, skip_render_check: bool = True) -> None:
+def check_env(env: Any, warn: bool = True, skip_render_check: bool = True, legacy_api_warnings: bool = False) -> None:
     """
     Verify that a (custom) environment keeps the environment API (https://gymnasium.farama.org/api/env/):
     its spaces, and what ``reset()`` and ``step()`` return. An AssertionError says what is wrong.
@@ -228,17 +229,21 @@ def check_env(env: Any, warn: bool = True, skip_render_check: bool = True) -> No
     and the legacy gym API (``reset() -> obs``, ``step() -> (obs, reward, done, info)``) both pass.
     With ``warn``, things that run but may hurt learning with Stable Baselines (unusual spaces, images
     that are not uint8, an unnormalised Box action space, NaN or inf values, ...) are reported as warnings.
+    An env written the legacy way passes as quietly as it did with the original library; with
+    ``legacy_api_warnings`` (an addition), the check also says what to change to follow the gymnasium API.
 
     :param env: (gym.Env) the environment to check
     :param warn: (bool) also warn about what may not work well with Stable Baselines
     :param skip_render_check: (bool) leave ``render()`` out of the check (the default: rendering often
         needs a display)
+    :param legacy_api_warnings: (bool) warn where the env follows the legacy gym API (not a gymnasium.Env,
+        ``reset()`` returning only the observation or taking no seed, a 4-value ``step()``)
     """
     for method in ("reset", "step"):
         assert callable(getattr(env, method, None)), (
             "The environment must have a `{}()` method (it should inherit from gymnasium.Env), got {!r}"
             .format(method, env))
-    if warn and not isinstance(env, gymnasium.Env):
+    if legacy_api_warnings and not isinstance(env, gymnasium.Env):
         warnings.warn("Your environment does not inherit from gymnasium.Env: it will be used through the legacy gym "
                       "adapter of Stable Baselines. Consider porting it to gymnasium "
                       "(cf https://gymnasium.farama.org/introduction/migration_guide/)")
@@ -271,11 +276,11 @@ def check_env(env: Any, warn: bool = True, skip_render_check: bool = True) -> No
                           "low={} high={} cf https://stable-baselines.readthedocs.io/en/master/guide/rl_tips.html"
                           .format(_short(action_space.low), _short(action_space.high)))
 
-        if isinstance(env, gymnasium.Env) and not _accepts_seed(env):
+        if legacy_api_warnings and isinstance(env, gymnasium.Env) and not _accepts_seed(env):
             warnings.warn("`reset()` of a gymnasium.Env should accept the keyword arguments `seed` and `options` "
                           "(and call `super().reset(seed=seed)`); seeding this environment will not work")
 
-    _check_returned_values(env, observation_space, action_space, warn)
+    _check_returned_values(env, observation_space, action_space, warn, legacy_api_warnings)
     if not skip_render_check:
         _check_render(env, warn=warn)
     # feeding NaN actions needs array spaces on both sides

@@ -71,6 +71,26 @@ class AdaptiveParamNoiseSpec(object):
             self.initial_stddev, self.desired_action_stddev, self.adoption_coefficient)
 
 
+def draw_action_noise(noise: Any, action_space: Any) -> np.ndarray:
+    """
+    One draw of an action noise, shaped as one action of ``action_space`` (a single value stays a scalar, added to
+    every dimension). A draw of another size is refused, naming the noise and the action space.
+
+    :param noise: (ActionNoise) the noise (any callable returning an array)
+    :param action_space: (gym.spaces.Box) the action space
+    :return: (np.ndarray) the draw
+    """
+    sample = np.asarray(noise())
+    shape = tuple(action_space.shape)
+    if sample.size == int(np.prod(shape)):
+        return sample.reshape(shape)
+    if sample.size == 1:
+        return sample.reshape(())
+    raise ValueError("The action noise {} gave a sample of shape {} ({} values); the action space {} needs one value "
+                     "per action dimension, shape {} (or a single value for all)".format(
+                         type(noise).__name__, sample.shape, sample.size, action_space, shape))
+
+
 class ActionNoise(ABC):
     """
     Base of the action noises: calling the object gives the noise of the next step.

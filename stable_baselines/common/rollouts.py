@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Type, T
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common.env_values import check_observation, check_rewards_finite
+
 if TYPE_CHECKING:
     from stable_baselines.common.callbacks import BaseCallback
     from stable_baselines.common.runners import AbstractEnvRunner
@@ -118,6 +120,8 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
         clipped_actions = runner._clip_actions(actions)
         obs, rewards, dones, infos = runner.env.step(clipped_actions)
         model.num_timesteps += runner.n_envs
+        check_observation(obs, model.observation_space, "step()", batched=True)
+        check_rewards_finite(rewards, model.num_timesteps)
         runner.refresh_action_masks()
 
         if reads_locals:

@@ -13,6 +13,7 @@ import numpy as np
 
 from stable_baselines.common.action_masks import env_action_masks, mask_width
 from stable_baselines.common.callbacks import BaseCallback
+from stable_baselines.common.env_values import check_observation, check_rewards_finite
 from stable_baselines.common.gym_compat import reset_env, step_env
 from stable_baselines.common.returns import gae_advantages
 from stable_baselines.common.rollouts import clip_to_space, notify_step
@@ -307,6 +308,7 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
         raise ValueError("horizon must be a positive int (timesteps per segment), got {!r}".format(horizon))
 
     observation, _ = reset_env(env)
+    check_observation(observation, env.observation_space, "reset()")
     record = _SegmentState(horizon, observation, env.action_space.sample())
     states = policy.initial_state
     episode_start, done = True, False
@@ -353,6 +355,8 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
             observation, reward, terminated, truncated, info = step_env(env, clipped_action[0])
             true_reward = reward
         done = terminated or truncated
+        check_observation(observation, env.observation_space, "step()")
+        check_rewards_finite(true_reward, step + 1)
 
         if callback is not None and callback.reads_locals:
             visible.update(record.visible())
@@ -377,6 +381,7 @@ def traj_segment_generator(policy: Any, env: Any, horizon: int, reward_giver: An
             # a VecEnv (wrapper) resets by itself and already returned the first observation
             if not isinstance(env, VecEnv):
                 observation, _ = reset_env(env)
+                check_observation(observation, env.observation_space, "reset()")
         step += 1
 
 

@@ -21,6 +21,7 @@ from stable_baselines.common.buffers import ReplayBuffer
 from stable_baselines.common.export import UNSCALE, ExportSpec, box_spec
 from stable_baselines.common.gym_compat import as_gymnasium_env
 from stable_baselines.common.math_util import unscale_action
+from stable_baselines.common.noise import draw_action_noise
 from stable_baselines.common.persistence import SettingKind
 from stable_baselines.common.safe_loading.saved_objects import LegacyReplayMemory
 from stable_baselines.common.structured_obs import packed_width
@@ -228,18 +229,7 @@ class DDPG(DDPGGraph, DDPGCycles):
 
         :param action: (np.ndarray) the actions, shape (n_batch,) + action shape
         """
-        noise = np.asarray(self.action_noise())
-        action_space = self._built(self.action_space, "action_space")
-        n_values = int(np.prod(action_space.shape))
-        if noise.size == n_values:
-            action += noise.reshape(action_space.shape)
-        elif noise.size == 1:
-            action += noise.reshape(())
-        else:
-            raise ValueError("The action noise {} gave a sample of shape {} ({} values); the action space {} needs "
-                             "one value per action dimension, shape {} (or a single value for all)".format(
-                                 type(self.action_noise).__name__, noise.shape, noise.size, action_space,
-                                 tuple(action_space.shape)))
+        action += draw_action_noise(self.action_noise, self._built(self.action_space, "action_space"))
 
     def _policy(self, obs: np.ndarray, apply_noise: bool = True, compute_q: bool = True) -> Tuple[np.ndarray, Any]:
         """

@@ -329,19 +329,6 @@ class DQN(OffPolicyRLModel):
             shown["num_episodes"] = state.episodes_so_far
         return shown
 
-    def _checked_observation(self, obs: Any, source: str) -> None:
-        """
-        Raise a ValueError when the shape of ``obs`` is not the one of the observation space.
-
-        :param obs: (Any) an observation of the environment
-        :param source: (str) where it comes from, for the message
-        """
-        expected = self._built(self.observation_space, "observation_space").shape
-        if expected is not None and np.shape(obs) != tuple(expected):
-            raise ValueError("The environment returned an observation of shape {} from {}, but the observation "
-                             "space {} expects shape {}".format(np.shape(obs), source, self.observation_space,
-                                                                tuple(expected)))
-
     def _choose_action(self, state: DQNLoopState) -> Tuple[Any, Any]:
         """
         Epsilon-greedy (epsilon from the exploration schedule) or, with parameter noise, the greedy action of the
@@ -350,8 +337,6 @@ class DQN(OffPolicyRLModel):
 
         :return: (np.int64, np.int64) the action, for the replay buffer and for the env
         """
-        if state.reset:
-            self._checked_observation(state.obs, "reset()")
         epsilon = self._built(self.exploration, "exploration").value(self.num_timesteps)
         state.kwargs = {}
         if self.param_noise:
@@ -420,9 +405,6 @@ class DQN(OffPolicyRLModel):
         # the slot written is kept with the allowed actions of the next state
         slot = self.replay_buffer.extend([obs_t], [action], [reward], [obs_tp1], [float(done)])[0]
         self._next_masks[slot] = env_action_masks(self.env, self._n_actions())[0]
-
-    def _on_env_step(self, state: DQNLoopState) -> None:
-        self._checked_observation(state.new_obs, "step()")
 
     def _on_episode_end(self, state: DQNLoopState) -> None:
         state.reset = True  # parameter noise: a new perturbation for the next episode

@@ -9,6 +9,7 @@ from stable_baselines.common.base_class import _predict_input
 from stable_baselines.common.export import UNSCALE, ExportSpec, box_spec
 from stable_baselines.common.math_util import unscale_action
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
+from stable_baselines.common.noise import draw_action_noise
 from stable_baselines.common.model.squashed_actor import SquashedActorModel
 from stable_baselines.common.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
@@ -266,7 +267,7 @@ class TD3(SquashedActorModel):
                                                                               "observation_space"))
         squashed = self.policy_tf.step(observation)
         if noisy:
-            squashed = np.clip(squashed + self.action_noise(), -1, 1)
+            squashed = np.clip(squashed + draw_action_noise(self.action_noise, action_space), -1, 1)
         actions = unscale_action(action_space, squashed.reshape((-1,) + tuple(action_space.shape)))
         return (actions if vectorized_env else actions[0]), None
 

@@ -60,7 +60,12 @@ def batch_observation(observation: Any, observation_space: spaces.Space) -> Tupl
                          "returns: pass only the observation, e.g. `obs, info = env.reset()`")
     if is_structured_space(observation_space):
         return batch_structured_observation(observation, observation_space)
-    observation = np.asarray(observation)
+    try:
+        observation = np.asarray(observation)
+    except ValueError as error:  # nested sequences of different lengths
+        raise ValueError("The observation must be one observation of the observation space {} (shape {}) or a batch "
+                         "of them, got a ragged nesting of sequences ({})".format(
+                             observation_space, observation_space.shape, error)) from None
     was_batch = is_vectorized_observation(observation, observation_space)
     single_shape = observation_space.shape
     assert single_shape is not None, "every space accepted by is_vectorized_observation has a shape"

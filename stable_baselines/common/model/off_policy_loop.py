@@ -54,6 +54,7 @@ from typing import Any, Dict, List, NamedTuple, Optional
 
 import numpy as np
 
+from stable_baselines.common.env_values import check_observation
 from stable_baselines.common.gym_compat import reset_env, step_env
 
 
@@ -175,6 +176,7 @@ def check_finite_losses(losses: Any, num_timesteps: int) -> None:
 def _reset_observation(model: Any, state: OffPolicyLoopState) -> None:
     """Reset the env; the new observation becomes the state's current one (and its unnormalized copy)."""
     state.obs, state.reset_info = reset_env(model.env)
+    check_observation(state.obs, model.observation_space, "reset()")
     state.obs_ = state.obs
     if model._vec_normalize_env is not None:
         state.obs_ = model._vec_normalize_env.get_original_obs()[0]
@@ -208,6 +210,7 @@ def _take_step(model: Any, state: OffPolicyLoopState) -> bool:
     state.action, state.env_action = model._choose_action(state)
     state.new_obs, state.reward, state.terminated, state.truncated, state.info = step_env(model.env,
                                                                                           state.env_action)
+    check_observation(state.new_obs, model.observation_space, "step()")
     # as the original: the episode end (termination or time limit) is the stored `done`
     state.done = bool(state.terminated or state.truncated)
     model.num_timesteps += 1

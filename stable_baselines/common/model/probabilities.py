@@ -15,6 +15,13 @@ def _check_batch(n_actions: int, n_observations: int) -> None:
                          .format(n_actions, n_observations))
 
 
+def _check_discrete(actions: np.ndarray, low: Any, high: Any, action_space: spaces.Space) -> None:
+    """Raise a ValueError naming the action space when ``actions`` are not integers from ``low`` to ``high``."""
+    if actions.dtype.kind not in "biu" or np.any(actions < low) or np.any(actions > high):
+        raise ValueError("action_probability(actions=...) got actions {} outside the action space {}".format(
+            np.array2string(actions.ravel(), threshold=8), action_space))
+
+
 def gaussian_log_density(actions: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
     """
     :param actions: (np.ndarray) one action per row
@@ -38,15 +45,22 @@ def probability_of_actions(action_space: spaces.Space, distribution: Any, action
     :return: (np.ndarray) one (log) probability per observation, shape (n_rows, 1); None (with a warning) for an
         action space without a formula
     """
-    actions = np.array([actions])
+    try:
+        actions = np.array([actions])
+    except ValueError as error:  # nested sequences of different lengths
+        raise ValueError("action_probability(actions=...) expects one action of the action space {} per observation, "
+                         "got a ragged nesting of sequences ({})".format(action_space, error)) from None
     prob: np.ndarray
     if isinstance(action_space, spaces.Discrete):
         actions = actions.reshape((-1,))
         _check_batch(actions.shape[0], n_rows)
-        prob = distribution[np.arange(actions.shape[0]), actions]
+        start = int(action_space.start)
+        _check_discrete(actions, start, start + int(action_space.n) - 1, action_space)
+        prob = distribution[np.arange(actions.shape[0]), actions - start]
     elif isinstance(action_space, spaces.MultiDiscrete):
         actions = actions.reshape((-1, len(action_space.nvec)))
         _check_batch(actions.shape[0], n_rows)
+        _check_discrete(actions, 0, np.asarray(action_space.nvec) - 1, action_space)
         # one categorical per dimension: the product of the chosen entries' probabilities
         prob = np.prod([part[np.arange(len(column)), column] for part, column in zip(distribution, actions.T)],
                        axis=0)

@@ -14,6 +14,7 @@ from stable_baselines.common.buffers import ReplayBuffer
 from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
 from stable_baselines.common.model.context import SetVerbosity
 from stable_baselines.common.model.off_policy import OffPolicyRLModel
+from stable_baselines.common.noise import draw_action_noise
 from stable_baselines.common.model.off_policy_loop import UNSET, LearnArguments, OffPolicyLoopState, visible
 from stable_baselines.common.policies import BasePolicy
 from stable_baselines.common.schedules import get_schedule_fn
@@ -296,7 +297,8 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
         else:
             action = np.asarray(self.policy_tf.step(np.asarray(state.obs)[None], **state.step_kwargs)).flatten()
             if self.action_noise is not None:
-                action = np.minimum(np.maximum(action + self.action_noise(), -1), 1)  # np.clip's values
+                noise = draw_action_noise(self.action_noise, action_space).reshape(-1)
+                action = np.minimum(np.maximum(action + noise, -1), 1)  # np.clip's values
             env_action = unscale_action(action_space, action)
         return np.asarray(action, dtype=np.float32).reshape(action_space.shape), env_action
 

@@ -23,6 +23,22 @@ VecEnvStepReturn = Tuple[VecEnvObs, np.ndarray, np.ndarray, List[Dict[str, Any]]
 VecEnvIndices = Union[None, int, Iterable[int]]
 
 
+def actions_per_env(actions: VecEnvActions, num_envs: int, owner: str) -> VecEnvActions:
+    """
+    :return: (VecEnvActions) the first ``num_envs`` of ``actions``: fewer is an error naming both numbers; more is
+        warned about and the rest ignored, as the original library's VecEnvs ignored them
+    """
+    given = len(actions)
+    if given < num_envs:
+        raise ValueError("{}.step expected one action per environment ({}), got {} actions"
+                         .format(owner, num_envs, given))
+    if given > num_envs:
+        warnings.warn("{}.step got {} actions for {} environment(s): the first {} are used, the rest ignored"
+                      .format(owner, given, num_envs, num_envs))
+        return actions[:num_envs]
+    return actions
+
+
 class AlreadySteppingError(Exception):
     """``step_async()`` was called while the previous asynchronous step has not been collected."""
 

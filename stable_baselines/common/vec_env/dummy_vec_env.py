@@ -7,7 +7,7 @@ import numpy as np
 
 from stable_baselines.common import gym_compat
 from stable_baselines.common.vec_env.base_vec_env import (VecEnv, VecEnvActions, VecEnvIndices, VecEnvObs,
-                                                          VecEnvStepReturn, render_env)
+                                                          VecEnvStepReturn, actions_per_env, render_env)
 from stable_baselines.common.vec_env.single_env import (call_env_method, check_same_spaces, get_env_attr,
                                                         has_env_attr, make_vec_env_member, random_seed, seed_env, set_env_attr,
                                                         step_env_auto_reset)
@@ -49,10 +49,7 @@ class DummyVecEnv(VecEnv):
         self._seeds: List[Optional[int]] = [None] * n_envs
 
     def step_async(self, actions: VecEnvActions) -> None:
-        if len(actions) != self.num_envs:
-            raise ValueError("DummyVecEnv.step expected one action per environment ({}), got {} actions"
-                             .format(self.num_envs, len(actions)))
-        self.actions = actions
+        self.actions = actions_per_env(actions, self.num_envs, "DummyVecEnv")
 
     def step_wait(self) -> VecEnvStepReturn:
         actions = self.actions
@@ -68,7 +65,8 @@ class DummyVecEnv(VecEnv):
             dones.append(done)
             buf_infos[index] = info
             # the common case (an array of the expected shape) is copied straight into the buffer
-            if plain is not None and type(obs) is np.ndarray and obs.shape == plain_shape:  # noqa: E721
+            exact = type(obs) is np.ndarray  # noqa: E721
+            if plain is not None and exact and obs.shape == plain_shape and obs.dtype.kind in "biuf":
                 plain[index] = obs
             else:
                 self._save_obs(index, obs)
@@ -116,9 +114,13 @@ class DummyVecEnv(VecEnv):
             buffer = self.buf_obs[key]
             value = np.asarray(obs_entry(obs, key))
             expected = buffer.shape[1:]
+            part = "" if key is None else " [{!r}]".format(key)
+            if value.dtype.kind not in "biuf" and buffer.dtype.kind in "biuf":
+                raise ValueError("Environment {} returned an observation{} of dtype {}, but the observation space {} "
+                                 "holds numbers ({})".format(env_idx, part, value.dtype, self.observation_space,
+                                                             buffer.dtype))
             if value.shape != expected:
                 if value.size != int(np.prod(expected)):
-                    part = "" if key is None else " [{!r}]".format(key)
                     raise ValueError("Environment {} returned an observation{} of shape {}, but the observation space "
                                      "{} expects shape {}".format(env_idx, part, value.shape, self.observation_space,
                                                                   expected))

@@ -9,7 +9,7 @@ import numpy as np
 
 from stable_baselines.common import env_worker, gym_compat
 from stable_baselines.common.vec_env.base_vec_env import (VecEnv, VecEnvActions, VecEnvIndices, VecEnvObs, VecEnvStepReturn,
-                                                          CloudpickleWrapper, render_env)
+                                                          CloudpickleWrapper, actions_per_env, render_env)
 from stable_baselines.common.vec_env.single_env import (call_env_method, check_same_spaces, get_env_attr,
                                                         has_env_attr, make_vec_env_member, random_seed, seed_env, set_env_attr,
                                                         step_env_auto_reset)
@@ -186,8 +186,9 @@ class SubprocVecEnv(VecEnv):
         if start_method is None:
             start_method = _default_start_method()
         if start_method not in multiprocessing.get_all_start_methods():
-            raise ValueError("start_method must be one of {}, got {!r}"
-                             .format(multiprocessing.get_all_start_methods(), start_method))
+            # the first words are multiprocessing's own, as the original library let them through
+            raise ValueError("cannot find context for {!r}: start_method must be one of {}"
+                             .format(start_method, multiprocessing.get_all_start_methods()))
         self.start_method = start_method
         _refuse_while_bootstrapping(start_method)
         context = multiprocessing.get_context(start_method)
@@ -310,9 +311,7 @@ class SubprocVecEnv(VecEnv):
     # ------------------------------------------------------------------------------------------
     def step_async(self, actions: VecEnvActions) -> None:
         self._check_usable()
-        if len(actions) != self.num_envs:
-            raise ValueError("SubprocVecEnv.step expected one action per environment ({}), got {} actions"
-                             .format(self.num_envs, len(actions)))
+        actions = actions_per_env(actions, self.num_envs, "SubprocVecEnv")
         self._send(range(self.num_envs), 'step', per_env_data=list(actions))
         self.waiting = True
 
