@@ -21,60 +21,8 @@ from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
 from stable_baselines.deepq.build_graph import _masked_q_target
-
-N_ACTIONS = 5
-FORBIDDEN_REWARD = -10.0
-
-
-class ChangingMaskEnv(gymnasium.Env):
-    """
-    The observation is the one-hot of a target action; the allowed actions are a new random subset of 2 or 3 of
-    the 5 actions at every step, always with the target. The target pays 1, another allowed action 0 and a
-    forbidden one -10 (and is counted in ``forbidden_taken``). Choosing uniformly among the allowed actions
-    earns (1/2 + 1/3) / 2 = 0.417 per step on average.
-    """
-
-    def __init__(self, episode_length: int = 20, seed: int = 0) -> None:
-        super().__init__()
-        self.observation_space = spaces.Box(0.0, 1.0, (N_ACTIONS,), dtype=np.float32)
-        self.action_space = spaces.Discrete(N_ACTIONS)
-        self.episode_length = episode_length
-        self.rng = np.random.default_rng(seed)
-        self.forbidden_taken = 0
-        self.steps_taken = 0
-        self.target = 0
-        self.allowed = np.ones(N_ACTIONS, dtype=bool)
-        self.elapsed = 0
-
-    def _draw(self) -> np.ndarray:
-        self.target = int(self.rng.integers(N_ACTIONS))
-        others = [action for action in range(N_ACTIONS) if action != self.target]
-        chosen = self.rng.choice(others, size=int(self.rng.integers(1, 3)), replace=False)
-        self.allowed = np.zeros(N_ACTIONS, dtype=bool)
-        self.allowed[[self.target, *chosen]] = True
-        obs = np.zeros(N_ACTIONS, dtype=np.float32)
-        obs[self.target] = 1.0
-        return obs
-
-    def action_masks(self) -> np.ndarray:
-        return self.allowed.copy()
-
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, Dict]:
-        super().reset(seed=seed)
-        self.elapsed = 0
-        return self._draw(), {}
-
-    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict]:
-        action = int(action)
-        self.steps_taken += 1
-        if not self.allowed[action]:
-            self.forbidden_taken += 1
-            reward = FORBIDDEN_REWARD
-        else:
-            reward = float(action == self.target)
-        self.elapsed += 1
-        return self._draw(), reward, False, self.elapsed >= self.episode_length, {}
-
+from mask_env_helpers import FORBIDDEN_REWARD, ChangingMaskEnv, changing_mask_env
+from mask_env_helpers import N_CHANGING_ACTIONS as N_ACTIONS
 
 def _forbidden(vec_env: Any) -> int:
     return sum(vec_env.get_attr("forbidden_taken"))
@@ -358,13 +306,9 @@ def test_multi_discrete_masks(model_class: Any) -> None:
         assert allowed[np.arange(500), actions[:, 0]].all() and allowed[np.arange(500), 3 + actions[:, 1]].all()
 
 
-def _changing_mask_env() -> ChangingMaskEnv:
-    return ChangingMaskEnv(seed=21)
-
-
 def test_subproc_vec_env_masks() -> None:
     from stable_baselines.common.vec_env import SubprocVecEnv
-    env = VecNormalize(SubprocVecEnv([_changing_mask_env, _changing_mask_env]), norm_reward=False)
+    env = VecNormalize(SubprocVecEnv([changing_mask_env, changing_mask_env]), norm_reward=False)
     try:
         model = PPO2("MlpPolicy", env, n_steps=32, nminibatches=2, seed=0, n_cpu_tf_sess=1)
         assert model.uses_action_masks

@@ -16,79 +16,13 @@ from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.vec_env import (DummyVecEnv, SubprocVecEnv, VecEnv, VecFrameStack, VecNormalize,
                                              env_has_attr)
 from stable_baselines.common.vec_env.single_env import has_env_attr
+from mask_env_helpers import (MASK_ENV_ID, N_ACTIONS, BrokenMaskEnv, LegacyMaskAfterResetEnv,  # noqa: F401
+                              MaskAfterResetEnv, UserWrapper)
 
 try:
     from stable_baselines import PPO1, TRPO
 except ImportError:  # without mpi4py
     PPO1 = TRPO = None
-
-N_ACTIONS = 6
-
-
-class MaskAfterResetEnv(gymnasium.Env):
-    """
-    Discrete(6), three actions allowed at each step; the mask is made by ``reset`` and ``step``, as most user envs
-    do, so ``action_masks()`` raises AttributeError before the first reset. A forbidden action costs -1 and is
-    counted in ``forbidden`` (kept in the env, so that a SubprocVecEnv worker reports it through ``get_attr``).
-    """
-
-    def __init__(self) -> None:
-        self.observation_space = spaces.Box(-1.0, 1.0, (N_ACTIONS,), np.float32)
-        self.action_space = spaces.Discrete(N_ACTIONS)
-        self.forbidden = 0
-        self._steps = 0
-
-    def _new_mask(self) -> None:
-        allowed = self.np_random.choice(N_ACTIONS, 3, replace=False)
-        self._mask = np.zeros(N_ACTIONS, dtype=bool)
-        self._mask[allowed] = True
-
-    def _obs(self) -> np.ndarray:
-        return self._mask.astype(np.float32) * 2.0 - 1.0
-
-    def action_masks(self) -> np.ndarray:
-        return self._mask.copy()
-
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, Dict]:
-        super().reset(seed=seed)
-        self._steps = 0
-        self._new_mask()
-        return self._obs(), {}
-
-    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict]:
-        allowed = bool(self._mask[int(action)])
-        self.forbidden += 0 if allowed else 1
-        self._steps += 1
-        self._new_mask()
-        return self._obs(), 0.1 if allowed else -1.0, False, self._steps >= 25, {}
-
-
-class LegacyMaskAfterResetEnv(MaskAfterResetEnv):
-    """The same env written for the old gym API: ``reset()`` gives the observation only, ``step`` four values."""
-
-    def reset(self, **_kwargs: Any) -> np.ndarray:  # type: ignore[override]
-        return super().reset()[0]
-
-    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, Dict]:  # type: ignore[override]
-        obs, reward, terminated, truncated, info = super().step(action)
-        return obs, reward, terminated or truncated, info
-
-
-class UserWrapper(gymnasium.Wrapper):
-    """A wrapper of the user's that knows nothing of masks."""
-
-
-class BrokenMaskEnv(MaskAfterResetEnv):
-    """An env whose ``action_masks`` has a bug of its own."""
-
-    def action_masks(self) -> np.ndarray:
-        raise KeyError("the user's bug")
-
-
-MASK_ENV_ID = "MaskAfterReset-v0"
-if MASK_ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=MASK_ENV_ID, entry_point=MaskAfterResetEnv)
-
 
 def _env_kinds() -> Dict[str, Callable[[], Any]]:
     return {
