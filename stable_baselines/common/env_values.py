@@ -4,7 +4,7 @@ rollout, the segment generator of PPO1/TRPO/GAIL, the off-policy loop): observat
 observation space, and rewards that are not finite, end in an error naming what was expected and what was given.
 """
 import math
-from typing import Any
+from typing import Any, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -26,11 +26,12 @@ def check_observation(obs: Any, space: spaces.Space, source: str, batched: bool 
     """
     if isinstance(space, (spaces.Dict, spaces.Tuple)):
         return
+    discrete = isinstance(space, (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary))
     if isinstance(obs, (int, np.integer)) and not isinstance(obs, bool) and isinstance(space, spaces.Discrete):
-        if not int(space.start) <= obs < int(space.start) + int(space.n):
+        low, high = value_bounds(space)
+        if not low <= obs <= high:
             raise ValueError("The environment returned an observation {} from {} outside the observation space {} "
-                             "(values from {} to {})".format(obs, source, space, int(space.start),
-                                                             int(space.start) + int(space.n) - 1))
+                             "(values from {} to {})".format(obs, source, space, low, high))
         return
     array = np.asarray(obs)
     if array.dtype.kind not in "biuf":
@@ -40,20 +41,49 @@ def check_observation(obs: Any, space: spaces.Space, source: str, batched: bool 
     if space.shape is not None and shape != tuple(space.shape):
         raise ValueError("The environment returned an observation of shape {} from {}, but the observation space {} "
                          "expects shape {}".format(shape, source, space, tuple(space.shape)))
-    if isinstance(space, spaces.Discrete):
-        low, high = int(space.start), int(space.start) + int(space.n) - 1
-    elif isinstance(space, spaces.MultiBinary):
-        low, high = 0, 1
-    elif isinstance(space, spaces.MultiDiscrete):
-        if array.size and (array.min() < 0 or np.any(array >= space.nvec)):
-            raise ValueError("The environment returned an observation {} from {} outside the observation space {} "
-                             "(each value from 0 to nvec - 1)".format(_short(array), source, space))
+    if not discrete or not array.size:
         return
+    low, high = value_bounds(space)
+    if isinstance(low, np.ndarray):  # per component: one row per observation
+        flat = array.reshape(-1, low.size)
+        outside = bool(np.any(flat < low) or np.any(flat > high))
     else:
-        return
-    if array.size and (array.min() < low or array.max() > high):
+        outside = bool(array.min() < low or array.max() > high)
+    if outside:
         raise ValueError("The environment returned an observation {} from {} outside the observation space {} "
-                         "(values from {} to {})".format(_short(array), source, space, low, high))
+                         "(values from {} to {})".format(_short(array), source, space, _listed(low),
+                                                         _listed(high)))
+
+
+def value_bounds(space: spaces.Space) -> Tuple[Any, Any]:
+    """
+    :param space: (gymnasium.spaces.Space) a Discrete, MultiDiscrete or MultiBinary space
+    :return: (int or np.ndarray, int or np.ndarray) the smallest and largest allowed value (per component)
+    """
+    if isinstance(space, spaces.Discrete):
+        return int(space.start), int(space.start) + int(space.n) - 1
+    if isinstance(space, spaces.MultiDiscrete):
+        low = np.asarray(space.start).ravel() if hasattr(space, "start") else np.zeros(len(space.nvec), dtype=int)
+        return low, low + np.asarray(space.nvec).ravel() - 1
+    return 0, 1
+
+
+def allowed_values(space: spaces.Space) -> Tuple[Any, Any, str]:
+    """
+    :param space: (gymnasium.spaces.Space) a Discrete, MultiDiscrete or MultiBinary space
+    :return: (int or np.ndarray, int or np.ndarray, str) :func:`value_bounds`, and the values in words
+    """
+    low, high = value_bounds(space)
+    if isinstance(space, spaces.Discrete):
+        return low, high, "an integer from {} to {}".format(low, high)
+    if isinstance(space, spaces.MultiDiscrete):
+        return low, high, "integers from {} to {} (nvec={})".format(low.tolist(), high.tolist(),
+                                                                    np.asarray(space.nvec).ravel().tolist())
+    return low, high, "0 or 1 in each component"
+
+
+def _listed(bound: Any) -> Any:
+    return bound.tolist() if isinstance(bound, np.ndarray) else bound
 
 
 def check_rewards_finite(rewards: Any, num_timesteps: int) -> None:

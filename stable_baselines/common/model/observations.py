@@ -7,6 +7,7 @@ from typing import Any, Tuple
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common.env_values import allowed_values
 from stable_baselines.common.structured_obs import (add_batch_axis, check_no_extra_entries, entry_name, entry_values, is_batch,
                                                     is_structured_space, pack_batch, space_entries)
 
@@ -98,23 +99,6 @@ def batch_structured_observation(observation: Any, observation_space: spaces.Spa
     return packed, was_batch
 
 
-def _allowed_values(space: spaces.Space) -> Tuple[Any, Any, str]:
-    """
-    :param space: (gymnasium.spaces.Space) a Discrete, MultiDiscrete or MultiBinary space
-    :return: (np.ndarray, np.ndarray, str) the smallest and largest allowed value (per component), and the values
-        in words
-    """
-    if isinstance(space, spaces.Discrete):
-        first = int(space.start)
-        return first, first + int(space.n) - 1, "an integer from {} to {}".format(first, first + int(space.n) - 1)
-    if isinstance(space, spaces.MultiDiscrete):
-        low = np.asarray(space.start).ravel() if hasattr(space, "start") else np.zeros(len(space.nvec), dtype=int)
-        high = low + np.asarray(space.nvec).ravel() - 1
-        return low, high, "integers from {} to {} (nvec={})".format(low.tolist(), high.tolist(),
-                                                                    np.asarray(space.nvec).ravel().tolist())
-    return 0, 1, "0 or 1 in each component"
-
-
 def check_observation_values(batch: np.ndarray, observation_space: spaces.Space) -> None:
     """
     Refuse text given as observations (any space), and values a discrete observation space cannot hold (the
@@ -133,7 +117,7 @@ def check_observation_values(batch: np.ndarray, observation_space: spaces.Space)
     if batch.dtype.kind not in "biuf":
         raise ValueError("Error: the observations of a {} space are integers, got an array of dtype {}"
                          .format(observation_space, batch.dtype))
-    low, high, allowed = _allowed_values(observation_space)
+    low, high, allowed = allowed_values(observation_space)
     flat = batch.reshape(len(batch), -1)
     bad = ~np.all((flat >= np.reshape(low, (1, -1))) & (flat <= np.reshape(high, (1, -1)))
                   & (np.floor(flat) == flat), axis=1)
