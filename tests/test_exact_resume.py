@@ -26,7 +26,7 @@ from stable_baselines.common.model.training_state import (ARRAYS_MEMBER, BUFFER_
 from stable_baselines.common.noise import AdaptiveParamNoiseSpec, NormalActionNoise, OrnsteinUhlenbeckActionNoise
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.vec_env import VecEnv
-from tests.test_action_masks import ChangingMaskEnv
+from tests.mask_env_helpers import ChangingMaskEnv
 
 try:
     from stable_baselines import DDPG, GAIL, PPO1, TRPO

@@ -14,6 +14,8 @@ import os
 import select
 import subprocess
 import sys
+import tempfile
+import time
 from typing import Any, Iterator
 
 import numpy as np
@@ -43,26 +45,42 @@ def prepared_env(env: Any) -> Any:
 
 
 def _answer(child: subprocess.Popen, timeout: float) -> str:
-    """:return: (str) the child's next line of answer (an error if it ends or stays silent for ``timeout`` s)"""
-    ready, _, _ = select.select([child.stdout], [], [], timeout)
-    line = child.stdout.readline() if ready else ""
-    assert line, "the resuming process {} (exit code {})".format(
-        "ended" if child.poll() is not None else "gave no answer in {} s".format(timeout), child.poll())
-    return line.strip()
+    """:return: (str) the child's next line of answer (an error with its last words if it ends or stays silent)"""
+    deadline, silent = time.monotonic() + timeout, True
+    while silent and time.monotonic() < deadline:
+        if select.select([child.stdout], [], [], 1.0)[0]:
+            line = child.stdout.readline()
+            if line:
+                return line.strip()
+            silent = False  # the end of its output
+        elif child.poll() is not None:  # ended, though another process may still hold its output open
+            silent = False
+    if not silent:
+        try:
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+    child.stderr_file.seek(0)
+    last_words = child.stderr_file.read()[-3000:]
+    raise AssertionError("the resuming process {}; it printed:\n{}".format(
+        "gave no answer in {} s".format(timeout) if silent else "ended (exit code {})".format(child.returncode),
+        last_words))
 
 
 @pytest.fixture(scope="module")
 def resuming_process() -> Iterator[subprocess.Popen]:
     """A fresh Python process (another hash seed) that resumes the saved models it is sent."""
     environment = dict(os.environ, PYTHONHASHSEED="4242", PYTHONPATH=ROOT)
-    child = subprocess.Popen([sys.executable, "-m", "tests.resume_child", "--serve"], cwd=ROOT, env=environment,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert _answer(child, timeout=300) == "ready"
-        yield child
-    finally:
-        child.kill()
-        child.wait()
+    with tempfile.TemporaryFile("w+") as stderr_file:
+        child = subprocess.Popen([sys.executable, "-m", "tests.resume_child", "--serve"], cwd=ROOT, env=environment,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_file, text=True)
+        child.stderr_file = stderr_file  # type: ignore[attr-defined]
+        try:
+            assert _answer(child, timeout=300) == "ready"
+            yield child
+        finally:
+            child.kill()
+            child.wait()
 
 
 def _run_child(child: subprocess.Popen, case: str, model_file: str, out: str) -> None:
