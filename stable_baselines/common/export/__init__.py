@@ -24,7 +24,7 @@ def check_export_format(export_format: Any) -> None:
     """
     if not isinstance(export_format, str) or export_format not in WRITERS:
         raise ValueError("Unknown export format {!r}: choose one of {}".format(
-            export_format, ", ".join(repr(name) for name in WRITERS)))
+            export_format, ", ".join(repr(name) for name in list(WRITERS) + ["sb3"])))
 
 
 def export_model(spec: ExportSpec, vec_normalize: Any, path: str, export_format: str,

@@ -668,10 +668,19 @@ class BaseRLModel(ABC):
 
         :param path: (str) where to write: a directory for "savedmodel", a file for "tflite" and "onnx"
         :param format: (str) "savedmodel" (TensorFlow SavedModel, signature ``serving_default``), "tflite"
-            (TensorFlow Lite) or "onnx" (through tf2onnx: ``pip install stable-baselines[export]``)
+            (TensorFlow Lite), "onnx" (through tf2onnx: ``pip install stable-baselines[export]``), or "sb3": the
+            whole model as a Stable-Baselines3 model file that the successor loads and trains on
+            (``pip install stable-baselines[sb3]``, see :ref:`sb3_migration`)
         :param batch_size: (int) recurrent policies only: how many sequences the function steps at once (None:
             the model's number of environments); feed-forward policies take any batch
         """
+        if format == "sb3":
+            if batch_size is not None:
+                raise ValueError("batch_size is for the export of recurrent policies as inference functions; "
+                                 "format='sb3' writes a model, got batch_size={!r}".format(batch_size))
+            from stable_baselines.common.export.sb3 import export_sb3  # needs the sb3 extra: imported on use
+            export_sb3(self, path)
+            return
         check_export_format(format)
         export_model(self._export_spec(batch_size), self.get_normalization_statistics(), path, format, batch_size)
 

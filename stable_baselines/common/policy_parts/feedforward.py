@@ -76,6 +76,9 @@ class FeedForwardPolicy(ActorCriticPolicy):
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, scale=use_cnn)
         self._kwargs_check(feature_extraction, kwargs)
         net_arch = _architecture(layers, net_arch)
+        # what was built, for readers of the architecture (model.export(format="sb3"))
+        self.feature_extraction, self.net_arch, self.act_fun = feature_extraction, net_arch, act_fun
+        self.cnn_extractor, self.cnn_kwargs = cnn_extractor, dict(kwargs)
         # a custom getter (e.g. parameter noise) changes the weights the graph uses: the NumPy copy would be wrong
         plain_variables = tf.get_variable_scope().custom_getter is None
         with tf.variable_scope("model", reuse=reuse) as model_scope:
