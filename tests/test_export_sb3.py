@@ -110,7 +110,9 @@ REFUSED = [
     ("ddpg/Pendulum-v1_LnMlpPolicy", r"layer_norm=True"),
     ("a2c/Acrobot-v1_MlpPolicy_net_arch", r"layers shared by the policy and the value function"),
     ("acer/Acrobot-v1_MlpPolicy", r"the successor has no counterpart of ACER"),
-    ("a2c/CartPole-v1_MlpLstmPolicy", r"is recurrent"),
+    ("a2c/CartPole-v1_MlpLstmPolicy", r"is recurrent; the successor's recurrent algorithm is sb3_contrib's RecurrentPPO"),
+    ("ppo2/Pendulum-v1_MlpLstmPolicy", r"its MLP layers \[64, 64\] come before the LSTM"),
+    ("ppo2/CartPole-v1_MlpLnLstmPolicy", r"its LSTM is layer-normalised"),
 ]
 
 
@@ -314,3 +316,65 @@ def test_the_export_front_door(tmp_path: Any, monkeypatch: Any) -> None:
     with pytest.raises(ImportError, match=r"pip install stable-baselines\[sb3\]"):
         model.export(str(tmp_path / "a.zip"), format="sb3")
     assert os.listdir(str(tmp_path)) == []
+
+
+def _recurrent_outputs(sb3_model: Any, observations: np.ndarray, states: Any,
+                       starts: np.ndarray) -> Any:
+    """:return: (np.ndarray, np.ndarray, states) the probabilities and values of one step of RecurrentPPO's policy"""
+    policy = sb3_model.policy
+    obs_tensor, _ = policy.obs_to_tensor(observations)
+    start_tensor = torch.as_tensor(starts, dtype=torch.float32)
+    with torch.no_grad():
+        distribution, new_states = policy.get_distribution(obs_tensor, states, start_tensor)
+        values = policy.predict_values(obs_tensor, states, start_tensor)
+    probabilities = distribution.distribution.probs if not isinstance(distribution.distribution,
+                                                                      torch.distributions.Normal) \
+        else torch.stack([distribution.distribution.mean, distribution.distribution.stddev])
+    return probabilities.numpy(), values.numpy().reshape(-1), new_states
+
+
+def _zero_states(sb3_model: Any, n_envs: int) -> Any:
+    size = sb3_model.policy.lstm_actor.hidden_size
+    return tuple(torch.zeros(1, n_envs, size) for _ in range(2))
+
+
+def test_the_original_cnn_lstm_policy_steps_in_recurrent_ppo_as_it_did(tmp_path: Any) -> None:
+    """PPO2's CnnLstmPolicy, saved by the original library: RecurrentPPO carries the state and resets it alike."""
+    name = os.path.join(ORIGINAL, "ppo2", "TinyImage_CnnLstmPolicy")
+    model = PPO2.load(name + ".zip")
+    _export(model, str(tmp_path / "sb3.zip"))
+    sb3_model = load_for_check(str(tmp_path / "sb3.zip"), "PPO2", recurrent=True)
+    recorded = np.load(name + ".npz")
+    states = _zero_states(sb3_model, recorded["obs"].shape[1])
+    for step in range(recorded["obs"].shape[0]):
+        probabilities, _, states = _recurrent_outputs(sb3_model, recorded["obs"][step], states, recorded["masks"][step])
+        np.testing.assert_allclose(probabilities, recorded["proba"][step], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("action_kind", ["discrete", "box"])
+def test_a_recurrent_policy_of_ours_steps_alike_in_recurrent_ppo(action_kind: str, tmp_path: Any) -> None:
+    """An LSTM first, then separate policy and value layers: probabilities and values equal step by step."""
+    env_id = "CartPole-v1" if action_kind == "discrete" else "Pendulum-v1"
+    model = PPO2("MlpLstmPolicy", env_id, n_steps=16, nminibatches=1, seed=0,
+                 policy_kwargs=dict(n_lstm=8, net_arch=["lstm", dict(pi=[16], vf=[8])]))
+    model.learn(64)
+    _export(model, str(tmp_path / "sb3.zip"))
+    sb3_model = load_for_check(str(tmp_path / "sb3.zip"), "PPO2", recurrent=True)
+    space = model.observation_space
+    space.seed(2)
+    ours_state = None
+    theirs_states = _zero_states(sb3_model, 1)
+    policy = model.act_model
+    for step in range(12):
+        observation = space.sample()[None]
+        start = np.array([step in (0, 7)])
+        proba = model.action_probability(observation, state=ours_state, mask=start)
+        value = model.sess.run(policy.value_flat, {policy.obs_ph: observation, policy.states_ph:
+                               policy.initial_state if ours_state is None else ours_state, policy.dones_ph: start})
+        _, ours_state = model.predict(observation, state=ours_state, mask=start, deterministic=True)
+        probabilities, values, theirs_states = _recurrent_outputs(sb3_model, observation, theirs_states, start)
+        np.testing.assert_allclose(values, value, rtol=1e-5, atol=1e-5)
+        if action_kind == "discrete":
+            np.testing.assert_allclose(probabilities, proba, rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_allclose(probabilities, np.stack(proba), rtol=1e-5, atol=1e-6)

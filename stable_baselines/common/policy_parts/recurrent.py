@@ -126,6 +126,10 @@ class LstmPolicy(RecurrentActorCriticPolicy):
         _check_batch(n_batch, n_env, n_steps)
         self._n_lstm = n_lstm
         self._layer_norm = layer_norm
+        # what was built, for readers of the architecture (model.export(format="sb3"))
+        self.feature_extraction, self.net_arch, self.act_fun = feature_extraction, net_arch, act_fun
+        self.layers = list(DEFAULT_LAYERS) if layers is None else list(layers)
+        self.cnn_extractor, self.cnn_kwargs = cnn_extractor, dict(kwargs)
         self.snew = None  # the state after the batch (tf.Tensor), set when the LSTM is built
         if net_arch is None:
             self._build_legacy(layers, act_fun, cnn_extractor, feature_extraction, kwargs)

@@ -30,6 +30,8 @@ SUCCESSORS: Dict[str, Tuple[str, str]] = {
     "TD3": ("stable_baselines3", "TD3"),
     "DDPG": ("stable_baselines3", "DDPG"),
 }
+# PPO2 with an LSTM policy
+RECURRENT_PPO = ("sb3_contrib", "RecurrentPPO")
 # what the successor has no counterpart of
 NO_SUCCESSOR = {
     "ACER": "ACER (its Retrace targets and trust region with an average policy network)",
@@ -72,7 +74,7 @@ def export_sb3(model: Any, path: str) -> List[str]:
     if name not in SUCCESSORS:
         raise ValueError("Cannot export {} to SB3: the export covers {}".format(name, ", ".join(sorted(SUCCESSORS))))
     _check_spaces(model, what)
-    module, class_name = SUCCESSORS[name]
+    module, class_name = RECURRENT_PPO if name == "PPO2" and actor_critic.is_recurrent(model) else SUCCESSORS[name]
     successor = getattr(import_successor(module), class_name)
     notes: List[str] = []
     if name in _OFF_POLICY:
@@ -184,9 +186,15 @@ def _atomically(path: str, save: Callable[[str], None]) -> None:
             os.remove(temporary)
 
 
-def load_for_check(path: str, algorithm: str, env: Optional[Any] = None) -> Any:
-    """:return: (stable_baselines3 model) the file loaded by the successor (the class our ``algorithm`` maps to)"""
-    module, class_name = SUCCESSORS[algorithm]
+def load_for_check(path: str, algorithm: str, env: Optional[Any] = None, recurrent: bool = False) -> Any:
+    """
+    :param path: (str) an exported file
+    :param algorithm: (str) our algorithm it was exported from
+    :param env: (gymnasium.Env or VecEnv) the env to load it with (None: none)
+    :param recurrent: (bool) whether it was exported from PPO2 with an LSTM policy
+    :return: (stable_baselines3 model) the file loaded by the successor (the class our ``algorithm`` maps to)
+    """
+    module, class_name = RECURRENT_PPO if recurrent else SUCCESSORS[algorithm]
     return getattr(import_successor(module), class_name).load(path, env=env, device="cpu")
 
 

@@ -2,6 +2,7 @@
 The actor-critic models (A2C, ACKTR, PPO1, PPO2, TRPO) as the successor's ActorCriticPolicy: the policy and
 value MLPs (``pi_fc{i}``, ``vf_fc{i}``) or the Nature CNN both heads share, then ``action_net`` (our ``pi``) and
 ``value_net`` (our ``vf``); a Gaussian's ``logstd`` becomes ``log_std``. The ``q`` head only ACER reads is left.
+PPO2's LSTM policies become sb3_contrib's RecurrentPPO policies where the LSTM reads the features directly.
 """
 from typing import Any, Dict, List, Tuple
 
@@ -18,10 +19,10 @@ def _acting_policy(model: Any) -> Any:
     name = type(model).__name__
     if policy is None:
         raise ValueError("Cannot export {} to SB3: the model has no policy yet (build it first)".format(name))
-    if getattr(policy, "recurrent", False):
-        raise ValueError("Cannot export {} to SB3: its policy {} is recurrent; the export takes feed-forward "
-                         "policies (MlpPolicy, CnnPolicy and their net_arch/act_fun variants)"
-                         .format(name, type(policy).__name__))
+    if getattr(policy, "recurrent", False) and name != "PPO2":
+        raise ValueError("Cannot export {} to SB3: its policy {} is recurrent; the successor's recurrent algorithm "
+                         "is sb3_contrib's RecurrentPPO (the export carries PPO2's LSTM policies to it), {} with an "
+                         "LSTM has no counterpart".format(name, type(policy).__name__, name))
     if not hasattr(policy, "feature_extraction"):
         raise ValueError("Cannot export {} to SB3: its policy {} is not a FeedForwardPolicy (MlpPolicy, CnnPolicy "
                          "and their variants), so its architecture is unknown".format(name, type(policy).__name__))
@@ -52,30 +53,71 @@ def _head_values(parameters: Dict[str, np.ndarray], action_space: spaces.Space) 
     return values
 
 
-def architecture(model: Any, what: str) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+def is_recurrent(model: Any) -> bool:
+    """:return: (bool) whether the model acts through a recurrent policy"""
+    return bool(getattr(getattr(model, "acting_policy", None), "recurrent", False))
+
+
+# our LSTM's gate blocks are (input, forget, output, candidate), PyTorch's (input, forget, candidate, output)
+_TORCH_GATE_ORDER = (0, 1, 3, 2)
+
+
+def _lstm_values(parameters: Dict[str, np.ndarray], n_lstm: int) -> Dict[str, np.ndarray]:
+    """:return: (dict) our LSTM ``model/lstm1`` as the successor's one-layer ``lstm_actor``"""
+    def reorder(matrix: np.ndarray) -> np.ndarray:
+        blocks = np.split(matrix, 4, axis=-1)
+        return np.concatenate([blocks[index] for index in _TORCH_GATE_ORDER], axis=-1)
+
+    weight_x, weight_h = parameter(parameters, "model/lstm1/wx"), parameter(parameters, "model/lstm1/wh")
+    bias = parameter(parameters, "model/lstm1/b")
+    return {"lstm_actor.weight_ih_l0": np.ascontiguousarray(reorder(weight_x).T),
+            "lstm_actor.weight_hh_l0": np.ascontiguousarray(reorder(weight_h).T),
+            "lstm_actor.bias_ih_l0": reorder(bias), "lstm_actor.bias_hh_l0": np.zeros(4 * n_lstm, np.float32)}
+
+
+def _recurrent_architecture(model: Any, policy: Any, what: str) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
     """
-    :param model: (ActorCriticRLModel) the model
-    :param what: (str) what is being exported (for the messages)
-    :return: (dict, dict) the successor's ``policy`` and ``policy_kwargs`` as keyword arguments, and the values of
-        its policy's state dict without the keys of shared feature extractors (filled by :func:`policy_values`)
+    Our LSTM policies whose LSTM reads the features directly (the Nature CNN, or an MLP net_arch that starts with
+    ``'lstm'``) as sb3_contrib's RecurrentPPO policy with one LSTM that both heads share.
     """
-    policy = _acting_policy(model)
+    if policy._layer_norm:
+        raise ValueError("Cannot export {} to SB3: its LSTM is layer-normalised, sb3_contrib's RecurrentPPO has no "
+                         "layer-normalised LSTM".format(what))
     parameters = model.get_parameters()
-    observation_space = model.observation_space
     values = _head_values(parameters, model.action_space)
-    if policy.feature_extraction == "cnn":
-        if policy.cnn_extractor.__name__ != "nature_cnn" or policy.cnn_kwargs:
-            raise ValueError("Cannot export {} to SB3: its CNN is {}{}, the successor's CnnPolicy has the Nature CNN "
-                             "without options".format(what, policy.cnn_extractor.__name__,
-                                                      " with {}".format(policy.cnn_kwargs) if policy.cnn_kwargs
-                                                      else ""))
-        _check_images(observation_space, what)
-        cnn = nature_cnn_weights(parameters, "model/", observation_space.shape)
+    values.update(_lstm_values(parameters, policy._n_lstm))
+    policy_kwargs: Dict[str, Any] = dict(lstm_hidden_size=policy._n_lstm, n_lstm_layers=1, shared_lstm=True,
+                                         enable_critic_lstm=False)
+    if policy.net_arch is None and policy.feature_extraction == "cnn":
+        _check_cnn(policy, model.observation_space, what)
+        cnn = nature_cnn_weights(parameters, "model/", model.observation_space.shape)
         keys = list(sequential_keys("cnn", 3)) + ["linear.0.weight", "linear.0.bias"]
         values.update({"features_extractor." + key: value for key, value in zip(keys, cnn)})
-        return dict(policy="CnnPolicy", policy_kwargs=dict(net_arch=dict(pi=[], vf=[]))), values
+        return dict(policy="CnnLstmPolicy", policy_kwargs=dict(policy_kwargs, net_arch=dict(pi=[], vf=[]))), values
+    if policy.net_arch is None:
+        if policy.layers:
+            raise ValueError("Cannot export {} to SB3: its MLP layers {} come before the LSTM, sb3_contrib's "
+                             "RecurrentPPO puts its MLP after the LSTM (a policy of net_arch=['lstm', dict(pi=[...], "
+                             "vf=[...])] carries over)".format(what, policy.layers))
+        pi_widths: List[int] = []
+        vf_widths: List[int] = []
+    else:
+        if policy.net_arch[0] != "lstm" or any(not isinstance(entry, dict) for entry in policy.net_arch[1:]):
+            raise ValueError("Cannot export {} to SB3: its net_arch {} has layers shared around the LSTM, "
+                             "sb3_contrib's RecurrentPPO has the LSTM first and separate policy and value layers "
+                             "after it (net_arch=['lstm', dict(pi=[...], vf=[...])])".format(what, policy.net_arch))
+        branches = policy.net_arch[1] if len(policy.net_arch) > 1 else {}
+        pi_widths, vf_widths = [int(w) for w in branches.get("pi", [])], [int(w) for w in branches.get("vf", [])]
+    values.update(_branch_values(parameters, pi_widths, vf_widths, what))
+    return dict(policy="MlpLstmPolicy", policy_kwargs=dict(
+        policy_kwargs, net_arch=dict(pi=pi_widths, vf=vf_widths), activation_fn=torch_activation(policy.act_fun),
+        normalize_images=False)), values
 
-    pi_widths, vf_widths = _branches(policy, what)
+
+def _branch_values(parameters: Dict[str, np.ndarray], pi_widths: List[int], vf_widths: List[int],
+                   what: str) -> Dict[str, np.ndarray]:
+    """:return: (dict) our ``pi_fc{i}`` and ``vf_fc{i}`` layers as the successor's ``mlp_extractor``"""
+    values: Dict[str, np.ndarray] = {}
     for branch, widths, ours in (("policy_net", pi_widths, "pi_fc"), ("value_net", vf_widths, "vf_fc")):
         for index in range(len(widths)):
             weight, bias = dense(parameters, "model/{}{}".format(ours, index))
@@ -84,6 +126,39 @@ def architecture(model: Any, what: str) -> Tuple[Dict[str, Any], Dict[str, np.nd
         if has_parameter(parameters, "model/{}{}/w".format(ours, len(widths))):
             raise ValueError("Cannot export {} to SB3: its {} branch has more layers than its net_arch says"
                              .format(what, ours))
+    return values
+
+
+def _check_cnn(policy: Any, observation_space: spaces.Space, what: str) -> None:
+    if policy.cnn_extractor.__name__ != "nature_cnn" or policy.cnn_kwargs:
+        raise ValueError("Cannot export {} to SB3: its CNN is {}{}, the successor's CNN policies have the Nature CNN "
+                         "without options".format(what, policy.cnn_extractor.__name__,
+                                                  " with {}".format(policy.cnn_kwargs) if policy.cnn_kwargs else ""))
+    _check_images(observation_space, what)
+
+
+def architecture(model: Any, what: str) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+    """
+    :param model: (ActorCriticRLModel) the model
+    :param what: (str) what is being exported (for the messages)
+    :return: (dict, dict) the successor's ``policy`` and ``policy_kwargs`` as keyword arguments, and the values of
+        its policy's state dict without the keys of shared feature extractors (filled by :func:`policy_values`)
+    """
+    policy = _acting_policy(model)
+    if is_recurrent(model):
+        return _recurrent_architecture(model, policy, what)
+    parameters = model.get_parameters()
+    observation_space = model.observation_space
+    values = _head_values(parameters, model.action_space)
+    if policy.feature_extraction == "cnn":
+        _check_cnn(policy, observation_space, what)
+        cnn = nature_cnn_weights(parameters, "model/", observation_space.shape)
+        keys = list(sequential_keys("cnn", 3)) + ["linear.0.weight", "linear.0.bias"]
+        values.update({"features_extractor." + key: value for key, value in zip(keys, cnn)})
+        return dict(policy="CnnPolicy", policy_kwargs=dict(net_arch=dict(pi=[], vf=[]))), values
+
+    pi_widths, vf_widths = _branches(policy, what)
+    values.update(_branch_values(parameters, pi_widths, vf_widths, what))
     policy_kwargs = dict(net_arch=dict(pi=pi_widths, vf=vf_widths), activation_fn=torch_activation(policy.act_fun),
                          normalize_images=False)  # our MLPs read observations unscaled
     return dict(policy="MlpPolicy", policy_kwargs=policy_kwargs), values
@@ -111,7 +186,7 @@ def policy_values(sb3_policy: Any, values: Dict[str, np.ndarray]) -> Dict[str, n
 def hyperparameters(model: Any, algorithm: str, notes: List[str]) -> Dict[str, Any]:
     """:return: (dict) the successor's keyword arguments for our model's training settings"""
     name = type(model).__name__
-    if algorithm == "PPO" and hasattr(model, "nminibatches"):  # PPO2
+    if algorithm in ("PPO", "RecurrentPPO") and hasattr(model, "nminibatches"):  # PPO2
         n_batch = model.n_steps * model.n_envs
         clip_vf = model.cliprange_vf
         if clip_vf is None:  # the original's PPO2 clipped the value function as the policy by default
