@@ -378,3 +378,66 @@ def test_a_recurrent_policy_of_ours_steps_alike_in_recurrent_ppo(action_kind: st
             np.testing.assert_allclose(probabilities, proba, rtol=1e-5, atol=1e-6)
         else:
             np.testing.assert_allclose(probabilities, np.stack(proba), rtol=1e-5, atol=1e-6)
+
+
+class _SortedGoalEnv(gymnasium.Env):
+    """A goal env whose Dict space lists its entries in sorted order (achieved, desired, observation), of 3 sizes."""
+
+    def __init__(self) -> None:
+        box = lambda size: gymnasium.spaces.Box(-1.0, 1.0, (size,), np.float32)  # noqa: E731
+        self.observation_space = gymnasium.spaces.Dict(
+            {"observation": box(3), "achieved_goal": box(2), "desired_goal": box(2)})
+        self.action_space = gymnasium.spaces.Box(-1.0, 1.0, (2,), np.float32)
+        self._steps = 0
+
+    def _observation(self) -> Dict[str, np.ndarray]:
+        return self.observation_space.sample()
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Any:
+        super().reset(seed=seed)
+        self._steps = 0
+        return self._observation(), {}
+
+    def step(self, action: Any) -> Any:
+        self._steps += 1
+        observation = self._observation()
+        reward = float(self.compute_reward(observation["achieved_goal"], observation["desired_goal"], {}))
+        return observation, reward, False, self._steps >= 8, {}
+
+    def compute_reward(self, achieved_goal: np.ndarray, desired_goal: np.ndarray, info: Any) -> Any:
+        return -(np.linalg.norm(np.asarray(achieved_goal) - np.asarray(desired_goal), axis=-1) > 0.5).astype(
+            np.float32)
+
+
+@pytest.mark.parametrize("inner", ["DQN", "SAC", "TD3", "DDPG"])
+def test_her_models_travel_with_the_successors_her_buffer(inner: str, tmp_path: Any) -> None:
+    """The successor's HER: its replay buffer, MultiInputPolicy, and the entries reordered to its Dict's key order."""
+    from stable_baselines import HER
+    from stable_baselines.common.bit_flipping_env import BitFlippingEnv
+
+    model_class = _model_class(inner.lower())
+    make_env = (lambda: BitFlippingEnv(6, max_steps=6)) if inner == "DQN" else _SortedGoalEnv
+    if inner != "DQN":
+        assert list(make_env().observation_space.spaces) == ["achieved_goal", "desired_goal", "observation"]
+    extra = dict(policy_kwargs=dict(dueling=False)) if inner == "DQN" else {}
+    if inner != "DDPG":
+        extra["learning_starts"] = 20
+    model = HER("MlpPolicy", make_env(), model_class, n_sampled_goal=2, goal_selection_strategy="final", seed=0,
+                **extra)
+    model.learn(64)
+    notes = _export(model, str(tmp_path / "sb3.zip"))
+    assert "Exported HER-{}".format(inner) in notes[0], notes
+    sb3_model = load_for_check(str(tmp_path / "sb3.zip"), inner, env=make_env())  # the successor's HER needs the env
+    assert type(sb3_model.replay_buffer).__name__ == "HerReplayBuffer"
+    assert sb3_model.replay_buffer.n_sampled_goal == 2
+    assert sb3_model.replay_buffer.goal_selection_strategy.name == "FINAL"
+    space = make_env().observation_space
+    space.seed(0)
+    samples = [space.sample() for _ in range(500)]
+    batch = {key: np.stack([sample[key] for sample in samples]) for key in space.spaces}
+    ours, _ = model.predict(batch, deterministic=True)
+    theirs, _ = sb3_model.predict(batch, deterministic=True)
+    if inner == "DQN":
+        np.testing.assert_array_equal(theirs, ours)
+    else:
+        np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-5)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from stable_baselines.common.export.sb3 import actor_critic, off_policy
+from stable_baselines.common.export.sb3 import actor_critic, goal, off_policy
 from stable_baselines.common.export.sb3.support import (INSTALL_HINT, fill_state_dict, import_successor,
                                                         spaces_only_vec_env)
 
@@ -46,7 +46,7 @@ VEC_NORMALIZE_SUFFIX = "_vecnormalize.pkl"
 def algorithm_of(model: Any) -> str:
     """:return: (str) the name of our algorithm the model is (or derives from)"""
     for klass in type(model).__mro__:
-        if klass.__name__ in SUCCESSORS or klass.__name__ in NO_SUCCESSOR:
+        if klass.__name__ in SUCCESSORS or klass.__name__ in NO_SUCCESSOR or klass.__name__ == "HER":
             return klass.__name__
     return type(model).__name__
 
@@ -67,13 +67,22 @@ def export_sb3(model: Any, path: str) -> List[str]:
     :return: ([str]) what the successor's model does not carry over (also issued as one warning)
     """
     name = algorithm_of(model)
-    what = "{} ({})".format(name, getattr(model.policy, "__name__", model.policy))
+    her = None
+    if name == "HER":  # the wrapped model, with the goal observation and the HER replay settings
+        her, model = model, model.model
+        name = algorithm_of(model)
+        if name not in _OFF_POLICY:
+            raise ValueError("Cannot export HER wrapping {} to SB3: the successor's HER serves DQN, SAC, TD3 and "
+                             "DDPG".format(name))
+    what = "{}{} ({})".format("HER-" if her is not None else "", name, getattr(model.policy, "__name__", model.policy))
     if name in NO_SUCCESSOR:
         raise ValueError("Cannot export {} to SB3: the successor has no counterpart of {}".format(name,
                                                                                                  NO_SUCCESSOR[name]))
     if name not in SUCCESSORS:
-        raise ValueError("Cannot export {} to SB3: the export covers {}".format(name, ", ".join(sorted(SUCCESSORS))))
-    _check_spaces(model, what)
+        raise ValueError("Cannot export {} to SB3: the export covers {} and HER wrapping DQN, SAC, TD3 or DDPG"
+                         .format(name, ", ".join(sorted(SUCCESSORS))))
+    if her is None:
+        _check_spaces(model, what)
     module, class_name = RECURRENT_PPO if name == "PPO2" and actor_critic.is_recurrent(model) else SUCCESSORS[name]
     successor = getattr(import_successor(module), class_name)
     notes: List[str] = []
@@ -85,8 +94,12 @@ def export_sb3(model: Any, path: str) -> List[str]:
         kwargs = dict(actor_critic.hyperparameters(model, class_name, notes), policy_kwargs=layout["policy_kwargs"])
         policy, extra = layout["policy"], {}
     kwargs.update(seed=model.seed if isinstance(model.seed, int) else None, device="cpu", verbose=0)
-    env = spaces_only_vec_env(today_space(model.observation_space), today_space(model.action_space),
-                              getattr(model, "n_envs", 1) or 1)
+    observation_space = today_space(model.observation_space)
+    if her is not None:
+        observation_space, policy = her.observation_space, "MultiInputPolicy"
+        kwargs.update(goal.her_arguments(her, notes))
+        values = goal.reorder_first_layers(values, observation_space)
+    env = spaces_only_vec_env(observation_space, today_space(model.action_space), getattr(model, "n_envs", 1) or 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the successor's remarks on the hyper-parameters of a spaces-only env
         sb3_model = successor(policy, env, **kwargs)
