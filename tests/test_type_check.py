@@ -49,13 +49,10 @@ def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tmp_path_factory.mktemp("mypy_cache"))
 
 
-@pytest.fixture(scope="module")
-def package_report(mypy_cache: str) -> Tuple[int, str]:
-    return _mypy(mypy_cache)
-
-
-def test_mypy_reports_no_errors(package_report):
-    status, report = package_report
+def test_mypy_reports_no_errors_and_catches_a_type_error(mypy_cache: str, tmp_path) -> None:
+    """One test: the check of a user's script reads the cache the package's check wrote (on another xdist worker it
+    would check the whole package again)."""
+    status, report = _mypy(mypy_cache)
     errors = _errors_by_file(report)
     # 1 is mypy's status for "type errors found"; anything else (or 1 without errors) is a crash or a bad config
     assert (status, bool(errors)) in ((0, False), (1, True)), \
@@ -64,9 +61,8 @@ def test_mypy_reports_no_errors(package_report):
                 for path, lines in sorted(errors.items())]
     assert not problems, "mypy (make type) found type errors:\n" + "\n".join(problems)
 
-
-def test_mypy_configuration_catches_a_type_error(mypy_cache, package_report, tmp_path):
-    # a user-like script misusing the annotated API: a VecEnv wants a list of environment constructors
+    # the configuration catches errors: a user-like script misusing the annotated API (a VecEnv wants a list of
+    # environment constructors)
     script = tmp_path / "misuse.py"
     script.write_text("from stable_baselines.common.vec_env import DummyVecEnv\n"
                       "from stable_baselines.common.buffers import ReplayBuffer\n"
@@ -76,6 +72,5 @@ def test_mypy_configuration_catches_a_type_error(mypy_cache, package_report, tmp
                       "count: int = buffer.storage\n")
     status, report = _mypy(mypy_cache, str(script))
     assert status == 1, report
-    errors = [line for line in report.splitlines() if line.startswith(str(script)) and ": error: " in line]
-    assert len(errors) == 3, report
-    assert all(code in report for code in ("[arg-type]", "[assignment]")), report
+    errors_in_script = [line for line in report.splitlines() if line.startswith(str(script)) and ": error: " in line]
+    assert len(errors_in_script) == 3, report
