@@ -42,7 +42,7 @@ def _model_class(algorithm: str) -> Any:
     return model_class
 
 
-def _export(model: Any, path: str) -> List[str]:
+def _export(model: Any, path: Any) -> List[str]:
     """:return: ([str]) the warnings of the export (it says what is not carried over)"""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -190,7 +190,7 @@ if PPO1 is not None:
 def test_models_of_ours_predict_alike_in_sb3(case: str, tmp_path: Any) -> None:
     model = OURS[case]()
     model.learn(128)
-    notes = _export(model, str(tmp_path / "sb3"))  # the successor adds .zip
+    notes = _export(model, tmp_path / "sb3")  # a path object; the successor adds .zip
     assert len(notes) == 1 and "the optimizer starts afresh" in notes[0], notes
     sb3_model = load_for_check(str(tmp_path / "sb3.zip"), case.split("-")[0])
     if case.startswith("DDPG"):  # our DDPG clips observations to [-5, 5], as the original's did: said, not hidden

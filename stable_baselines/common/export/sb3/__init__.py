@@ -66,6 +66,7 @@ def export_sb3(model: Any, path: str) -> List[str]:
     :param path: (str) the file to write (``.zip`` is added by the successor when missing)
     :return: ([str]) what the successor's model does not carry over (also issued as one warning)
     """
+    path = os.fspath(path)
     name = algorithm_of(model)
     her = None
     if name == "HER":  # the wrapped model, with the goal observation and the HER replay settings

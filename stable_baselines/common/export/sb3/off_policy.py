@@ -56,6 +56,16 @@ def _critics(parameters: Dict[str, np.ndarray], prefix: str, n_layers: int, targ
     return values
 
 
+def _deterministic_actors(parameters: Dict[str, np.ndarray], n_layers: int, output: str,
+                          what: str) -> Dict[str, np.ndarray]:
+    """:return: (dict) our actor and its target (output layer ``pi/<output>``) as the successor's ``actor.mu``s"""
+    values: Dict[str, np.ndarray] = {}
+    for ours, theirs in (("model/", "actor"), ("target/", "actor_target")):
+        scopes = _hidden_scopes(parameters, ours + "pi/", n_layers, what) + [ours + "pi/" + output]
+        values.update(_mlp(parameters, scopes, theirs + ".mu"))
+    return values
+
+
 def sac(model: Any, what: str, notes: List[str]) -> Tuple[Dict[str, Any], Dict[str, np.ndarray], Dict[str, Any]]:
     """:return: (dict, dict, dict) the successor's SAC arguments, its policy's state dict, its other variables"""
     policy = _acting_policy(model, "policy_tf", what)
@@ -91,11 +101,9 @@ def td3(model: Any, what: str, notes: List[str]) -> Tuple[Dict[str, Any], Dict[s
     policy = _acting_policy(model, "policy_tf", what)
     parameters = model.get_parameters()
     n_layers = len(policy.layers)
-    values: Dict[str, np.ndarray] = {}
-    for ours, theirs in (("model/", "actor"), ("target/", "actor_target")):
-        scopes = _hidden_scopes(parameters, ours + "pi/", n_layers, what) + [ours + "pi/dense"]
-        values.update(_mlp(parameters, scopes, theirs + ".mu"))
-        values.update(_critics(parameters, ours, n_layers, "critic" if ours == "model/" else "critic_target", what))
+    values = _deterministic_actors(parameters, n_layers, "dense", what)
+    for ours, theirs in (("model/", "critic"), ("target/", "critic_target")):
+        values.update(_critics(parameters, ours, n_layers, theirs, what))
     if getattr(model, "action_noise", None) is not None:
         notes.append("the action noise {!r} is not carried over: give the successor's TD3 an action_noise of its "
                      "own".format(model.action_noise))
@@ -179,10 +187,7 @@ def ddpg(model: Any, what: str, notes: List[str]) -> Tuple[Dict[str, Any], Dict[
                              what, model.observation_range))
     parameters = model.get_parameters()
     n_layers = len(policy.layers)
-    values: Dict[str, np.ndarray] = {}
-    for ours, theirs in (("model/", "actor"), ("target/", "actor_target")):
-        scopes = _hidden_scopes(parameters, ours + "pi/", n_layers, what) + [ours + "pi/pi"]
-        values.update(_mlp(parameters, scopes, theirs + ".mu"))
+    values = _deterministic_actors(parameters, n_layers, "pi", what)
     notes.append("DDPG's critic takes the action after its first layer, the successor's at its input: the policy "
                  "is carried over exactly, the critic and its target start afresh")
     low, high = model.observation_range
