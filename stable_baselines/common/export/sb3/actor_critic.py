@@ -9,9 +9,9 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.export.sb3.support import (constant, dense, has_parameter,
-                                                        nature_cnn_weights, parameter, sequential_keys,
-                                                        torch_activation)
+from stable_baselines.common.export.sb3.support import (constant, dense, has_parameter, nature_cnn_state,
+                                                        parameter, torch_activation)
+from stable_baselines.common.preprocessing import is_image_space
 
 
 def _acting_policy(model: Any) -> Any:
@@ -90,9 +90,7 @@ def _recurrent_architecture(model: Any, policy: Any, what: str) -> Tuple[Dict[st
                                          enable_critic_lstm=False)
     if policy.net_arch is None and policy.feature_extraction == "cnn":
         _check_cnn(policy, model.observation_space, what)
-        cnn = nature_cnn_weights(parameters, "model/", model.observation_space.shape)
-        keys = list(sequential_keys("cnn", 3)) + ["linear.0.weight", "linear.0.bias"]
-        values.update({"features_extractor." + key: value for key, value in zip(keys, cnn)})
+        values.update(nature_cnn_state(parameters, "model/", model.observation_space.shape, "features_extractor"))
         return dict(policy="CnnLstmPolicy", policy_kwargs=dict(policy_kwargs, net_arch=dict(pi=[], vf=[]))), values
     if policy.net_arch is None:
         if policy.layers:
@@ -152,9 +150,7 @@ def architecture(model: Any, what: str) -> Tuple[Dict[str, Any], Dict[str, np.nd
     values = _head_values(parameters, model.action_space)
     if policy.feature_extraction == "cnn":
         _check_cnn(policy, observation_space, what)
-        cnn = nature_cnn_weights(parameters, "model/", observation_space.shape)
-        keys = list(sequential_keys("cnn", 3)) + ["linear.0.weight", "linear.0.bias"]
-        values.update({"features_extractor." + key: value for key, value in zip(keys, cnn)})
+        values.update(nature_cnn_state(parameters, "model/", observation_space.shape, "features_extractor"))
         return dict(policy="CnnPolicy", policy_kwargs=dict(net_arch=dict(pi=[], vf=[]))), values
 
     pi_widths, vf_widths = _branches(policy, what)
@@ -166,9 +162,7 @@ def architecture(model: Any, what: str) -> Tuple[Dict[str, Any], Dict[str, np.nd
 
 def _check_images(observation_space: spaces.Space, what: str) -> None:
     """The successor's CNN divides uint8 images by 255, as ours scales images of bounds [0, 255]: refuse others."""
-    if not (isinstance(observation_space, spaces.Box) and observation_space.dtype == np.uint8
-            and len(observation_space.shape) == 3 and np.all(observation_space.low == 0)
-            and np.all(observation_space.high == 255)):
+    if not is_image_space(observation_space):
         raise ValueError("Cannot export {} to SB3: its CNN reads {}, the successor's CnnPolicy takes uint8 images "
                          "of bounds [0, 255] (height, width, channels)".format(what, observation_space))
 

@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
-from stable_baselines.common.export.sb3.support import (constant, dense, has_parameter, nature_cnn_weights,
+from stable_baselines.common.export.sb3.support import (constant, dense, has_parameter, nature_cnn_state,
                                                         torch_activation)
 
 
@@ -121,10 +121,7 @@ def _q_network(parameters: Dict[str, np.ndarray], prefix: str, policy: Any, targ
     """:return: (dict) our Q-network under ``prefix`` as the successor's ``target`` QNetwork"""
     values: Dict[str, np.ndarray] = {}
     if policy.feature_extraction == "cnn":
-        cnn = nature_cnn_weights(parameters, prefix, observation_shape)
-        keys = ["cnn.0.weight", "cnn.0.bias", "cnn.2.weight", "cnn.2.bias", "cnn.4.weight", "cnn.4.bias",
-                "linear.0.weight", "linear.0.bias"]
-        values.update({"{}.features_extractor.{}".format(target, key): value for key, value in zip(keys, cnn)})
+        values.update(nature_cnn_state(parameters, prefix, observation_shape, target + ".features_extractor"))
         scopes = [prefix + "fully_connected"]
     else:
         scopes = [prefix + ("fully_connected" if index == 0 else "fully_connected_{}".format(index))

@@ -128,6 +128,14 @@ def nature_cnn_weights(parameters: Dict[str, np.ndarray], prefix: str, image_sha
     return weights + [np.ascontiguousarray(reordered.T), parameter(parameters, prefix + "fc1/b").reshape(-1)]
 
 
+def nature_cnn_state(parameters: Dict[str, np.ndarray], prefix: str, image_shape: Tuple[int, ...],
+                     target: str) -> Dict[str, np.ndarray]:
+    """:return: (dict) our Nature CNN under ``prefix`` as the state of the successor's ``NatureCNN`` ``target``"""
+    keys = list(sequential_keys("cnn", 3)) + ["linear.0.weight", "linear.0.bias"]
+    weights = nature_cnn_weights(parameters, prefix, image_shape)
+    return {"{}.{}".format(target, key): value for key, value in zip(keys, weights)}
+
+
 def fill_state_dict(module: Any, values: Dict[str, np.ndarray], what: str) -> None:
     """
     Load ``values`` into a torch module: every key of its state dict must be given once, with its shape.
