@@ -51,26 +51,7 @@ class _ImageEnv(gymnasium.Env):
         return self._obs(), float(action), self.t >= 5, False, {}
 
 
-def test_import_without_mpi4py():
-    code = textwrap.dedent("""
-        import sys
-        sys.modules["mpi4py"] = None  # `import mpi4py` fails as if it were not installed
-        from stable_baselines.gail import ExpertDataset, generate_expert_traj, DataLoader
-        import stable_baselines.gail as gail
-        assert "GAIL" not in gail.__all__, gail.__all__
-        try:
-            from stable_baselines.gail import GAIL
-        except ImportError as error:
-            assert "mpi4py" in str(error) or "GAIL" in str(error), error
-        else:
-            raise AssertionError("GAIL imported without mpi4py")
-        print("no-mpi-ok")
-    """)
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO_ROOT,
-                            timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "no-mpi-ok" in result.stdout
+# importing the expert datasets without mpi4py: tests/test_import_and_global_state.py
 
 
 @pytest.mark.parametrize("name, n_obs, n_act, act_dtype_kind", [("expert_cartpole.npz", 4, 1, "i"),

@@ -34,19 +34,7 @@ HAS_DDPG = importlib.util.find_spec("stable_baselines.ddpg") is not None and \
     importlib.util.find_spec("mpi4py") is not None
 
 
-def test_import_without_mpi4py():
-    code = ("import sys\n"
-            "sys.modules['mpi4py'] = None\n"
-            "import stable_baselines\n"
-            "from stable_baselines import HER\n"
-            "from stable_baselines.her import GoalSelectionStrategy, HERGoalEnvWrapper, KEY_TO_GOAL_STRATEGY\n"
-            "from stable_baselines.common.bit_flipping_env import BitFlippingEnv\n"
-            "assert 'HER' in stable_baselines.__all__\n"
-            "print(HER.__name__, HERGoalEnvWrapper(BitFlippingEnv(3)).observation_space)\n")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "HER MultiBinary(9)" in result.stdout
+# importing HER without mpi4py: tests/test_import_and_global_state.py
 
 
 # --------------------------------------------------------------------------------------------------

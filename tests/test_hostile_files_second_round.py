@@ -189,25 +189,28 @@ def test_thread_count_above_the_cores_is_lowered(saved_ppo2: str, tmp_path: Any)
 
 
 # ------------------------------------------------------------------------------------------ budgets that compose
+# One child process tries every crafted file in turn (TensorFlow's import is paid once), each statement timed on its
+# own; a regression that computes for minutes is killed by the child's overall timeout.
 _CHILD = """
 import json, sys, time
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
-start = time.time()
-try:
-    {action}
-    report = {{"raised": None, "message": ""}}
-except BaseException as err:
-    report = {{"raised": type(err).__name__, "message": str(err), "invalid_file": isinstance(err, InvalidModelFileError)}}
-report["seconds"] = time.time() - start
-print("REPORT " + json.dumps(report))
+for name, action in json.loads(sys.argv[1]).items():
+    start = time.time()
+    try:
+        exec(action)
+        report = {"raised": None, "message": ""}
+    except BaseException as err:
+        report = {"raised": type(err).__name__, "message": str(err),
+                  "invalid_file": isinstance(err, InvalidModelFileError)}
+    report["seconds"] = time.time() - start
+    print("REPORT " + json.dumps({name: report}), flush=True)
 """
 
 
-def _in_child(action: str, seconds: float = 120.0) -> Dict[str, Any]:
+def _in_child(actions: Dict[str, str], seconds: float = 240.0) -> Dict[str, Dict[str, Any]]:
     """
-    Run the statement ``action`` in a fresh Python process whose address space is capped at 6 GiB (TensorFlow
-    alone reserves a few), and report what it raised and how long the statement took; a regression that computes
-    for minutes is killed.
+    Run each statement of ``actions`` (name -> statement) in one fresh Python process whose address space is capped
+    at 6 GiB (TensorFlow alone reserves a few), and report by name what each raised and how long it took.
     """
     import os
     import resource
@@ -218,21 +221,20 @@ def _in_child(action: str, seconds: float = 120.0) -> Dict[str, Any]:
         resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    reports: Dict[str, Dict[str, Any]] = {}
     try:
-        answer = subprocess.run([sys.executable, "-c", _CHILD.format(action=action)], capture_output=True, text=True,
+        answer = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(actions)], capture_output=True, text=True,
                                 timeout=seconds, preexec_fn=cap, cwd=root, env=dict(os.environ, PYTHONPATH=root))
-    except subprocess.TimeoutExpired:
-        return {"raised": "timeout", "message": "still running after {} s".format(seconds)}
-    lines = [line for line in answer.stdout.splitlines() if line.startswith("REPORT ")]
-    assert lines, answer.stderr[-3000:]
-    return json.loads(lines[-1][len("REPORT "):])
-
-
-def _assert_refused_quickly(action: str, message: str) -> None:
-    report = _in_child(action)
-    assert report.get("invalid_file"), report
-    assert message in report["message"], report
-    assert report["seconds"] < 10.0, report
+        output, errors = answer.stdout, answer.stderr
+    except subprocess.TimeoutExpired as expired:
+        output = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+        errors = "still running after {} s".format(seconds)
+    for line in output.splitlines():
+        if line.startswith("REPORT "):
+            reports.update(json.loads(line[len("REPORT "):]))
+    for name in actions:  # what the child never reported on: it died or hung there
+        reports.setdefault(name, {"raised": "no report", "message": errors[-3000:]})
+    return reports
 
 
 def _giant_box_entry(members: Dict[str, bytes]) -> None:
@@ -258,29 +260,21 @@ COMPOSED = {
 }
 
 
-@pytest.mark.parametrize("kind", sorted(COMPOSED))
-def test_model_files_whose_parts_compose_into_a_bomb_are_refused_quickly(saved_ppo2: str, tmp_path: Any,
-                                                                         kind: str) -> None:
-    change, message = COMPOSED[kind]
-    path = _rewrite(saved_ppo2, str(tmp_path / "bomb.zip"), change)
-    _assert_refused_quickly("from stable_baselines import PPO2; PPO2.load({!r})".format(path), message)
-
-
-def test_random_streams_beyond_the_fast_forward_budget_are_refused(saved_sac: str, tmp_path: Any) -> None:
+def _random_streams_file(saved_sac: str, folder: Any) -> str:
+    """:return: (str) a SAC file whose training state has one random op draw 2**40 values (hours) on load"""
     from stable_baselines.common.model.training_state import random_ops
     drawing = [name for name, op in random_ops(SAC.load(saved_sac)).items() if op.inputs[0].shape.as_list()[0] != 0][0]
 
     def edit(state: Dict[str, Any]) -> None:
         state["tf_random_draws"][drawing] = 1 << 40  # within the per-op bound, hours of drawing
-    path = _rewrite(saved_sac, str(tmp_path / "draws.zip"), _edit_state(edit))
-    _assert_refused_quickly("from stable_baselines import SAC; SAC.load({!r}, env='Pendulum-v1')".format(path),
-                            "MAX_RANDOM_FAST_FORWARD")
+    return _rewrite(saved_sac, str(folder / "draws.zip"), _edit_state(edit))
 
 
-def test_replay_buffer_whose_frame_store_would_allocate_a_tebibyte_is_refused(tmp_path: Any) -> None:
+def _frame_store_file(folder: Any) -> str:
+    """:return: (str) a 2 KB replay-buffer file whose frame store would allocate 2**20 slots of 1024x1024x4 frames"""
     from stable_baselines.common.buffer_files import save_buffer
     from tests.test_buffer_files import make_buffer, members_of, write_members
-    path = str(tmp_path / "buffer.npz")
+    path = str(folder / "buffer.npz")
     save_buffer(make_buffer("frames", False, 30), path)
     members = members_of(path)
     header = json.loads(members["header.json"])
@@ -291,8 +285,42 @@ def test_replay_buffer_whose_frame_store_would_allocate_a_tebibyte_is_refused(tm
         field["shape"] = [1024, 1024, 4]
     members["header.json"] = json.dumps(header)
     write_members(path, members)
-    _assert_refused_quickly("from stable_baselines.common.buffer_files import load_buffer; load_buffer({!r})".format(
-        path), "MAX_REPLAY_BUFFER_BYTES")
+    return path
+
+
+@pytest.fixture(scope="module")
+def bomb_reports(saved_ppo2: str, saved_sac: str, tmp_path_factory: Any) -> Dict[str, Dict[str, Any]]:
+    """What loading each composed bomb raised, and how long it took, in one capped child process."""
+    folder = tmp_path_factory.mktemp("bombs")
+    actions = {}
+    for index, (kind, (change, _)) in enumerate(sorted(COMPOSED.items())):
+        path = _rewrite(saved_ppo2, str(folder / "bomb{}.zip".format(index)), change)
+        actions[kind] = "from stable_baselines import PPO2; PPO2.load({!r})".format(path)
+    actions["random streams"] = "from stable_baselines import SAC; SAC.load({!r}, env='Pendulum-v1')".format(
+        _random_streams_file(saved_sac, folder))
+    actions["frame store"] = "from stable_baselines.common.buffer_files import load_buffer; load_buffer({!r})".format(
+        _frame_store_file(folder))
+    return _in_child(actions)
+
+
+def _assert_refused_quickly(report: Dict[str, Any], message: str) -> None:
+    assert report.get("invalid_file"), report
+    assert message in report["message"], report
+    assert report["seconds"] < 10.0, report
+
+
+@pytest.mark.parametrize("kind", sorted(COMPOSED))
+def test_model_files_whose_parts_compose_into_a_bomb_are_refused_quickly(bomb_reports: Dict[str, Any],
+                                                                         kind: str) -> None:
+    _assert_refused_quickly(bomb_reports[kind], COMPOSED[kind][1])
+
+
+def test_random_streams_beyond_the_fast_forward_budget_are_refused(bomb_reports: Dict[str, Any]) -> None:
+    _assert_refused_quickly(bomb_reports["random streams"], "MAX_RANDOM_FAST_FORWARD")
+
+
+def test_replay_buffer_whose_frame_store_would_allocate_a_tebibyte_is_refused(bomb_reports: Dict[str, Any]) -> None:
+    _assert_refused_quickly(bomb_reports["frame store"], "MAX_REPLAY_BUFFER_BYTES")
 
 
 # ------------------------------------------------------------------------------------------ references and arrays

@@ -84,9 +84,25 @@ def test_import_without_mpi4py_hides_mpi_algorithms():
             print("hidden:", err)
         from stable_baselines import PPO2
         print(PPO2.__name__)
+        # HER and the expert datasets stay: only GAIL needs MPI
+        from stable_baselines import HER
+        from stable_baselines.her import GoalSelectionStrategy, HERGoalEnvWrapper, KEY_TO_GOAL_STRATEGY
+        from stable_baselines.common.bit_flipping_env import BitFlippingEnv
+        assert "HER" in stable_baselines.__all__
+        print(HER.__name__, HERGoalEnvWrapper(BitFlippingEnv(3)).observation_space)
+        from stable_baselines.gail import ExpertDataset, generate_expert_traj, DataLoader
+        import stable_baselines.gail as gail
+        assert "GAIL" not in gail.__all__, gail.__all__
+        try:
+            from stable_baselines.gail import GAIL
+        except ImportError as error:
+            assert "mpi4py" in str(error) or "GAIL" in str(error), error
+            print("GAIL hidden")
     """)
     assert "hidden:" in out and "mpi4py" in out
     assert "PPO2" in out
+    assert "HER MultiBinary(9)" in out
+    assert "GAIL hidden" in out
 
 
 def test_no_files_written(tmp_path):
