@@ -6,6 +6,7 @@ or entry, never in a bare Python or numpy exception.
 import io
 import json
 import random
+import warnings
 import zipfile
 from typing import Any, Callable, Dict
 
@@ -404,3 +405,131 @@ def test_policy_kwargs_the_policy_refuses_end_in_a_file_error(saved_ppo2: str, t
     path = _rewrite(saved_ppo2, str(tmp_path / "kwargs.zip"), _set_entry("policy_kwargs", '{"bogus": 1}'))
     with pytest.raises(InvalidModelFileError, match="kwargs.zip.*Unknown keywords for policy"):
         PPO2.load(path)
+
+
+# ------------------------------------------------------------------------------------------ third sweep
+def test_a_billion_laughs_of_shared_references_is_refused_at_once(saved_ppo2: str, tmp_path: Any) -> None:
+    """A 200-byte pickle: 40 levels of lists holding the same list twice (2**40 visits for any walk over it)."""
+    import base64
+    import pickle
+    import time
+
+    from stable_baselines import PPO2
+    from stable_baselines.common.safe_loading import load_pickle
+    laughs: Any = ["ha"]
+    for _ in range(40):
+        laughs = [laughs, laughs]
+    stored = pickle.dumps({"net_arch": laughs})
+    assert len(stored) < 400
+    with pytest.raises(InvalidModelFileError, match="MAX_EXPANDED_VALUES"):
+        load_pickle(stored, "a crafted pickle", key="policy_kwargs")
+
+    def edit(text: str) -> str:
+        data = json.loads(text)
+        data["policy_kwargs"] = {":type:": "<class 'dict'>", ":serialized:": base64.b64encode(stored).decode()}
+        return json.dumps(data)
+    path = _rewrite(saved_ppo2, str(tmp_path / "laughs.zip"), _edit_data_text(edit))
+    start = time.time()
+    with pytest.raises(InvalidModelFileError, match="entry 'policy_kwargs'.*MAX_EXPANDED_VALUES"):
+        PPO2.load(path)
+    assert time.time() - start < 10.0
+    # shared references within the limit still load as shared values
+    small: Any = ["ha"]
+    for _ in range(5):
+        small = [small, small]
+    loaded = load_pickle(pickle.dumps(small), "a pickle", key="x")
+    assert loaded[0] is loaded[1] and loaded[0][0][0][0][0] == ["ha"]
+
+
+def _with_a_second_member(path: str, target: str, name: str) -> str:
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(target, "w") as archive:
+        for info in source.infolist():
+            archive.writestr(info.filename, source.read(info))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # zipfile's "Duplicate name"
+            archive.writestr(name, source.read(name))
+    return target
+
+
+def test_an_archive_with_two_members_of_one_name_is_refused_by_every_reader(saved_ppo2: str, saved_sac: str,
+                                                                             tmp_path: Any) -> None:
+    """Two members named alike: which one a reader takes is not for the file to decide."""
+    from stable_baselines import PPO2
+    from stable_baselines.common.buffer_files import load_buffer, save_buffer
+    from stable_baselines.gail import ExpertDataset
+    from tests.test_buffer_files import make_buffer
+    ambiguous = "holds several members named '{}'"
+    for member in ("data", "parameters", "parameter_list"):
+        path = _with_a_second_member(saved_ppo2, str(tmp_path / "{}.zip".format(member)), member)
+        with pytest.raises(InvalidModelFileError, match=ambiguous.format(member)):
+            PPO2.load(path)
+    with zipfile.ZipFile(saved_ppo2) as archive:
+        (tmp_path / "parameters.npz").write_bytes(archive.read("parameters"))
+    inner_name = zipfile.ZipFile(str(tmp_path / "parameters.npz")).namelist()[0]
+    path = _with_a_second_member(str(tmp_path / "parameters.npz"), str(tmp_path / "inner.npz"), inner_name)
+    members = {name: zipfile.ZipFile(saved_ppo2).read(name) for name in ("data", "parameter_list")}
+    members["parameters"] = open(path, "rb").read()
+    with zipfile.ZipFile(str(tmp_path / "inner_twice.zip"), "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    with pytest.raises(InvalidModelFileError, match=ambiguous.format(inner_name)):
+        PPO2.load(str(tmp_path / "inner_twice.zip"))
+    buffer_path = str(tmp_path / "buffer.npz")
+    save_buffer(make_buffer("vector", False, 10), buffer_path)
+    with pytest.raises(InvalidModelFileError, match=ambiguous.format("header.json")):
+        load_buffer(_with_a_second_member(buffer_path, str(tmp_path / "buffer2.npz"), "header.json"))
+    dataset = str(tmp_path / "expert.npz")
+    np.savez(dataset, obs=np.zeros((6, 2)), actions=np.zeros((6, 1)), rewards=np.zeros(6), episode_returns=np.zeros(1),
+             episode_starts=np.arange(6) == 0)
+    with pytest.raises(InvalidModelFileError, match=ambiguous.format("obs.npy")):
+        ExpertDataset(expert_path=_with_a_second_member(dataset, str(tmp_path / "expert2.npz"), "obs.npy"), verbose=0)
+    from stable_baselines.common.model.training_state import STATE_MEMBER
+    with pytest.raises(InvalidModelFileError, match=ambiguous.format(STATE_MEMBER)):
+        SAC.load(_with_a_second_member(saved_sac, str(tmp_path / "state.zip"), STATE_MEMBER), env="Pendulum-v1")
+
+
+def test_a_replay_buffer_of_nan_transitions_is_refused(tmp_path: Any) -> None:
+    from stable_baselines.common.buffer_files import load_buffer, save_buffer
+    from tests.test_buffer_files import make_buffer, members_of, npy_bytes, write_members
+    path = str(tmp_path / "buffer.npz")
+    save_buffer(make_buffer("vector", True, 12), path)
+    assert load_buffer(path) is not None  # the priority trees' infinities are legitimate
+    members = members_of(path)
+    for name in ("obs_t.npy", "reward.npy"):
+        poisoned = dict(members)
+        array = np.load(io.BytesIO(members[name]))
+        array.reshape(-1)[3] = np.nan
+        poisoned[name] = npy_bytes(array)
+        write_members(path, poisoned)
+        with pytest.raises(InvalidModelFileError, match="array '{}' .* NaN or infinite".format(name[:-4])):
+            load_buffer(path)
+
+
+EXPERT = dict(obs=np.zeros((8, 2), np.float32), actions=np.zeros((8, 1)), rewards=np.zeros(8),
+              episode_returns=np.zeros(2), episode_starts=np.arange(8) % 4 == 0)
+BAD_EXPERT_FILES = {
+    "no observations": ({"obs": None}, "lacks the array"),
+    "fewer actions": ({"actions": np.zeros((3, 1))}, "one entry per transition"),
+    "no transition": ({key: EXPERT[key][:0] for key in ("obs", "actions", "rewards", "episode_starts")},
+                      "at least one"),
+    "text actions": ({"actions": np.array(["left"] * 8)}, "array 'actions' .* expected numbers"),
+    "complex observations": ({"obs": np.zeros((8, 2), np.complex64)}, "expected numbers or image paths"),
+    "NaN observations": ({"obs": np.full((8, 2), np.nan, np.float32)}, "NaN or infinite"),
+    "infinite returns": ({"episode_returns": np.array([np.inf, 0.0])}, "NaN or infinite"),
+    "starts that are not flags": ({"episode_starts": np.full(8, 0.5)}, "must hold flags"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_EXPERT_FILES))
+def test_an_expert_dataset_file_that_cannot_be_training_data_is_refused(tmp_path: Any, kind: str) -> None:
+    from stable_baselines.gail import ExpertDataset
+    change, message = BAD_EXPERT_FILES[kind]
+    arrays = {key: value for key, value in dict(EXPERT, **change).items() if value is not None}
+    path = str(tmp_path / "expert.npz")
+    np.savez(path, **arrays)
+    with pytest.raises(InvalidModelFileError, match=message):
+        ExpertDataset(expert_path=path, verbose=0)
+    # the same arrays handed over in memory keep the original's errors (the user's own data, not a file)
+    if kind in ("fewer actions", "no transition"):
+        with pytest.raises(ValueError):
+            ExpertDataset(traj_data=arrays, verbose=0)

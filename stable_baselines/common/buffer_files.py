@@ -28,7 +28,7 @@ import numpy as np
 
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from stable_baselines.common.safe_loading import limits
-from stable_baselines.common.safe_loading.archive import parse_json, read_npy_member
+from stable_baselines.common.safe_loading.archive import member_infos, parse_json, read_npy_member
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 
 FORMAT = "stable-baselines replay buffer"
@@ -116,9 +116,7 @@ def read_buffer(file_obj: Any, what: str) -> ReplayBuffer:
         raise InvalidModelFileError("{} is not a numpy .npz archive ({}: {})".format(what, type(err).__name__, err)) \
             from err
     with archive:
-        infos = {info.filename: info for info in archive.infolist()[:limits.MAX_ZIP_MEMBERS + 1]}
-        if len(infos) > limits.MAX_ZIP_MEMBERS:
-            raise InvalidModelFileError("{} has more than {} members".format(what, limits.MAX_ZIP_MEMBERS))
+        infos = member_infos(archive, what)
         header = _read_header(archive, infos, what)
         expected = _HeaderCheck(header, what).expected_arrays()
         budget = [limits.MAX_REPLAY_BUFFER_BYTES]
@@ -306,8 +304,19 @@ class _HeaderCheck(object):
         return tree_capacity
 
 
+# the sum and minimum trees of the priorities (the minimum tree holds infinity in its unused leaves)
+_PRIORITY_TREES = ("sum_tree", "min_tree")
+
+
 def _check_contents(header: dict, arrays: Dict[str, np.ndarray], what: str) -> None:
-    """Refuse array values a buffer cannot hold: frame ids outside the ring's window, invalid priorities."""
+    """
+    Refuse array values a buffer cannot hold: NaN or infinite transitions (training on them turns every parameter into
+    NaN), frame ids outside the ring's window, invalid priorities.
+    """
+    for name, array in arrays.items():
+        if name not in _PRIORITY_TREES and array.dtype.kind in "fc" and not np.all(np.isfinite(array)):
+            raise InvalidModelFileError("array {!r} of {} holds NaN or infinite values; a replay buffer holds "
+                                        "finite transitions only".format(name, what))
     if "frame_ids" in arrays and header["n_stored"]:
         _check_frame_ids(header, arrays["frame_ids"], arrays["frames"].shape[0], what)
     if "sum_tree" in arrays:

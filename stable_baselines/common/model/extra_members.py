@@ -44,7 +44,7 @@ from typing import Any, Dict, Mapping
 
 import numpy as np
 
-from stable_baselines.common.safe_loading.archive import ZipModel, parse_json, read_npy_member
+from stable_baselines.common.safe_loading.archive import ZipModel, member_infos, parse_json, read_npy_member
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 
 __all__ = ["register_member", "registered_members", "encode_members", "write_members", "read_members",
@@ -160,7 +160,7 @@ def write_members(archive: zipfile.ZipFile, members: Mapping[str, bytes]) -> Non
 def _decode_arrays(raw: bytes, where: str, max_bytes: int) -> "OrderedDict[str, np.ndarray]":
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw), "r")
-        infos = archive.infolist()
+        infos = list(member_infos(archive, where).values())
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as err:
         raise InvalidModelFileError("{} is not a numpy .npz archive ({}: {})".format(where, type(err).__name__, err)) \
             from err

@@ -33,6 +33,7 @@ from stable_baselines.common.buffers import ReplayBuffer
 from stable_baselines.common.model.extra_members import register_member
 from stable_baselines.common.noise import ActionNoise, AdaptiveParamNoiseSpec
 from stable_baselines.common.safe_loading import limits
+from stable_baselines.common.safe_loading.archive import MemoryFile
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_random_draws import RANDOM_OP_TYPES, session_draws, set_session_draws
@@ -58,11 +59,12 @@ class TrainingState:
 
     :param info: (dict) JSON-able values (counters, generator positions, names)
     :param arrays: (dict) numeric arrays by name
-    :param replay_buffer: (bytes) the replay buffer in the file format of ``save_replay_buffer`` (None: none kept)
+    :param replay_buffer: (bytes-like) the replay buffer in the file format of ``save_replay_buffer`` (None: none
+        kept)
     """
 
     def __init__(self, info: Dict[str, Any], arrays: Dict[str, np.ndarray],
-                 replay_buffer: Optional[bytes] = None) -> None:
+                 replay_buffer: Any = None) -> None:
         self.info = info
         self.arrays = arrays
         self.replay_buffer = replay_buffer
@@ -346,18 +348,19 @@ def _is_off_policy(model: Any) -> bool:
     return isinstance(model, OffPolicyRLModel)
 
 
-def _buffer_bytes(buffer: Any) -> bytes:
+def _buffer_bytes(buffer: Any) -> memoryview:
     content = io.BytesIO()
     write_buffer(buffer, content)
-    return content.getvalue()
+    return content.getbuffer()  # the written bytes themselves, not a copy
 
 
-def buffer_from_bytes(content: bytes) -> Any:
+def buffer_from_bytes(content: Any) -> Any:
     """
-    :param content: (bytes) a replay buffer in the file format of ``save_replay_buffer``
+    :param content: (bytes-like) a replay buffer in the file format of ``save_replay_buffer`` (bytes, or the uint8
+        array of the model file's member, read in place)
     :return: (ReplayBuffer) the buffer, read and checked as ``load_replay_buffer`` does
     """
-    return read_buffer(io.BytesIO(content), "the replay buffer of the training state")
+    return read_buffer(MemoryFile(content), "the replay buffer of the training state")
 
 
 def _numeric_copy(buffer: Any) -> Any:
@@ -376,7 +379,7 @@ def _numeric_copy(buffer: Any) -> Any:
     return copy
 
 
-def _capture_buffer(model: Any, info: Dict[str, Any]) -> Optional[bytes]:
+def _capture_buffer(model: Any, info: Dict[str, Any]) -> Optional[memoryview]:
     inner = model._inner_replay_buffer() if model.replay_buffer is not None else None
     info["replay_buffer"] = {"present": inner is not None, "loaded": bool(model._replay_buffer_loaded)}
     if inner is None:
@@ -386,7 +389,7 @@ def _capture_buffer(model: Any, info: Dict[str, Any]) -> Optional[bytes]:
     return _buffer_bytes(inner)
 
 
-def _restore_buffer(model: Any, info: Dict[str, Any], content: Optional[bytes]) -> None:
+def _restore_buffer(model: Any, info: Dict[str, Any], content: Any) -> None:
     entry = _entry(info, "replay_buffer", dict)
     if bool(entry.get("present")) != (content is not None):
         raise _fail("its description of the replay buffer does not match its content")
@@ -558,7 +561,7 @@ def restore_training_state_members(model: Any, members: Dict[str, Any], what: st
         if set(stored) != {"file"} or stored["file"].dtype != np.uint8 or stored["file"].ndim != 1:
             raise InvalidModelFileError("{}: the member {!r} must hold one uint8 array 'file'".format(
                 what, BUFFER_MEMBER))
-        content = stored["file"].tobytes()
+        content = stored["file"]  # read in place: a buffer of gigabytes is not copied once more
     try:
         restore_training_state(model, TrainingState(members[STATE_MEMBER], dict(members.get(ARRAYS_MEMBER, {})),
                                                     content), made_normalization)

@@ -7,6 +7,7 @@ declared size against its limit (zipfile never returns more than the declared si
 before it is parsed, and each parameter array's header (dtype, shape) against the model's own variable -- or,
 without a model, against the total :data:`~.limits.MAX_PARAMETER_BYTES` -- before its data is read.
 """
+import collections
 import io
 import json
 import os
@@ -52,6 +53,66 @@ def read_whole(file_obj: Any, what: str, limit: Optional[int] = None) -> bytes:
 _CHUNK = 16 << 20
 
 
+class MemoryFile(io.RawIOBase):
+    """
+    A read-only, seekable file over bytes already in memory (a bytes object, a numpy array's buffer), without
+    copying them: a member of a file can be read as an archive in place.
+
+    :param content: (bytes-like) the content
+    """
+
+    def __init__(self, content: Any) -> None:
+        super().__init__()
+        self._view = memoryview(content).cast("B")
+        self._position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: len(self._view)}[whence]
+        if base + offset < 0:
+            raise ValueError("negative seek position {}".format(base + offset))
+        self._position = base + offset
+        return self._position
+
+    def readinto(self, target: Any) -> int:
+        chunk = self._view[self._position:self._position + len(target)]
+        memoryview(target).cast("B")[:len(chunk)] = chunk
+        self._position += len(chunk)
+        return len(chunk)
+
+
+def member_infos(archive: zipfile.ZipFile, what: str) -> Dict[str, zipfile.ZipInfo]:
+    """
+    The members of a zip archive by name, refusing an archive of more than :data:`~.limits.MAX_ZIP_MEMBERS` members
+    or one that holds two members of the same name (a reader would silently take one of them).
+
+    :param archive: (zipfile.ZipFile) the open archive
+    :param what: (str) the archive, for messages
+    :return: (dict) name -> ZipInfo, in the archive's order
+    :raises InvalidModelFileError: when the archive is too large or ambiguous
+    """
+    infos = archive.infolist()
+    if len(infos) > limits.MAX_ZIP_MEMBERS:
+        raise InvalidModelFileError("{} has {} members, more than the {} a file may hold (stable_baselines.common."
+                                    "safe_loading.limits.MAX_ZIP_MEMBERS)".format(what, len(infos),
+                                                                                  limits.MAX_ZIP_MEMBERS))
+    by_name = {info.filename: info for info in infos}
+    if len(by_name) != len(infos):
+        counts = collections.Counter(info.filename for info in infos)
+        repeated = sorted(name for name, count in counts.items() if count > 1)
+        raise InvalidModelFileError("{} holds several members named {} (which one to read is ambiguous)".format(
+            what, ", ".join(repr(name) for name in repeated[:5])))
+    return by_name
+
+
 class ZipModel(object):
     """
     The members of a zip model file, read on demand within their limits.
@@ -64,11 +125,9 @@ class ZipModel(object):
         self.what = what
         try:
             self._archive = zipfile.ZipFile(io.BytesIO(content), "r")
-            self._infos = {info.filename: info for info in self._archive.infolist()}
         except _READ_ERRORS as err:
             raise self.invalid("it is not a readable zip archive ({}: {})".format(type(err).__name__, err)) from err
-        if len(self._infos) > limits.MAX_ZIP_MEMBERS:
-            raise self.invalid("the zip archive has {} members".format(len(self._infos)))
+        self._infos = member_infos(self._archive, what)
 
     def invalid(self, reason: str) -> InvalidModelFileError:
         """:return: (InvalidModelFileError) naming the file and the reason"""
@@ -228,12 +287,10 @@ class ParameterArchive(object):
         self.names = list(names)
         try:
             self._archive = zipfile.ZipFile(io.BytesIO(content), "r")
-            self._infos = {info.filename: info for info in self._archive.infolist()}
         except _READ_ERRORS as err:
             raise InvalidModelFileError("{} is not a valid numpy .npz archive ({}: {})".format(
                 self.what, type(err).__name__, err)) from err
-        if len(self._infos) > limits.MAX_ZIP_MEMBERS:
-            raise InvalidModelFileError("{} has {} members".format(self.what, len(self._infos)))
+        self._infos = member_infos(self._archive, self.what)
         missing = [name for name in self.names if name + ".npy" not in self._infos and name not in self._infos]
         if missing:
             raise InvalidModelFileError("{} lacks {} variable(s) listed in parameter_list: {} (it has: {})".format(
@@ -325,13 +382,16 @@ def read_npz_file(path: str, what: str) -> Dict[str, np.ndarray]:
         raise InvalidModelFileError("{} is not a numpy .npz archive ({}: {})".format(what, type(err).__name__, err)) \
             from err
     with archive:
-        infos = archive.infolist()
-        if len(infos) > limits.MAX_ZIP_MEMBERS:
-            raise InvalidModelFileError("{} has {} members".format(what, len(infos)))
+        infos = member_infos(archive, what).values()
         budget = [limits.MAX_DATASET_BYTES]
-        return {info.filename[:-4] if info.filename.endswith(".npy") else info.filename:
-                read_npy_member(archive, info, "array {!r} of {}".format(info.filename, what), budget,
-                                kinds="biufcUS") for info in infos}
+        arrays = {}
+        for info in infos:
+            key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            if key in arrays:  # 'obs' and 'obs.npy'
+                raise InvalidModelFileError("{} holds two arrays named {!r}".format(what, key))
+            arrays[key] = read_npy_member(archive, info, "array {!r} of {}".format(info.filename, what), budget,
+                                          kinds="biufcUS")
+        return arrays
 
 
 def read_parameter_archive(model: ZipModel) -> Optional[ParameterArchive]:

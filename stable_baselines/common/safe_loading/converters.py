@@ -70,6 +70,10 @@ class Converter(object):
         self._memo: Dict[int, Any] = {}
         self._keep: List[Any] = []
         self._depth = 0
+        # the values the result holds when every shared reference is followed (what a walk over it visits), and
+        # that count for each converted container
+        self._expanded = 0
+        self._expanded_sizes: Dict[int, int] = {}
 
     # --- errors ----------------------------------------------------------------------------------
     def refuse(self, what: str, reason: str) -> SafeUnpicklingError:
@@ -142,22 +146,42 @@ class Converter(object):
         """
         kind = type(node)
         if kind in _PLAIN:
+            self._expand(1)
             return node
         if kind is int:
             if node.bit_length() > limits.MAX_INT_BITS:
                 raise self.invalid("an integer of {} bits".format(node.bit_length()))
+            self._expand(1)
             return node
         found = self._memo.get(id(node), _MISSING)
         if found is not _MISSING:
+            # a shared value: stored once, but every walk over the result visits it again
+            self._expand(self._expanded_sizes.get(id(node), 1))
             return found
         self.budget.spend_object(self.what)
         if self._depth >= limits.MAX_NESTING:
             raise self.invalid("values nested more than {} levels deep".format(limits.MAX_NESTING))
         self._depth += 1
+        start = self._expanded
+        self._expand(1)
         try:
-            return self._convert(node, kind)
+            result = self._convert(node, kind)
         finally:
             self._depth -= 1
+        self._expanded_sizes[id(node)] = self._expanded - start
+        return result
+
+    def _expand(self, count: int) -> None:
+        """
+        Count ``count`` more values in the result as a walk over it sees them (a value referenced twice counts twice),
+        so that a small pickle of shared references (a "billion laughs") is refused before any code walks it.
+
+        :param count: (int) the values added
+        """
+        self._expanded += count
+        if self._expanded > limits.MAX_EXPANDED_VALUES:
+            raise self.invalid("more than {} values once its shared references are followed "
+                               "(safe_loading.limits.MAX_EXPANDED_VALUES)".format(limits.MAX_EXPANDED_VALUES))
 
     def _remember(self, node: Any, result: Any) -> Any:
         self._memo[id(node)] = result

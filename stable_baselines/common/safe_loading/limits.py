@@ -33,6 +33,9 @@ MAX_NESTING = 100
 MAX_JSON_ITEMS = 2_000_000
 #: most objects in one unpickled value (shared references count once)
 MAX_OBJECTS = 1_000_000
+#: most values in one unpickled value counted as a walk over it sees them: a value referenced n times counts n times
+#: (a pickle of a few bytes can nest shared references into 2**30 visits; legitimate ones hold thousands)
+MAX_EXPANDED_VALUES = 1 << 21
 #: most members of a zip archive (the model file, the ``parameters`` archive)
 MAX_ZIP_MEMBERS = 100_000
 #: most functions stored by value in one model file (each is interpreted by the bytecode evaluator)

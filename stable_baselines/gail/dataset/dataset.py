@@ -19,9 +19,10 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import numpy as np
 
 from stable_baselines.common.safe_loading.archive import read_npz_file
+from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.gail.dataset.images import load_image, resolve_in_folder
-from stable_baselines.gail.dataset.structured import (check_structured_rows, count_rows, has_structured_keys,
-                                                      read_observations, shapes_by_key, take_rows)
+from stable_baselines.gail.dataset.structured import (OBS_KEY_PREFIX, check_structured_rows, count_rows,
+                                                      has_structured_keys, read_observations, shapes_by_key, take_rows)
 
 # keys every dataset must hold ("rewards" is recorded by generate_expert_traj but not needed to clone)
 REQUIRED_KEYS = ("obs", "actions", "episode_returns", "episode_starts")
@@ -281,6 +282,40 @@ class DataLoader(object):
         return state
 
 
+def check_expert_file(arrays: Dict[str, np.ndarray], what: str) -> None:
+    """
+    Refuse an expert dataset file whose arrays cannot be training data, before anything else reads them: a required
+    array missing, actions or returns that are not numbers, episode starts that are not flags, NaN or infinite
+    values, or arrays of different lengths.
+
+    :param arrays: (dict) the arrays of the file, by name
+    :param what: (str) the file, for messages
+    :raises InvalidModelFileError: naming the array and what was expected
+    """
+    missing = [key for key in REQUIRED_KEYS if key not in arrays and not (key == "obs" and has_structured_keys(arrays))]
+    if missing:
+        raise InvalidModelFileError("{} lacks the array(s) {} (an expert dataset holds {})".format(
+            what, ", ".join(missing), ", ".join(EXPERT_KEYS)))
+    lengths = {}
+    for name, array in arrays.items():
+        observation = name == "obs" or name.startswith(OBS_KEY_PREFIX)
+        kinds = "biufUS" if observation else "biuf"  # observations may be image paths
+        if array.dtype.kind not in kinds:
+            raise InvalidModelFileError("array {!r} of {} has dtype {}; expected {}".format(
+                name, what, array.dtype, "numbers or image paths" if observation else "numbers"))
+        if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+            raise InvalidModelFileError("array {!r} of {} holds NaN or infinite values".format(name, what))
+        if observation or name in ("actions", "episode_starts", "rewards"):
+            lengths[name] = len(array) if array.ndim > 0 else 0
+    starts = arrays["episode_starts"]
+    if starts.dtype.kind != "b" and not np.all((starts == 0) | (starts == 1)):
+        raise InvalidModelFileError("array 'episode_starts' of {} must hold flags (booleans, 0 or 1)".format(what))
+    if len(set(lengths.values())) > 1 or not min(lengths.values()):
+        raise InvalidModelFileError("the arrays of {} must hold one entry per transition (at least one), got "
+                                    "lengths {}".format(what, ", ".join("{} {}".format(name, length)
+                                                                        for name, length in sorted(lengths.items()))))
+
+
 def _as_dict(traj_data: Any) -> Dict[str, np.ndarray]:
     if isinstance(traj_data, Mapping) or hasattr(traj_data, "files"):
         keys = list(traj_data.files) if hasattr(traj_data, "files") else list(traj_data.keys())
@@ -331,6 +366,7 @@ class ExpertDataset(object):
             # numeric and text arrays only, within bounds: object arrays are pickles, which are never loaded
             # (store image paths as a string array, or load the file yourself and pass traj_data=)
             traj_data = read_npz_file(expert_path, "the expert dataset {!r}".format(expert_path))
+            check_expert_file(traj_data, "the expert dataset {!r}".format(expert_path))
         else:
             traj_data = _as_dict(traj_data)
 
