@@ -193,10 +193,10 @@ def test_thread_count_above_the_cores_is_lowered(saved_ppo2: str, tmp_path: Any)
 # One child process tries every crafted file in turn (TensorFlow's import is paid once), each statement timed on its
 # own; a regression that computes for minutes is killed by the child's overall timeout.
 _CHILD = """
-import json, sys, time
+import json, resource, sys, time
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 for name, action in json.loads(sys.argv[1]).items():
-    start = time.time()
+    start, peak = time.time(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     try:
         exec(action)
         report = {"raised": None, "message": ""}
@@ -204,6 +204,8 @@ for name, action in json.loads(sys.argv[1]).items():
         report = {"raised": type(err).__name__, "message": str(err),
                   "invalid_file": isinstance(err, InvalidModelFileError)}
     report["seconds"] = time.time() - start
+    # how far the process's peak memory rose during this statement (KiB -> bytes)
+    report["peak_growth"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak) * 1024
     print("REPORT " + json.dumps({name: report}), flush=True)
 """
 
@@ -211,7 +213,7 @@ for name, action in json.loads(sys.argv[1]).items():
 def _in_child(actions: Dict[str, str], seconds: float = 240.0) -> Dict[str, Dict[str, Any]]:
     """
     Run each statement of ``actions`` (name -> statement) in one fresh Python process whose address space is capped
-    at 6 GiB (TensorFlow alone reserves a few), and report by name what each raised and how long it took.
+    at 3 GiB, and report by name what each raised, how long it took and how far it raised the peak memory.
     """
     import os
     import resource
@@ -219,7 +221,7 @@ def _in_child(actions: Dict[str, str], seconds: float = 240.0) -> Dict[str, Dict
     import sys
 
     def cap() -> None:  # pragma: no cover - runs in the child
-        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     reports: Dict[str, Dict[str, Any]] = {}
@@ -293,7 +295,8 @@ def _frame_store_file(folder: Any) -> str:
 def bomb_reports(saved_ppo2: str, saved_sac: str, tmp_path_factory: Any) -> Dict[str, Dict[str, Any]]:
     """What loading each composed bomb raised, and how long it took, in one capped child process."""
     folder = tmp_path_factory.mktemp("bombs")
-    actions = {}
+    # first a normal load, so that the peak memory of the bombs is measured above it
+    actions = {"normal load": "from stable_baselines import PPO2; PPO2.load({!r})".format(saved_ppo2)}
     for index, (kind, (change, _)) in enumerate(sorted(COMPOSED.items())):
         path = _rewrite(saved_ppo2, str(folder / "bomb{}.zip".format(index)), change)
         actions[kind] = "from stable_baselines import PPO2; PPO2.load({!r})".format(path)
@@ -308,6 +311,11 @@ def _assert_refused_quickly(report: Dict[str, Any], message: str) -> None:
     assert report.get("invalid_file"), report
     assert message in report["message"], report
     assert report["seconds"] < 10.0, report
+    assert report["peak_growth"] < 2 << 30, report
+
+
+def test_the_bombs_are_measured_above_a_normal_load(bomb_reports: Dict[str, Any]) -> None:
+    assert bomb_reports["normal load"]["raised"] is None, bomb_reports["normal load"]
 
 
 @pytest.mark.parametrize("kind", sorted(COMPOSED))
