@@ -191,7 +191,10 @@ def test_models_of_ours_predict_alike_in_sb3(case: str, tmp_path: Any) -> None:
     model = OURS[case]()
     model.learn(128)
     notes = _export(model, tmp_path / "sb3")  # a path object; the successor adds .zip
-    assert len(notes) == 1 and "the optimizer starts afresh" in notes[0], notes
+    # a feed-forward PPO2 policy's Adam moments travel; every other optimizer starts afresh
+    carried = case.startswith("PPO2-") and not model.acting_policy.recurrent
+    expected = "the Adam moments are carried over" if carried else "the optimizer starts afresh"
+    assert len(notes) == 1 and expected in notes[0], notes
     sb3_model = load_for_check(str(tmp_path / "sb3.zip"), case.split("-")[0])
     if case.startswith("DDPG"):  # our DDPG clips observations to [-5, 5], as the original's did: said, not hidden
         assert "clips observations to [-5.0, 5.0] before its actor" in notes[0], notes
@@ -443,3 +446,30 @@ def test_her_models_travel_with_the_successors_her_buffer(inner: str, tmp_path: 
         np.testing.assert_array_equal(theirs, ours)
     else:
         np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-5)
+
+
+def test_the_adam_moments_of_ppo2_travel_with_it(tmp_path: Any) -> None:
+    """The successor's Adam starts from ours: both moments of every trained parameter, laid out as the weights are,
+    and the step count; an untrained model's optimizer starts afresh."""
+    model = PPO2("MlpPolicy", "CartPole-v1", n_steps=32, nminibatches=2, noptepochs=3, seed=0, n_cpu_tf_sess=1)
+    warning, = _export(model, tmp_path / "untrained.zip")
+    assert "the optimizer starts afresh (its moments are not carried over)" in warning
+    model.learn(256)  # 8 updates of 2 minibatches x 3 epochs
+    warning, = _export(model, tmp_path / "trained.zip")
+    assert "the Adam moments are carried over (48 steps" in warning and "starts afresh" not in warning, warning
+    sb3_model = load_for_check(str(tmp_path / "trained.zip"), "PPO2")
+    optimizer = sb3_model.policy.optimizer
+    named = dict(sb3_model.policy.named_parameters())
+    ours = {variable.name: value for variable, value in zip(
+        model.graph.get_collection("variables"), model.sess.run(model.graph.get_collection("variables")))}
+    for sb3_name, our_name, transpose in (("mlp_extractor.policy_net.0.weight", "model/pi_fc0/w", True),
+                                          ("mlp_extractor.value_net.2.bias", "model/vf_fc1/b", False),
+                                          ("action_net.weight", "model/pi/w", True)):
+        state = optimizer.state[named[sb3_name]]
+        assert float(state["step"]) == 48.0
+        for key, slot in (("exp_avg", "Adam"), ("exp_avg_sq", "Adam_1")):
+            expected = ours["{}/{}:0".format(our_name, slot)]
+            np.testing.assert_array_equal(state[key].numpy(), expected.T if transpose else expected)
+    assert len(optimizer.state) == len(list(sb3_model.policy.parameters()))
+    sb3_model.set_env(gymnasium.make("CartPole-v1"))
+    sb3_model.learn(64)  # the successor trains on from them

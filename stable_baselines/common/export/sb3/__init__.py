@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from stable_baselines.common.export.sb3 import actor_critic, goal, off_policy
+from stable_baselines.common.export.sb3 import actor_critic, goal, off_policy, optimizer
 from stable_baselines.common.export.sb3.support import (INSTALL_HINT, fill_state_dict, import_successor,
                                                         spaces_only_vec_env)
 
@@ -114,7 +114,7 @@ def export_sb3(model: Any, path: str) -> List[str]:
         torch = import_successor("torch")
         with torch.no_grad():
             sb3_model.log_ent_coef.fill_(extra["log_ent_coef"])
-    notes.append("the optimizer starts afresh (its moments are not carried over)")
+    notes.append(_carry_optimizer(model, sb3_model, what, name, her is None and name not in _OFF_POLICY))
     path = final_path(path)
     statistics = model.get_normalization_statistics()
     _atomically(path, sb3_model.save)
@@ -126,6 +126,24 @@ def export_sb3(model: Any, path: str) -> List[str]:
     warnings.warn("Exported {} to {} for {}.{}: {}.".format(what, path, module, class_name, "; ".join(notes)),
                   UserWarning)
     return notes
+
+
+def _carry_optimizer(model: Any, sb3_model: Any, what: str, name: str, actor_critic_layout: bool) -> str:
+    """
+    Carry the Adam moments of a feed-forward PPO2 policy into the successor's optimizer.
+
+    :return: (str) the note saying what became of the optimizer's state
+    """
+    if actor_critic_layout and name == "PPO2" and not actor_critic.is_recurrent(model):
+        policy = sb3_model.policy
+
+        def layout(values: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+            return actor_critic.policy_values(policy, actor_critic.architecture(model, what, values)[1])
+        steps = optimizer.carry_adam_moments(model, policy.optimizer, dict(policy.named_parameters()), layout)
+        if steps:
+            return ("the Adam moments are carried over ({} steps; PyTorch adds Adam's epsilon after the bias "
+                    "correction, TensorFlow before it)".format(steps))
+    return "the optimizer starts afresh (its moments are not carried over)"
 
 
 def today_space(space: Any) -> Any:

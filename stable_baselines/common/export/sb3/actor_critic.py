@@ -4,7 +4,7 @@ value MLPs (``pi_fc{i}``, ``vf_fc{i}``) or the Nature CNN both heads share, then
 ``value_net`` (our ``vf``); a Gaussian's ``logstd`` becomes ``log_std``. The ``q`` head only ACER reads is left.
 PPO2's LSTM policies become sb3_contrib's RecurrentPPO policies where the LSTM reads the features directly.
 """
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -135,17 +135,21 @@ def _check_cnn(policy: Any, observation_space: spaces.Space, what: str) -> None:
     _check_images(observation_space, what)
 
 
-def architecture(model: Any, what: str) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+def architecture(model: Any, what: str, parameters: Optional[Dict[str, np.ndarray]] = None
+                 ) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
     """
     :param model: (ActorCriticRLModel) the model
     :param what: (str) what is being exported (for the messages)
+    :param parameters: (dict) values to place instead of the model's parameters, by variable name (e.g. an
+        optimizer's moments, which the successor's layout takes alike); None: ``model.get_parameters()``
     :return: (dict, dict) the successor's ``policy`` and ``policy_kwargs`` as keyword arguments, and the values of
         its policy's state dict without the keys of shared feature extractors (filled by :func:`policy_values`)
     """
     policy = _acting_policy(model)
     if is_recurrent(model):
         return _recurrent_architecture(model, policy, what)
-    parameters = model.get_parameters()
+    if parameters is None:
+        parameters = model.get_parameters()
     observation_space = model.observation_space
     values = _head_values(parameters, model.action_space)
     if policy.feature_extraction == "cnn":
