@@ -265,24 +265,6 @@ def test_save_load_round_trip_box_actions(tmp_path):
     loaded.learn(16)
 
 
-def test_tf2_behaviour_subprocess():
-    """With TF-2 behaviour the variables are resource variables: the layers are still found and ACKTR trains."""
-    code = (
-        "import numpy as np\n"
-        "from stable_baselines import ACKTR\n"
-        "from stable_baselines.common.vec_env import DummyVecEnv\n"
-        "from stable_baselines.common.gym_compat import make_env\n"
-        "m = ACKTR('MlpPolicy', DummyVecEnv([lambda: make_env('CartPole-v1')]), n_steps=5, seed=0)\n"
-        "assert len(m.optim.layers) == 6, m.optim.layers\n"
-        "assert type(m.params[0]).__name__ == 'ResourceVariable'\n"
-        "m.learn(60)\n"
-        "assert m.sess.run(m.optim.step_counter) == 12\n"
-        "print('OK')\n")
-    env = dict(os.environ, STABLE_BASELINES_TF2_BEHAVIOR="1", TF_CPP_MIN_LOG_LEVEL="3")
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0 and "OK" in result.stdout, result.stderr[-3000:]
-
-
 # ------------------------------------------------------------------------------------------------
 # learning
 # ------------------------------------------------------------------------------------------------

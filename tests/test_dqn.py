@@ -470,39 +470,7 @@ def test_learns_identity(name, policy, kwargs, ep_length):
     assert score >= 90, "{}: mean reward {} < 90".format(name, score)
 
 
-# ------------------------------------------------------------------------------------------------
-# TF-2 behaviour (STABLE_BASELINES_TF2_BEHAVIOR=1): the graph code works there too
-# ------------------------------------------------------------------------------------------------
-def test_dqn_end_to_end_in_tf2_behaviour(tmp_path):
-    import subprocess
-    import sys
-    import textwrap
-    script = textwrap.dedent("""
-        import os
-        import numpy as np
-        import tensorflow as tf2
-        from stable_baselines import DQN
-        from stable_baselines.common.identity_env import IdentityEnv
-        assert tf2.executing_eagerly()
-        for kwargs in (dict(prioritized_replay=True, param_noise=True),):
-            model = DQN("LnMlpPolicy", IdentityEnv(4), learning_starts=20, batch_size=8, seed=0, **kwargs)
-            model.learn(40)
-            path = os.path.join({tmp!r}, "m.zip")
-            model.save(path)
-            loaded = DQN.load(path)
-            obs = np.arange(4)
-            assert (loaded.predict(obs)[0] == model.predict(obs)[0]).all()
-        legacy = DQN.load({legacy!r})
-        golden = np.load({golden!r})
-        q = legacy.sess.run(legacy.step_model.q_values, {{legacy.step_model.obs_ph: golden["policy_obs"]}})
-        np.testing.assert_allclose(q, golden["q"], rtol=1e-4, atol=1e-4)
-        print("TF2-OK")
-    """).format(tmp=str(tmp_path), legacy=os.path.join(os.path.dirname(README), "dqn", "CartPole-v1.pkl"),
-                golden=os.path.join(os.path.dirname(README), "golden", "dqn", "CartPole-v1.npz"))
-    env = dict(os.environ, STABLE_BASELINES_TF2_BEHAVIOR="1", TF_CPP_MIN_LOG_LEVEL="3")
-    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "TF2-OK" in result.stdout
+# TF-2 behaviour (STABLE_BASELINES_TF2_BEHAVIOR=1): tests/test_tf2_behaviour.py
 
 
 @pytest.mark.slow

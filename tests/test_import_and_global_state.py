@@ -37,24 +37,6 @@ def test_import_enables_tf1_behaviour_and_legacy_keras():
     assert "(1, 3)" in out
 
 
-def test_tf2_behaviour_opt_out_runs_a_model_end_to_end(tmp_path):
-    out = _run("""
-        import numpy as np
-        import tensorflow as tf
-        import stable_baselines
-        from stable_baselines import PPO2, A2C
-        assert tf.executing_eagerly(), "TF-2 behaviour must be kept"
-        model = PPO2("MlpPolicy", "CartPole-v1", n_steps=32, seed=0).learn(256)
-        model.save("m.zip")
-        loaded = PPO2.load("m.zip")
-        obs = np.zeros((2, 4), dtype=np.float32)
-        assert (loaded.predict(obs, deterministic=True)[0] == model.predict(obs, deterministic=True)[0]).all()
-        A2C("MlpLstmPolicy", "CartPole-v1", seed=0).learn(100)
-        print("eager-ok", tf.constant(1.0).numpy())
-    """, env_update={"STABLE_BASELINES_TF2_BEHAVIOR": "1"}, cwd=str(tmp_path))
-    assert "eager-ok 1.0" in out
-
-
 def test_existing_eager_tensors_warn_instead_of_crashing():
     out = _run("""
         import warnings

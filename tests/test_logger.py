@@ -263,29 +263,6 @@ def test_profile():
     Logger.CURRENT.name2val.clear()
 
 
-def test_tensorboard_format_with_tf2_behaviour(tmp_path):
-    """The FileWriter must also work when TF-2 (eager) behaviour was kept."""
-    import subprocess
-    import sys
-    import textwrap
-    script = textwrap.dedent("""
-        import sys
-        from stable_baselines import logger
-        from stable_baselines.common.tf_compat import tf
-        assert tf.executing_eagerly()
-        logger.configure(sys.argv[1], ["tensorboard"])
-        logger.logkv("v", 7.0)
-        logger.dumpkvs()
-        logger.reset()
-        print(logger.read_tb(sys.argv[1] + "/tb")["v"].tolist())
-    """)
-    env = dict(os.environ, STABLE_BASELINES_TF2_BEHAVIOR="1", TF_CPP_MIN_LOG_LEVEL="3")
-    result = subprocess.run([sys.executable, "-c", script, str(tmp_path)], env=env, capture_output=True,
-                            text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "[7.0]"
-
-
 def test_demo_prints_and_writes(tmp_path, capsys):
     folder = str(tmp_path / "demo")
     assert logger._demo(folder) == folder
