@@ -95,6 +95,11 @@ def data_parallel_opted_out() -> bool:
     return os.environ.get(OPT_OUT_VARIABLE, "1").strip().lower() in ("0", "false", "no", "off")
 
 
+def data_parallel_launch() -> bool:
+    """:return: (bool) whether PPO2 and A2C models made in this process train data-parallel (several MPI ranks)"""
+    return launcher_world_size() > 1 and not data_parallel_opted_out()
+
+
 def data_parallel_for(algorithm: str) -> Optional["DataParallel"]:
     """
     The data-parallel context of a new model: None in one process (or with the opt-out), else a
@@ -103,7 +108,7 @@ def data_parallel_for(algorithm: str) -> Optional["DataParallel"]:
     :param algorithm: (str) the algorithm's name (for the messages)
     :return: (DataParallel or None)
     """
-    if launcher_world_size() <= 1 or data_parallel_opted_out():
+    if not data_parallel_launch():
         return None
     data_parallel = DataParallel(algorithm)
     if data_parallel.available and data_parallel.size <= 1:
