@@ -14,9 +14,9 @@ Every table is printed as reStructuredText for ``docs/misc/performance.rst``.
   ``N`` = time of an update at one rank / (that + the optimizer steps of an update * the allreduce time at ``N``),
   with the latency and bandwidth measured here (shared memory, one machine) and with those of a 10 Gb/s Ethernet
   (50 us, 1.1 GB/s) and of an InfiniBand EDR fabric (2 us, 11 GB/s) between machines.
-- ``learning``: ``mpirun -np 2`` PPO2 with the rl-baselines-zoo CartPole-v1 settings, 4 environments per rank (8 in
-  all, the zoo's count), 1e5 steps in all (the per-sample budget of one process with 8 environments), then 10
-  evaluation episodes of the deterministic policy on rank 0.
+- ``learning``: PPO2 with the rl-baselines-zoo CartPole-v1 settings, 8 environments in all (``-np 1``: 8, ``-np 2``:
+  4 per rank), 1e5 steps in all (the same per-sample budget), then 10 evaluation episodes of the deterministic
+  policy on rank 0.
 
     python benchmarks/ppo2_mpi_scaling.py                     # everything (a few minutes on 2 cores)
     python benchmarks/ppo2_mpi_scaling.py throughput --updates 2
@@ -111,14 +111,14 @@ def worker_latency(sizes: Sequence[int], repeats: int) -> None:
         print(json.dumps(results), flush=True)
 
 
-def worker_learning(seed: int, total: int) -> None:
+def worker_learning(seed: int, total: int, n_envs: int) -> None:
     from stable_baselines import PPO2
     from stable_baselines.bench import Monitor
     from stable_baselines.common.evaluation import evaluate_policy
     from stable_baselines.common.gym_compat import make_env
     from stable_baselines.common.misc_util import mpi_rank_or_zero
     from stable_baselines.common.vec_env import DummyVecEnv
-    env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"), None) for _ in range(4)])
+    env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"), None) for _ in range(n_envs)])
     model = PPO2("MlpPolicy", env, n_steps=32, nminibatches=1, lam=0.8, gamma=0.98, noptepochs=20, ent_coef=0.0,
                  learning_rate=lambda f: f * 1e-3, cliprange=lambda f: f * 0.2, seed=seed, n_cpu_tf_sess=1)
     started = time.perf_counter()
@@ -216,13 +216,15 @@ def throughput_and_projection(updates: int) -> str:
     return "\n".join(lines)
 
 
-def learning(seeds: Sequence[int], total: int) -> str:
+def learning(seeds: Sequence[int], total: int, all_ranks: Sequence[int]) -> str:
     rows = []
     for seed in seeds:
-        result = _mpirun(2, "learning", seed, total)[0]
-        rows.append([seed, result["ranks"], result["steps"], "{:.1f}".format(result["wall"]),
-                     "{:.1f}".format(result["mean_reward"])])
-    return _table(["seed", "ranks", "steps (all ranks)", "wall (s)", "mean reward (10 episodes)"], rows)
+        for ranks in all_ranks:
+            result = _mpirun(ranks, "learning", seed, total, 8 // ranks)[0]
+            rows.append([seed, result["ranks"], 8 // ranks, result["steps"], "{:.1f}".format(result["wall"]),
+                         "{:.1f}".format(result["mean_reward"])])
+    return _table(["seed", "ranks", "envs/rank", "steps (all ranks)", "wall (s)", "mean reward (10 episodes)"],
+                  rows)
 
 
 def main() -> None:
@@ -231,6 +233,7 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=2, help="timed updates (PPO2 Pong; CartPole 8x, A2C 40x)")
     parser.add_argument("--seeds", type=int, nargs="*", default=[0, 1, 2])
     parser.add_argument("--total", type=int, default=100000, help="learning: steps of all ranks")
+    parser.add_argument("--ranks", type=int, nargs="*", default=[1, 2], help="learning: the -np values")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     _single_thread_env()
@@ -241,14 +244,14 @@ def main() -> None:
         elif name == "latency":
             worker_latency([int(size) for size in rest], repeats=200)
         else:
-            worker_learning(int(rest[0]), int(rest[1]))
+            worker_learning(int(rest[0]), int(rest[1]), int(rest[2]))
         return
     print("load average {:.2f}, {:.2f}, {:.2f} on {} cores".format(*os.getloadavg(), os.cpu_count()))
     for part in args.parts:
         if part == "throughput":
             print(throughput_and_projection(args.updates))
         elif part == "learning":
-            print(learning(args.seeds, args.total))
+            print(learning(args.seeds, args.total, args.ranks))
         else:
             parser.error("unknown part {!r} (throughput, learning)".format(part))
         print(flush=True)
