@@ -29,19 +29,15 @@ def differ(first, second):
     return any(not np.array_equal(np.array(first[name]), np.array(second[name])) for name in first)
 
 
-@pytest.fixture(scope="module")
-def two_ranks(tmp_path_factory):
+def run_two_ranks(folder):
     """The results of both ranks of one ``mpirun -np 2`` run of the worker's checks."""
-    if find_mpirun() is None:
-        pytest.skip(NO_MPIRUN_REASON)
-    folder = tmp_path_factory.mktemp("data_parallel")
     result = run_mpirun(2, [WORKER, "checks", str(folder)], timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     ranks = [json.load(open(os.path.join(str(folder), "rank{}.json".format(rank)))) for rank in range(2)]
     return folder, ranks, result
 
 
-def test_ppo2_ranks_identical_after_learn(two_ranks):
+def check_ppo2_ranks_identical_after_learn(two_ranks):
     _, (rank0, rank1), _ = two_ranks
     assert [rank0["size"], rank1["size"]] == [2, 2]
     # seeds offset per rank: different initial weights, made identical by the broadcast, trained identically
@@ -60,7 +56,7 @@ def test_ppo2_ranks_identical_after_learn(two_ranks):
     assert len(rank0["ppo2_episode_rewards"]) == rank0["ppo2_own_episodes"] + rank1["ppo2_own_episodes"] > 0
 
 
-def test_recurrent_ppo2_and_a2c_ranks_identical(two_ranks):
+def check_recurrent_ppo2_and_a2c_ranks_identical(two_ranks):
     _, (rank0, rank1), _ = two_ranks
     assert_same_parameters(rank0["lstm_final"], rank1["lstm_final"])
     assert rank0["lstm_num_timesteps"] == rank1["lstm_num_timesteps"] == 64
@@ -71,28 +67,28 @@ def test_recurrent_ppo2_and_a2c_ranks_identical(two_ranks):
     assert rank0["a2c_schedule_step"] == rank1["a2c_schedule_step"] == 80
 
 
-def test_stop_on_one_rank_stops_both(two_ranks):
+def check_stop_on_one_rank_stops_both(two_ranks):
     _, (rank0, rank1), _ = two_ranks
     assert rank0["stop_steps"] == rank1["stop_steps"] == 21
     assert rank0["stop_num_timesteps"] == rank1["stop_num_timesteps"] == 21 * 2 * 2
     assert_same_parameters(rank0["stop_final"], rank1["stop_final"])
 
 
-def test_mismatched_settings_same_error_on_every_rank(two_ranks):
+def check_mismatched_settings_same_error_on_every_rank(two_ranks):
     _, (rank0, rank1), _ = two_ranks
     assert rank0["mismatch_error"] == rank1["mismatch_error"]
     assert "total_timesteps: [200, 300]" in rank0["mismatch_error"]
     assert "must all call learn with the same settings" in rank0["mismatch_error"]
 
 
-def test_opt_out_trains_every_rank_alone(two_ranks):
+def check_opt_out_trains_every_rank_alone(two_ranks):
     _, (rank0, rank1), _ = two_ranks
     assert rank0["optout_data_parallel"] is False
     assert rank0["optout_num_timesteps"] == rank1["optout_num_timesteps"] == 64
     assert differ(rank0["optout_final"], rank1["optout_final"])
 
 
-def test_only_rank_zero_writes(two_ranks):
+def check_only_rank_zero_writes(two_ranks):
     folder, _, result = two_ranks
     files = sorted(os.listdir(str(folder)))
     assert "ppo2_rank0.zip" in files and "ppo2_rank1.zip" not in files
@@ -101,6 +97,21 @@ def test_only_rank_zero_writes(two_ranks):
     assert len(os.listdir(os.path.join(str(folder), "tb", "PPO2_1"))) == 1
     # the logger table is printed by rank 0 only: one per update
     assert result.stdout.count("| n_updates ") == 3
+
+
+@needs_mpirun
+def test_two_ranks_train_one_model(tmp_path):
+    """
+    One ``mpirun -np 2`` run (each start costs a TensorFlow import per rank) of several trainings; each check
+    compares what both ranks recorded.
+    """
+    two_ranks = run_two_ranks(tmp_path)
+    check_ppo2_ranks_identical_after_learn(two_ranks)
+    check_recurrent_ppo2_and_a2c_ranks_identical(two_ranks)
+    check_stop_on_one_rank_stops_both(two_ranks)
+    check_mismatched_settings_same_error_on_every_rank(two_ranks)
+    check_opt_out_trains_every_rank_alone(two_ranks)
+    check_only_rank_zero_writes(two_ranks)
 
 
 @needs_mpirun

@@ -253,7 +253,8 @@ class PPO2(OnPolicyRLModel):
             self.n_batch = n_envs * self.n_steps
             self._data_parallel = data_parallel_for("PPO2")
             if self._data_parallel is not None:
-                # every minibatch step is one session call, so that the ranks average its gradient together
+                # every minibatch step is one session call: the graph loop of the fused update does run with the
+                # allreduce inside (same numbers), but slower than the calls one by one
                 self._fused_update.enabled = False
             self._new_graph_and_session()
 
