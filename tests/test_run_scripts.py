@@ -71,3 +71,23 @@ def test_mpirun_two_ranks_trpo_run_atari(tmp_path):
     monitors = sorted(name for name in os.listdir(tmp_path) if name.endswith(".monitor.csv"))
     assert monitors == ["0.monitor.csv", "1.monitor.csv"]
     assert os.path.exists(os.path.join(tmp_path, "progress.csv"))
+
+
+def test_mpirun_two_ranks_ppo2_run_atari_data_parallel(tmp_path):
+    """PPO2's script under mpirun: one model trained by both ranks, the budget counting both, rank 0 logging."""
+    pytest.importorskip("ale_py", reason="needs the atari extra (ale-py)")
+    pytest.importorskip("mpi4py", reason="needs the mpi extra")
+    if find_mpirun() is None:
+        pytest.skip(NO_MPIRUN_REASON)
+    result = run_mpirun(2, ["-m", "stable_baselines.ppo2.run_atari", "--env", "PongNoFrameskip-v4", "--num-env", "2",
+                            "--num-timesteps", "1024"], timeout=900, cwd=str(tmp_path),
+                        extra_env=dict(OPENAI_LOGDIR=str(tmp_path), OPENAI_LOG_FORMAT="stdout,csv"))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    # 2 updates of 2 envs x 128 steps x 2 ranks, one table each, printed by rank 0 only
+    assert result.stdout.count("| n_updates ") == 2
+    assert "| total_timesteps    | 1024 " in result.stdout
+    # the Monitor files of both ranks' environments, the logger's files from rank 0 only
+    monitors = sorted(name for name in os.listdir(tmp_path) if name.endswith(".monitor.csv"))
+    assert monitors == ["0.monitor.csv", "1.monitor.csv", "2.monitor.csv", "3.monitor.csv"]
+    with open(os.path.join(tmp_path, "progress.csv")) as progress:
+        assert len(progress.read().splitlines()) == 3  # header + 2 updates

@@ -7,6 +7,7 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
+from stable_baselines.common.data_parallel import averaged_gradients, data_parallel_for
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
@@ -152,7 +153,7 @@ class A2C(OnPolicyRLModel):
             tf.summary.scalar(tag, tensor)
 
         self.params = tf_util.get_trainable_vars("model")
-        gradients = tf.gradients(total_loss, self.params)
+        gradients = averaged_gradients(tf.gradients(total_loss, self.params), self._data_parallel)
         if self.max_grad_norm is not None:
             gradients, _ = tf.clip_by_global_norm(gradients, self.max_grad_norm)
         return list(zip(gradients, self.params))
@@ -162,6 +163,7 @@ class A2C(OnPolicyRLModel):
             self._check_policy_class()
             observation_space, _, n_envs = self._graph_inputs()
             self.n_batch = n_envs * self.n_steps
+            self._data_parallel = data_parallel_for("A2C")
             self._new_graph_and_session()
 
             with self.graph.as_default():
@@ -211,7 +213,8 @@ class A2C(OnPolicyRLModel):
         :return: (float, float, float) policy loss, value loss and policy entropy
         """
         advantages = rewards - values
-        current_lr = self._advance_learning_rate(len(obs))
+        # the schedule ticks once per transition of every rank
+        current_lr = self._advance_learning_rate(len(obs) * self._n_ranks())
 
         feeds = [self.train_model.obs_ph, self.actions_ph, self.advs_ph, self.rewards_ph, self.learning_rate_ph]
         feed_values = [obs, actions, advantages, rewards, current_lr]
@@ -271,14 +274,14 @@ class A2C(OnPolicyRLModel):
                           loop: Dict[str, Any]) -> Tuple[np.ndarray, np.ndarray, float, float]:
         _, value_loss, policy_entropy = self._train_step(rollout.observations, rollout.states, rollout.returns,
                                                          rollout.masks, rollout.actions, rollout.values,
-                                                         self.num_timesteps // self.n_batch, writer,
+                                                         self.num_timesteps // self._global_batch(), writer,
                                                          action_masks=self.runner.rollout_action_masks)
         return rollout.values, rollout.returns, value_loss, policy_entropy
 
     def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         values, returns, value_loss, policy_entropy = stats
         rows = [("nupdates", update), ("total_timesteps", self.num_timesteps),
-                ("fps", clock.fps(update * self.n_batch)), ("policy_entropy", float(policy_entropy)),
+                ("fps", clock.fps(update * self._global_batch())), ("policy_entropy", float(policy_entropy)),
                 ("value_loss", float(value_loss)), ("explained_variance", float(explained_variance(values, returns)))]
         for key, value in rows:
             logger.record_tabular(key, value)

@@ -2,6 +2,9 @@
 Train A2C on an Atari game (DeepMind preprocessing, 4 stacked frames, 16 environments).
 
     python -m stable_baselines.a2c.run_atari --env BreakoutNoFrameskip-v4 --num-timesteps 10000000
+
+Under ``mpirun -np N`` every rank steps its own environments (seeds offset by 10000 per rank) and the ranks
+train one model data-parallel; the budget counts the steps of all ranks; only rank 0 logs.
 """
 from typing import Optional, Sequence
 
@@ -18,16 +21,17 @@ def train(env_id: str, num_timesteps: int, seed: int, policy: str, lr_schedule: 
 
     :param env_id: (str) the game id
     :param num_timesteps: (int) the budget (10 % more is trained, as in the original script)
-    :param seed: (int) the seed
+    :param seed: (int) the seed (of rank 0 under mpirun)
     :param policy: (str) a key of ``POLICIES``: 'cnn', 'lstm' or 'lnlstm'
     :param lr_schedule: (str) the learning-rate schedule ('constant', 'linear', 'double_linear_con',
         'middle_drop' or 'double_middle_drop')
     :param num_env: (int) the number of environments
     :return: (A2C) the trained model
     """
+    env_seed, model_seed = cli.worker_seeds(seed)
     return cli.learn_and_close(
-        cli.stacked_atari_env(env_id, num_env, seed),
-        lambda env: A2C(POLICIES[policy], env, lr_schedule=lr_schedule, seed=seed),
+        cli.stacked_atari_env(env_id, num_env, env_seed, cli.worker_start_index(num_env)),
+        lambda env: A2C(POLICIES[policy], env, lr_schedule=lr_schedule, seed=model_seed),
         cli.with_margin(num_timesteps))
 
 

@@ -4,13 +4,15 @@ What the algorithms' command-line scripts (``python -m stable_baselines.<algo>.r
 the train-then-close step. Each script only declares its model and what it changes.
 """
 import argparse
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Tuple, TypeVar
 
 import gymnasium
 
 from stable_baselines import logger
 from stable_baselines.bench import Monitor
 from stable_baselines.common.cmd_util import _monitor_path, atari_arg_parser, make_atari_env
+from stable_baselines.common.data_parallel import SEED_STRIDE, data_parallel_launch
+from stable_baselines.common.misc_util import mpi_rank_or_zero
 from stable_baselines.common.vec_env import VecEnv, VecFrameStack
 
 if TYPE_CHECKING:  # only for the annotation: common/cli.py is imported by scripts before any model
@@ -58,27 +60,53 @@ def vec_atari_parser(n_envs: int, policies: Optional[Mapping[str, Any]] = None, 
 def parse_and_configure(parser: argparse.ArgumentParser, argv: Optional[Sequence[str]]) -> argparse.Namespace:
     """
     Parse the command line, then configure the logger: stdout, plus files in the ``--logdir`` folder
-    when the script has that option, else in ``OPENAI_LOGDIR`` when set.
+    when the script has that option, else in ``OPENAI_LOGDIR`` when set. On the ranks other than 0 of a
+    data-parallel launch (``mpirun -np N``) the logger writes nothing.
 
     :param parser: (ArgumentParser) the script's options
     :param argv: ([str]) the arguments (None: ``sys.argv``)
     :return: (argparse.Namespace) the options
     """
     args = parser.parse_args(argv)
-    logger.configure(vars(args).get("logdir"))
+    if data_parallel_launch() and mpi_rank_or_zero() > 0:
+        logger.configure(format_strs=[])
+    else:
+        logger.configure(vars(args).get("logdir"))
     return args
 
 
-def stacked_atari_env(env_id: str, n_envs: int, seed: int) -> VecEnv:
+def worker_seeds(seed: int) -> Tuple[int, int]:
+    """
+    The seeds of this MPI rank's environments and of its PPO2 / A2C model: the environments get
+    ``seed + 10000 * rank``; so does the model, unless it trains data-parallel (it then adds the offset itself).
+    In one process both are ``seed``.
+
+    :param seed: (int) the seed given on the command line
+    :return: (int, int) the environments' seed and the model's
+    """
+    env_seed = seed + SEED_STRIDE * mpi_rank_or_zero()
+    return env_seed, seed if data_parallel_launch() else env_seed
+
+
+def stacked_atari_env(env_id: str, n_envs: int, seed: int, start_index: int = 0) -> VecEnv:
     """
     ``n_envs`` copies of a game with the DeepMind preprocessing, the last 4 frames stacked.
 
     :param env_id: (str) a ``*NoFrameskip*`` game id
     :param n_envs: (int) the number of copies
     :param seed: (int) the seed of the first copy (the others follow)
+    :param start_index: (int) the index of the first copy (names its Monitor file ``<index>.monitor.csv``)
     :return: (VecEnv)
     """
-    return VecFrameStack(make_atari_env(env_id, n_envs, seed), N_STACKED_FRAMES)
+    return VecFrameStack(make_atari_env(env_id, n_envs, seed, start_index=start_index), N_STACKED_FRAMES)
+
+
+def worker_start_index(n_envs: int) -> int:
+    """
+    :param n_envs: (int) the environments of every MPI rank
+    :return: (int) the index of this rank's first environment (``n_envs * rank``: the ranks' Monitor files differ)
+    """
+    return n_envs * mpi_rank_or_zero()
 
 
 def monitored_atari_env(env_id: str, rank: int, wrap: Optional[Callable[[gymnasium.Env], gymnasium.Env]] = None

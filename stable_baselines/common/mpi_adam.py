@@ -15,6 +15,7 @@ import numpy as np
 from mpi4py import MPI
 
 from stable_baselines.common import tf_util
+from stable_baselines.common.data_parallel import allreduce_gradient
 from stable_baselines.common.tf_compat import tf
 
 
@@ -61,11 +62,7 @@ class MpiAdam(object):
         :param local_grad: (np.ndarray) this worker's flat gradient, float32
         :return: (np.ndarray) the combined gradient, float32
         """
-        combined = np.zeros_like(local_grad)
-        self.comm.Allreduce(local_grad, combined, op=MPI.SUM)
-        if self.scale_grad_by_procs:
-            combined /= self.comm.Get_size()
-        return combined
+        return allreduce_gradient(local_grad, self.comm, average=self.scale_grad_by_procs)
 
     def update(self, local_grad: np.ndarray, learning_rate: float) -> None:
         """

@@ -107,6 +107,9 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
                                                                            "mb_rewards"))
     recorded = [(name, columns["mb_" + name]) for name in runner.recorded_outputs]
     model = runner.model
+    # the timesteps of all ranks when a data-parallel model trains under mpirun
+    data_parallel = getattr(model, "_data_parallel", None)
+    env_steps = runner.n_envs * (1 if data_parallel is None else data_parallel.size)
     for index in range(runner.n_steps):
         if runner.action_masks is not None:
             step_masks.append(runner.action_masks)
@@ -119,7 +122,7 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
 
         clipped_actions = runner._clip_actions(actions)
         obs, rewards, dones, infos = runner.env.step(clipped_actions)
-        model.num_timesteps += runner.n_envs
+        model.num_timesteps += env_steps
         check_observation(obs, model.observation_space, "step()", batched=True)
         check_rewards_finite(rewards, model.num_timesteps)
         runner.refresh_action_masks()

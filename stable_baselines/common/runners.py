@@ -169,7 +169,12 @@ class AbstractEnvRunner(ABC):
             return True
         if callback.reads_locals:
             local_variables = dict(local_variables, self=self.model, runner=self)
-        if notify_step(callback, local_variables):
+        go_on = notify_step(callback, local_variables)
+        data_parallel = getattr(self.model, "_data_parallel", None)
+        if data_parallel is not None:
+            # the ranks of a data-parallel model stop together, at the step one of them asked to
+            go_on = data_parallel.agreed(go_on)
+        if go_on:
             return True
         self.continue_training = False
         return False

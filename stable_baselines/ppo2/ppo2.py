@@ -7,6 +7,7 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
+from stable_baselines.common.data_parallel import averaged_gradients, data_parallel_for
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import (check_gamma, check_learning_rate, check_minibatches,
                                                       check_positive_int)
@@ -212,7 +213,7 @@ class PPO2(OnPolicyRLModel):
             if self.full_tensorboard_log:
                 for variable in self.params:
                     tf.summary.histogram(variable.name, variable)
-        gradients = tf.gradients(total_loss, self.params)
+        gradients = averaged_gradients(tf.gradients(total_loss, self.params), self._data_parallel)
         if self.max_grad_norm is not None:
             gradients, _ = tf.clip_by_global_norm(gradients, self.max_grad_norm)
         return list(zip(gradients, self.params))
@@ -250,6 +251,11 @@ class PPO2(OnPolicyRLModel):
             if self.env is not None:  # without one (a model loaded to predict) the number of envs may not fit
                 check_minibatches(self.nminibatches, n_envs, self.n_steps)
             self.n_batch = n_envs * self.n_steps
+            self._data_parallel = data_parallel_for("PPO2")
+            if self._data_parallel is not None:
+                # every minibatch step is one session call: the graph loop of the fused update does run with the
+                # allreduce inside (same numbers), but slower than the calls one by one
+                self._fused_update.enabled = False
             self._new_graph_and_session()
 
             with self.graph.as_default():
@@ -435,7 +441,7 @@ class PPO2(OnPolicyRLModel):
         self.learning_rate = get_schedule_fn(self.learning_rate)
         self.cliprange = get_schedule_fn(self.cliprange)
         assert self.cliprange_vf is not None, "setup_model replaced None by the policy's clipping range"
-        return {"cliprange_vf": get_schedule_fn(self.cliprange_vf), "n_updates": total_timesteps // self.n_batch,
+        return {"cliprange_vf": get_schedule_fn(self.cliprange_vf), "n_updates": self._n_updates(total_timesteps),
                 "t_first_start": started}
 
     def _train_on_rollout(self, rollout: "PPO2Batch", update: int, writer: Any,
@@ -451,7 +457,7 @@ class PPO2(OnPolicyRLModel):
     def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         values, returns, loss_vals = stats
         rows = [("serial_timesteps", update * self.n_steps), ("n_updates", update),
-                ("total_timesteps", self.num_timesteps), ("fps", clock.fps(self.n_batch, since_update=True)),
+                ("total_timesteps", self.num_timesteps), ("fps", clock.fps(self._global_batch(), since_update=True)),
                 ("explained_variance", float(explained_variance(values, returns)))]
         for key, value in rows:
             logger.logkv(key, value)
@@ -459,6 +465,10 @@ class PPO2(OnPolicyRLModel):
         logger.logkv('time_elapsed', clock.update_started - clock.started)
         for name, value in zip(self.loss_names, loss_vals):
             logger.logkv(name, value)
+
+    def _data_parallel_settings(self, total_timesteps: int) -> Dict[str, Any]:
+        return dict(super()._data_parallel_settings(total_timesteps), nminibatches=self.nminibatches,
+                    noptepochs=self.noptepochs)
 
     def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 1, tb_log_name: str = "PPO2",
               reset_num_timesteps: bool = True, progress_bar: bool = False) -> "PPO2":

@@ -3,6 +3,9 @@ Train PPO2 on a MuJoCo task (gymnasium's MuJoCo environments; old ``-v2`` ids ma
 observation and reward normalisation; ``--play`` then shows the trained agent.
 
     python -m stable_baselines.ppo2.run_mujoco --env Reacher-v2 --num-timesteps 1000000
+
+Under ``mpirun -np N`` every rank steps its own environment (seed offset by 10000 per rank, its own
+normalisation statistics) and the ranks train one model data-parallel; only rank 0 logs.
 """
 from typing import Optional, Sequence, Tuple
 
@@ -24,9 +27,10 @@ def train(env_id: str, num_timesteps: int, seed: int) -> Tuple[PPO2, VecNormaliz
     :param seed: (int) the seed
     :return: (PPO2, VecNormalize) the trained model and its (normalised) environment
     """
+    _, model_seed = cli.worker_seeds(seed)  # make_mujoco_env offsets the env's seed by the rank itself
     env = VecNormalize(DummyVecEnv([lambda: make_mujoco_env(env_id, seed)]))
     model = PPO2(policy=MlpPolicy, env=env, n_steps=2048, nminibatches=32, lam=0.95, gamma=0.99, noptepochs=10,
-                 ent_coef=0.0, learning_rate=3e-4, cliprange=0.2, seed=seed, verbose=1)
+                 ent_coef=0.0, learning_rate=3e-4, cliprange=0.2, seed=model_seed, verbose=1)
     return model.learn(total_timesteps=num_timesteps), env
 
 

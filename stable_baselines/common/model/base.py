@@ -15,6 +15,7 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.common import save_util, tf_util
 from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
+from stable_baselines.common.data_parallel import DataParallel
 from stable_baselines.common.export import ExportSpec, check_export_format, export_model
 from stable_baselines.common.fast_path import FastPath
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, seed_on_next_reset
@@ -69,6 +70,9 @@ class BaseRLModel(ABC):
     # the tensorboard runs (None: no logs); the replay buffer of the off-policy algorithms
     tensorboard_log: Optional[str]
     replay_buffer: Any
+
+    # the ranks a data-parallel model (PPO2, A2C under mpirun) trains on; None: this process alone
+    _data_parallel: Optional[DataParallel] = None
 
     def __init__(self, policy: Union[type, str], env: Any, verbose: int = 0, *, requires_vec_env: bool,
                  policy_base: Optional[type], policy_kwargs: Optional[Dict[str, Any]] = None,
@@ -255,10 +259,13 @@ class BaseRLModel(ABC):
         Seed Python's, NumPy's and TensorFlow's generators, the generator of the actions drawn in NumPy, the
         environment and the action spaces.
 
-        :param seed: (int) the seed; None leaves every generator as it is
+        :param seed: (int) the seed; None leaves every generator as it is (a data-parallel model's rank r uses
+            ``seed + 10000 * r``)
         """
         if seed is None:
             return
+        if self._data_parallel is not None:
+            seed = self._data_parallel.rank_seed(seed)
         set_global_seeds(seed)
         self.fast_path.reseed(seed)
         if self.env is not None and self._seed_env:
@@ -368,9 +375,15 @@ class BaseRLModel(ABC):
         if replay_wrapper is not None:
             self.replay_buffer = replay_wrapper(self.replay_buffer)
         with SetVerbosity(self.verbose), \
-                TensorboardWriter(self.graph, self.tensorboard_log, tb_log_name, new_tb_log) as writer:
+                TensorboardWriter(self.graph, self._tensorboard_folder(), tb_log_name, new_tb_log) as writer:
             self._setup_learn()
             yield callback, writer
+
+    def _tensorboard_folder(self) -> Optional[str]:
+        """:return: (str) where ``learn`` writes tensorboard files (None: nowhere; only rank 0 of a data-parallel model)"""
+        if self._data_parallel is not None and not self._data_parallel.is_root:
+            return None
+        return self.tensorboard_log
 
     def _log_episode_stats(self) -> None:
         """Log the mean return and length of the last 100 episodes reported by Monitor, if there are any."""
@@ -535,7 +548,12 @@ class BaseRLModel(ABC):
         :param include_training_state: (bool) also store what continuing training needs (optimizer state,
             generators, counters, the replay buffer), so that the loaded model's next
             ``learn(..., reset_num_timesteps=False)`` continues exactly as this model's would (zip archive only)
+
+        On a rank other than 0 of a data-parallel model (PPO2, A2C under ``mpirun``) nothing is written: the ranks
+        hold the same parameters, and rank 0 writes them.
         """
+        if self._data_parallel is not None and not self._data_parallel.is_root:
+            return
         extra = self._extra_members_to_save()
         if include_training_state:
             extra.update(training_state_members(self))

@@ -12,7 +12,8 @@ from abc import abstractmethod
 import sys
 import time
 from collections import deque
-from typing import Any, Deque, Dict, Optional, Tuple, TypeVar
+from contextlib import contextmanager
+from typing import Any, Deque, Dict, Iterator, Optional, Tuple, TypeVar
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.misc_util import flatten_lists
 from stable_baselines.common.model.actor_critic import ActorCriticRLModel
 from stable_baselines.common.schedules import SCHEDULES, Scheduler
+from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import total_episode_reward_logger
 
 
@@ -102,12 +104,69 @@ class OnPolicyRLModel(ActorCriticRLModel):
             clock = UpdateClock(time.time())
             loop = self._start_training(total_timesteps, clock.started)
             visible.update(loop)
-            callback.on_training_start(visible, vars(sys.modules[type(self).__module__]))
-            for update in range(1, 1 + self._n_updates(total_timesteps)):
-                if not self._one_update(update, callback, writer, log_interval, loop, clock):
-                    break
-            callback.on_training_end()
+            if self._data_parallel is not None:
+                self._start_data_parallel(total_timesteps, callback)
+            with self._ranks_fail_together():
+                callback.on_training_start(visible, vars(sys.modules[type(self).__module__]))
+                for update in range(1, 1 + self._n_updates(total_timesteps)):
+                    if not self._one_update(update, callback, writer, log_interval, loop, clock):
+                        break
+                    if self._data_parallel is not None and update % 100 == 0:
+                        self._data_parallel.check_synced(self.sess.run(self.params))
+                callback.on_training_end()
+            if self._data_parallel is not None:
+                self._data_parallel.check_synced(self.sess.run(self.params))
         return self
+
+    # ------------------------------------------------------------------ data-parallel training (mpirun)
+    def _n_ranks(self) -> int:
+        """:return: (int) the number of MPI ranks training this model together (1 in one process)"""
+        return 1 if self._data_parallel is None else self._data_parallel.size
+
+    def _global_batch(self) -> int:
+        """:return: (int) the transitions of one update over all ranks (``n_batch`` in one process)"""
+        return self.n_batch * self._n_ranks()
+
+    def _data_parallel_settings(self, total_timesteps: int) -> Dict[str, Any]:
+        """
+        :param total_timesteps: (int) the argument of ``learn``
+        :return: (dict) what every rank of a data-parallel ``learn`` must have in common
+        """
+        assert self.params is not None, "made by setup_model"
+        return {"algorithm": type(self).__name__, "policy": getattr(self.policy, "__name__", str(self.policy)),
+                "n_envs": self.n_envs, "n_steps": self.n_steps, "total_timesteps": int(total_timesteps),
+                "num_timesteps": self.num_timesteps, "action masks": bool(getattr(self, "uses_action_masks", False)),
+                "parameters": [(variable.name, tuple(variable.shape.as_list())) for variable in self.params]}
+
+    def _start_data_parallel(self, total_timesteps: int, callback: BaseCallback) -> None:
+        """
+        Before the first step of a data-parallel ``learn``: check that every rank agrees on the training, then
+        give every rank rank 0's variables (parameters and optimizer state).
+
+        :param total_timesteps: (int) the argument of ``learn``
+        :param callback: (BaseCallback) this rank's callback
+        """
+        data_parallel = self._data_parallel
+        assert data_parallel is not None, "only called on a data-parallel model"
+        data_parallel.require_mpi()
+        data_parallel.check_agreement(self._data_parallel_settings(total_timesteps), callback)
+        data_parallel.broadcast_variables(self.sess, self.graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES))
+        self.fast_path.weights_changed()
+
+    @contextmanager
+    def _ranks_fail_together(self) -> Iterator[None]:
+        """
+        Around the training of a data-parallel model: an exception on one rank ends every rank (MPI abort, the
+        rank's traceback on stderr) instead of leaving the others waiting for it.
+        """
+        if self._data_parallel is None:
+            yield
+            return
+        try:
+            yield
+        except BaseException as error:  # pylint: disable=broad-except
+            self._data_parallel.abort(error)
+            raise
 
     def _one_update(self, update: int, callback: BaseCallback, writer: Any, log_interval: int,
                     loop: Dict[str, Any], clock: UpdateClock) -> bool:
@@ -128,13 +187,16 @@ class OnPolicyRLModel(ActorCriticRLModel):
         ep_infos, true_rewards, episode_flags = self._rollout_episodes(rollout)
         assert self.ep_info_buf is not None and self.episode_reward is not None and self.n_envs is not None, \
             "made by _setup_learn"
+        if self._data_parallel is not None:
+            ep_infos = self._data_parallel.gather(list(ep_infos))
         self.ep_info_buf.extend(ep_infos)
         stats = self._train_on_rollout(rollout, update, writer, loop)
         if writer is not None:
             per_env = (self.n_envs, self.n_steps)
             total_episode_reward_logger(self.episode_reward, true_rewards.reshape(per_env),
                                         episode_flags.reshape(per_env), writer, self.num_timesteps)
-        if self.verbose >= 1 and self._logs_update(update, log_interval):
+        if self.verbose >= 1 and self._logs_update(update, log_interval) and \
+                (self._data_parallel is None or self._data_parallel.is_root):
             self._record_update(update, stats, loop, clock)
             logger.dump_tabular()
         return True
@@ -182,9 +244,9 @@ class OnPolicyRLModel(ActorCriticRLModel):
     def _n_updates(self, total_timesteps: int) -> int:
         """
         :param total_timesteps: (int) the timesteps of this call
-        :return: (int) the number of rollouts (each of ``n_batch`` transitions)
+        :return: (int) the number of rollouts (each of ``n_batch`` transitions on every rank)
         """
-        return total_timesteps // self.n_batch
+        return total_timesteps // self._global_batch()
 
     def _logs_update(self, update: int, log_interval: int) -> bool:
         """
