@@ -202,3 +202,14 @@ def test_set_env_and_load_refuse_vec_envs_that_do_not_fit(model_class, tmp_path)
             action(DummyVecEnv([make, make]))
     model.set_env(DummyVecEnv([make]))  # a VecEnv of one goal env is accepted, as in the original
     assert model.get_env().num_envs == 1
+
+
+def test_predict_names_a_reset_pair_and_a_ragged_observation(her_dqn):
+    """HERGoalEnvWrapper.reset() gives gymnasium's (obs, info): predict says so; ragged nesting names the layout."""
+    model, _ = her_dqn
+    wrapped = HERGoalEnvWrapper(BitFlippingEnv(4))
+    with pytest.raises(ValueError, match=r"got a \(observation, info\) tuple.*obs, info = env.reset\(\)"):
+        model.predict(wrapped.reset())
+    with pytest.raises(ValueError, match=r"HER expects a goal observation.*flat vector of length 12.*ragged nesting"):
+        model.predict([[0] * 12, [0] * 3])
+    assert model.predict(wrapped.reset()[0])[0] in (0, 1, 2, 3)
