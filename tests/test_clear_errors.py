@@ -69,16 +69,20 @@ def test_original_reward_and_obs_keep_the_wrapped_env_dtypes():
     assert venv.get_original_reward().tolist() == [3.125]
 
 
-def test_original_reward_of_dummy_vec_env_is_what_dummy_vec_env_returns():
-    # DummyVecEnv keeps the rewards in a float32 buffer (as the original library's did): VecNormalize gives
-    # back exactly what the wrapped VecEnv returned, and the observations keep the env's float32
-    inner = DummyVecEnv([lambda: gym.make("Pendulum-v1")])
-    venv = VecNormalize(inner)
-    venv.reset()
-    _, normalized, _, _ = venv.step(np.zeros((1, 1)))
-    assert venv.get_original_reward().dtype == np.float32
-    assert venv.get_original_obs().dtype == np.float32
-    assert normalized.dtype == np.float64  # divided by the float64 running statistics, as the original
+def test_original_reward_has_the_dtype_of_the_rewards_step_returned():
+    # DummyVecEnv keeps the rewards in a float32 buffer; the normalized ones are float64 (numpy 2 divides by the
+    # float64 running statistics), and get_original_reward gives the same values in that dtype, so that
+    # `orig.dtype == rewards.dtype` holds as in the original library's test; without reward normalization both
+    # are the env's float32. The observations keep the env's float32.
+    for norm_reward, dtype in ((True, np.float64), (False, np.float32)):
+        venv = VecNormalize(DummyVecEnv([lambda: gym.make("Pendulum-v1")]), norm_reward=norm_reward)
+        venv.reset()
+        _, normalized, _, _ = venv.step(np.zeros((1, 1)))
+        original = venv.get_original_reward()
+        assert original.dtype == normalized.dtype == dtype
+        assert original.tolist() == venv.venv.buf_rews.astype(np.float64).tolist()  # the same values
+        np.testing.assert_allclose(venv.normalize_reward(original), normalized)
+        assert venv.get_original_obs().dtype == np.float32
 
 
 # ------------------------------------------------------------------ load_parameters

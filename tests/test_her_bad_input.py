@@ -181,3 +181,35 @@ def test_set_env_refuses_an_env_that_is_not_goal_conditioned(her_dqn):
     with pytest.raises(ValueError, match=r"observation space must be a Dict.*got Discrete\(2\)"):
         model.set_env(_GoalSpaceEnv(spaces.Discrete(2)))
     assert model.get_env() is env_before
+
+
+@pytest.mark.parametrize("model_class", [DQN, SAC])
+def test_set_env_and_load_refuse_vec_envs_that_do_not_fit(model_class, tmp_path):
+    """As in the original, set_env and load raise ValueError for a VecEnv of a non-goal env or of several envs."""
+    from stable_baselines.common.vec_env import DummyVecEnv
+
+    continuous = model_class is SAC
+    make = lambda: BitFlippingEnv(4, continuous=continuous, max_steps=4)  # noqa: E731
+    model = HER("MlpPolicy", make(), model_class, n_sampled_goal=1, policy_kwargs=dict(layers=[8]))
+    path = str(tmp_path / "her.zip")
+    model.save(path)
+    plain_id = "Pendulum-v1" if continuous else "CartPole-v1"
+    not_goal = DummyVecEnv([lambda: gymnasium.make(plain_id)])
+    for action in (model.set_env, lambda env: HER.load(path, env=env)):
+        with pytest.raises(ValueError, match=r"HER needs a goal-conditioned environment.*got Box"):
+            action(not_goal)
+        with pytest.raises(ValueError, match=r"HER needs a single environment .*got a VecEnv with 2 environments"):
+            action(DummyVecEnv([make, make]))
+    model.set_env(DummyVecEnv([make]))  # a VecEnv of one goal env is accepted, as in the original
+    assert model.get_env().num_envs == 1
+
+
+def test_predict_names_a_reset_pair_and_a_ragged_observation(her_dqn):
+    """HERGoalEnvWrapper.reset() gives gymnasium's (obs, info): predict says so; ragged nesting names the layout."""
+    model, _ = her_dqn
+    wrapped = HERGoalEnvWrapper(BitFlippingEnv(4))
+    with pytest.raises(ValueError, match=r"got a \(observation, info\) tuple.*obs, info = env.reset\(\)"):
+        model.predict(wrapped.reset())
+    with pytest.raises(ValueError, match=r"HER expects a goal observation.*flat vector of length 12.*ragged nesting"):
+        model.predict([[0] * 12, [0] * 3])
+    assert model.predict(wrapped.reset()[0])[0] in (0, 1, 2, 3)

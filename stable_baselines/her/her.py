@@ -16,6 +16,7 @@ from stable_baselines.common import save_util
 from stable_baselines.common.base_class import BaseRLModel, OffPolicyRLModel, _UnvecWrapper, check_spaces_match
 from stable_baselines.common.export import ExportSpec
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, make_env
+from stable_baselines.common.model.observations import reject_reset_tuple
 from stable_baselines.common.persistence import NONE, NUMBER, SIZED_SPACE, SettingKind
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.vec_env import VecEnv, VecEnvWrapper
@@ -83,22 +84,17 @@ def wrap_goal_env(env: Any) -> HERGoalEnvWrapper:
     return HERGoalEnvWrapper(env)
 
 
-def _reject_reset_tuple(observation: Any) -> None:
-    """
-    :param observation: (Any) what predict was given; a ValueError when it is gymnasium's ``(obs, info)``
-    """
-    if isinstance(observation, tuple) and len(observation) == 2 and isinstance(observation[0], Mapping) \
-            and isinstance(observation[1], dict):
-        raise ValueError("predict() got a (observation, info) tuple, which is what gymnasium's env.reset() "
-                         "returns: pass only the observation, e.g. `obs, info = env.reset()`")
-
-
 def _check_flat_observation(observation: Any, layout: GoalObservationLayout) -> None:
     """
     :param observation: (Any) a non-dict observation given to predict
     :param layout: (GoalObservationLayout) the layout of the model's goal observations
     """
-    shape = np.shape(observation)
+    try:
+        shape = np.shape(observation)
+    except ValueError as error:  # nested sequences of different lengths
+        raise ValueError("HER expects a goal observation: a dict with the keys {} or its flat vector of length {}, "
+                         "or a batch of either; got a ragged nesting of sequences ({})".format(
+                             ", ".join(repr(key) for key in KEY_ORDER), layout.total_dim, error)) from None
     if shape[-1:] != (layout.total_dim,) or len(shape) > 2:
         raise ValueError("HER expects a goal observation: a dict with the keys {} or its flat vector of length {} "
                          "(observation {} + achieved_goal {} + desired_goal {}), or a batch of either; got {} of "
@@ -303,7 +299,7 @@ class HER(BaseRLModel):
         :param observation: (dict or np.ndarray) a goal observation (or a batch), as a dict or already flat
         :return: (np.ndarray) the flat observation(s) the wrapped model acts on
         """
-        _reject_reset_tuple(observation)
+        reject_reset_tuple(observation)
         layout = self._goal_layout()
         if isinstance(observation, Mapping):
             if layout is None:

@@ -48,6 +48,16 @@ def is_vectorized_observation(observation: Any, observation_space: spaces.Space)
                      .format(shape, name, expected, ", ".join(str(dim) for dim in expected)))
 
 
+def reject_reset_tuple(observation: Any) -> None:
+    """
+    :param observation: (Any) what ``predict``/``action_probability`` was given; a ValueError when it is the
+        ``(obs, info)`` pair of gymnasium's ``reset()``
+    """
+    if isinstance(observation, tuple) and len(observation) == 2 and isinstance(observation[1], dict):
+        raise ValueError("predict() got a (observation, info) tuple, which is what gymnasium's env.reset() "
+                         "returns: pass only the observation, e.g. `obs, info = env.reset()`")
+
+
 def batch_observation(observation: Any, observation_space: spaces.Space) -> Tuple[np.ndarray, bool]:
     """
     Check an observation given to ``predict``/``action_probability`` and give it a batch axis.
@@ -56,9 +66,7 @@ def batch_observation(observation: Any, observation_space: spaces.Space) -> Tupl
     :param observation_space: (gymnasium.spaces.Space) the model's observation space
     :return: (np.ndarray, bool) the batch, and whether the input already was one
     """
-    if isinstance(observation, tuple) and len(observation) == 2 and isinstance(observation[1], dict):
-        raise ValueError("predict() got a (observation, info) tuple, which is what gymnasium's env.reset() "
-                         "returns: pass only the observation, e.g. `obs, info = env.reset()`")
+    reject_reset_tuple(observation)
     if is_structured_space(observation_space):
         return batch_structured_observation(observation, observation_space)
     try:

@@ -188,11 +188,15 @@ class VecNormalize(VecEnvWrapper):
 
     def get_original_reward(self) -> np.ndarray:
         """
-        :return: (np.ndarray) a copy of the last rewards (of ``step``) before normalization
+        :return: (np.ndarray) a copy of the last rewards (of ``step``) before normalization, of the dtype of the
+            rewards ``step`` returned (normalized rewards are float64: the statistics are)
         """
         if self.old_rews is None:
             raise RuntimeError("get_original_reward(): no reward yet, call step() first")
-        return np.copy(self.old_rews)
+        rewards = np.asarray(self.old_rews)
+        if self.norm_reward:
+            return rewards.astype(np.result_type(rewards, self.ret_rms.var))
+        return np.copy(rewards)
 
     def reset(self) -> VecEnvObs:
         """
