@@ -83,6 +83,17 @@ def checks(folder):
     result["a2c_num_timesteps"] = model.num_timesteps
     result["a2c_schedule_step"] = float(model.learning_rate_schedule.step)
 
+    # A2C with a recurrent policy on an env whose mask exists after reset: masks on every rank, no masked action
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from tests.mask_env_helpers import MaskAfterResetEnv
+    masked_env = DummyVecEnv([MaskAfterResetEnv for _ in range(N_ENVS)])
+    model = A2C("MlpLstmPolicy", masked_env, n_steps=5, seed=6, n_cpu_tf_sess=1,
+                policy_kwargs=dict(net_arch=[8, "lstm", dict(pi=[8], vf=[8])], n_lstm=8))
+    model.learn(6 * 5 * N_ENVS * 2)
+    result["masked_final"] = parameters(model)
+    result["masked_uses_masks"] = bool(model.uses_action_masks)
+    result["masked_forbidden"] = sum(masked_env.get_attr("forbidden"))
+
     # a callback asking to stop on rank 1 only stops both ranks at that step
     model = PPO2("MlpPolicy", cartpole(), n_steps=16, nminibatches=2, seed=3, n_cpu_tf_sess=1,
                  policy_kwargs=dict(net_arch=[8]))

@@ -65,6 +65,10 @@ def check_recurrent_ppo2_and_a2c_ranks_identical(two_ranks):
     assert rank0["a2c_num_timesteps"] == rank1["a2c_num_timesteps"] == 80
     # A2C's schedule ticked once per transition of both ranks
     assert rank0["a2c_schedule_step"] == rank1["a2c_schedule_step"] == 80
+    # a recurrent A2C on envs whose masks exist after reset: masked on both ranks, identical after training
+    assert rank0["masked_uses_masks"] and rank1["masked_uses_masks"]
+    assert rank0["masked_forbidden"] == rank1["masked_forbidden"] == 0
+    assert_same_parameters(rank0["masked_final"], rank1["masked_final"])
 
 
 def check_stop_on_one_rank_stops_both(two_ranks):
