@@ -8,8 +8,8 @@ from gymnasium import spaces
 from stable_baselines.common.math_util import (discount, discount_with_boundaries, explained_variance,
                                                explained_variance_2d, flatten_arrays, safe_mean, scale_action,
                                                unflatten_vector, unscale_action)
-from stable_baselines.common.misc_util import (boolean_flag, flatten_lists, mpi_rank_or_zero, set_global_seeds,
-                                               zipsame)
+from stable_baselines.common.misc_util import (boolean_flag, flatten_lists, mpi_rank_or_zero, mpi_size_or_one,
+                                               set_global_seeds, zipsame)
 from stable_baselines.common.tf_compat import tf
 
 
@@ -106,9 +106,21 @@ def test_misc_helpers():
         zipsame([1, 2], [1])
     assert flatten_lists([[1, 2], [], [3]]) == [1, 2, 3]
     assert mpi_rank_or_zero() == 0
+    assert mpi_size_or_one() == 1
 
     parser = argparse.ArgumentParser()
     boolean_flag(parser, "use-gpu", default=True, help_msg="use the gpu")
     assert parser.parse_args([]).use_gpu is True
     assert parser.parse_args(["--no-use-gpu"]).use_gpu is False
     assert parser.parse_args(["--use-gpu"]).use_gpu is True
+
+
+def test_the_launchers_rank_and_size_are_read_without_mpi(monkeypatch):
+    """Under a launcher (here, its variables), the rank and the size come from them; mpi4py is not imported."""
+    import sys
+    if "mpi4py.MPI" in sys.modules:
+        pytest.skip("mpi4py.MPI is imported in this process: it answers instead of the variables")
+    monkeypatch.setenv("PMI_RANK", "3")
+    monkeypatch.setenv("PMI_SIZE", "8")
+    assert (mpi_rank_or_zero(), mpi_size_or_one()) == (3, 8)
+    assert "mpi4py.MPI" not in sys.modules

@@ -18,10 +18,9 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from stable_baselines.common.misc_util import mpi_size_or_one
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 
-# the variables of the launchers giving the number of processes (Open MPI, MPICH / Intel MPI, PMIx, MVAPICH)
-_LAUNCHER_SIZE_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MV2_COMM_WORLD_SIZE")
 # "0" (or "false", "no", "off") makes every rank of an MPI launch train on its own
 OPT_OUT_VARIABLE = "STABLE_BASELINES_DATA_PARALLEL"
 # rank r of a data-parallel model seeds its generators with seed + SEED_STRIDE * r
@@ -72,22 +71,10 @@ def allreduce_gradient(local_grad: np.ndarray, comm: Any, average: bool = True) 
 
 def launcher_world_size() -> int:
     """
-    The number of processes of the MPI launch this process belongs to, without initialising MPI: from
-    ``mpi4py.MPI`` when it is already imported, else from the launcher's environment variables, else 1.
-
-    :return: (int) the number of processes
+    :return: (int) the number of processes of the MPI launch this process belongs to (1 without one), found
+        without initialising MPI (:func:`~stable_baselines.common.misc_util.mpi_size_or_one`)
     """
-    mpi_module = sys.modules.get("mpi4py.MPI")
-    if mpi_module is not None:
-        try:
-            return int(mpi_module.COMM_WORLD.Get_size())
-        except Exception:  # pragma: no cover - MPI finalized
-            pass
-    for variable in _LAUNCHER_SIZE_VARIABLES:
-        text = os.environ.get(variable, "").strip()
-        if text.isdigit():
-            return int(text)
-    return 1
+    return mpi_size_or_one()
 
 
 def data_parallel_opted_out() -> bool:

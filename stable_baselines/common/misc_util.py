@@ -59,7 +59,29 @@ def boolean_flag(parser: argparse.ArgumentParser, name: str, default: Optional[b
     parser.add_argument("--no-{}".format(name), dest=destination, action="store_false")
 
 
+# what the MPI launchers (Open MPI, MPICH / Intel MPI, PMIx, MVAPICH) tell each process they start
 _LAUNCHER_RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK")
+_LAUNCHER_SIZE_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MV2_COMM_WORLD_SIZE")
+
+
+def _mpi_launch_fact(query: str, variables: Iterable[str], default: int) -> int:
+    """
+    :param query: (str) the method of ``MPI.COMM_WORLD`` that answers (``Get_rank`` or ``Get_size``)
+    :param variables: ([str]) the launcher's environment variables that hold the same number
+    :param default: (int) the answer without MPI
+    :return: (int) the number, from ``mpi4py.MPI`` when it is already imported, else from the launcher's variables
+    """
+    mpi_module = sys.modules.get("mpi4py.MPI")
+    if mpi_module is not None:
+        try:
+            return int(getattr(mpi_module.COMM_WORLD, query)())
+        except Exception:  # pragma: no cover - MPI finalized
+            pass
+    for variable in variables:
+        text = os.environ.get(variable)
+        if text is not None and text.strip().isdigit():
+            return int(text)
+    return default
 
 
 def mpi_rank_or_zero() -> int:
@@ -71,17 +93,17 @@ def mpi_rank_or_zero() -> int:
 
     :return: (int) the rank
     """
-    mpi_module = sys.modules.get("mpi4py.MPI")
-    if mpi_module is not None:
-        try:
-            return int(mpi_module.COMM_WORLD.Get_rank())
-        except Exception:  # pragma: no cover - MPI finalized
-            pass
-    for variable in _LAUNCHER_RANK_VARIABLES:
-        text = os.environ.get(variable)
-        if text is not None and text.strip().isdigit():
-            return int(text)
-    return 0
+    return _mpi_launch_fact("Get_rank", _LAUNCHER_RANK_VARIABLES, 0)
+
+
+def mpi_size_or_one() -> int:
+    """
+    The number of processes of the MPI launch this process belongs to, 1 without MPI (found as
+    :func:`mpi_rank_or_zero` finds the rank, without initialising MPI).
+
+    :return: (int) the number of processes
+    """
+    return _mpi_launch_fact("Get_size", _LAUNCHER_SIZE_VARIABLES, 1)
 
 
 def flatten_lists(listoflists: Iterable[Iterable[Any]]) -> List[Any]:
@@ -94,4 +116,4 @@ def flatten_lists(listoflists: Iterable[Iterable[Any]]) -> List[Any]:
     return [element for inner in listoflists for element in inner]
 
 
-__all__ = ["zipsame", "set_global_seeds", "boolean_flag", "mpi_rank_or_zero", "flatten_lists"]
+__all__ = ["zipsame", "set_global_seeds", "boolean_flag", "mpi_rank_or_zero", "mpi_size_or_one", "flatten_lists"]
