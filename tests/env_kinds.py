@@ -7,7 +7,8 @@ and a TimeLimit), DummyVecEnv, SubprocVecEnv, VecNormalize and VecFrameStack.
 Three small tasks stand behind every kind, each cheap to step and with episodes of known length:
 
 - ``"discrete"``: a Box observation, Discrete(2) actions (reward 1 for the action that matches the sign of the first
-  entry);
+  entry), with invalid-action masks written the ordinary way: ``reset`` and ``step`` make the mask, so
+  ``action_masks()`` raises AttributeError before the first reset; a forbidden action is counted in ``forbidden``;
 - ``"continuous"``: the same observation, a Box(1,) action that should be the first entry (reward ``-|error|``);
 - ``"dict"``: a Dict observation (a Discrete entry and a Box entry) with Discrete(2) actions, or ``"dict-continuous"``
   with a Box action;
@@ -70,6 +71,30 @@ class SignEnv(gymnasium.Env):
         return self._draw(), reward, False, self._steps >= EP_LEN, {}
 
 
+class MaskedSignEnv(SignEnv):
+    """
+    :class:`SignEnv` with an invalid-action mask: when the second observation is positive only the right action is
+    allowed, else both. The mask exists once the env has been reset, as in most user envs.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forbidden = 0
+
+    def _draw(self) -> Any:
+        obs = super()._draw()
+        right = int(self._target() > 0)
+        self._mask = np.array([True, True]) if obs[1] <= 0 else np.arange(2) == right
+        return obs
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask.copy()
+
+    def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
+        self.forbidden += 0 if self._mask[int(action)] else 1
+        return super().step(action)
+
+
 class ContinuousSignEnv(SignEnv):
     """:class:`SignEnv` with a Box(1,) action in [-1, 1] that should equal the first observation (reward -|error|)."""
 
@@ -116,7 +141,7 @@ def goal_env() -> BitFlippingEnv:
 
 
 TASKS: Dict[str, Callable[[], gymnasium.Env]] = {
-    "discrete": SignEnv, "continuous": ContinuousSignEnv, "dict": DictSignEnv,
+    "discrete": MaskedSignEnv, "continuous": ContinuousSignEnv, "dict": DictSignEnv,
     "dict-continuous": ContinuousDictSignEnv, "goal": goal_env,
 }
 ENV_IDS = {task: "Matrix{}-v0".format(task.title().replace("-", "")) for task in TASKS}
@@ -161,6 +186,20 @@ class LegacyEnv:
         self._env.close()
 
 
+class LegacyMaskedEnv(LegacyEnv):
+    """The masked task written for the old API: the env defines ``action_masks`` (and counts its forbidden actions)."""
+
+    def __init__(self) -> None:
+        super().__init__("discrete")
+
+    def action_masks(self) -> np.ndarray:
+        return self._env.action_masks()
+
+    @property
+    def forbidden(self) -> int:
+        return self._env.forbidden
+
+
 class LegacyGoalEnv(LegacyEnv):
     """The goal env of the old API: a gym.GoalEnv defined ``compute_reward`` itself."""
 
@@ -197,7 +236,7 @@ def make_env(kind: str, task: str, n_envs: int = 1) -> Any:
     if kind == "plain":
         return make()
     if kind == "legacy":
-        return LegacyGoalEnv() if task == "goal" else LegacyEnv(task)
+        return {"goal": LegacyGoalEnv, "discrete": LegacyMaskedEnv}.get(task, lambda: LegacyEnv(task))()
     if kind == "Monitor":
         return Monitor(make(), filename=None)
     if kind == "gymnasium-wrappers":
@@ -226,6 +265,16 @@ def seed_env(env: Any, seed: int = 7) -> Any:
         env.reset(seed=seed)
     env.action_space.seed(seed)
     return env
+
+
+def forbidden_actions(env: Any) -> int:
+    """:return: (int) the forbidden actions taken so far in the masked env(s) behind ``env`` (any kind)"""
+    if isinstance(env, VecEnv):
+        return int(sum(env.get_attr("forbidden")))
+    layer = env
+    while not isinstance(layer, (MaskedSignEnv, LegacyMaskedEnv)):
+        layer = layer.env
+    return layer.forbidden
 
 
 def close_env(env: Any) -> None:

@@ -7,8 +7,12 @@ MultiInputPolicy). It trains once with everything switched on — ``verbose=1`` 
 (the tqdm bar), a callback that reads the loop's variables as the original exposed them and an ``EvalCallback`` on an
 env of the same kind (no warning) — then plays ``evaluate_policy`` on a matching env, saves with the training state
 (the VecNormalize statistics in the file where the kind has a VecNormalize), resumes exactly (the saving model and
-the loaded one, each on a fresh env of the same kind, end with the same parameters) and exports a SavedModel that
-acts as ``predict``. Invalid-action masks through the env kinds: tests/test_env_has_attr.py.
+the loaded one, each on a fresh env of the same kind, end with the same parameters; on the kinds of
+:data:`RESUME_KINDS`) and exports a SavedModel that acts as ``predict``.
+
+The discrete task has invalid-action masks that exist once the env has been reset (the ordinary way to write them):
+the algorithms that play it must use them and take no forbidden action, in training, evaluation and after the
+resume. PPO2 and PPO1 play the continuous task here; their masks through the env kinds: tests/test_env_has_attr.py.
 
 What cannot work is refused with an error naming what was expected and what was given: a VecEnv of several envs
 for an algorithm that steps one env (and through ``set_env`` and ``load``), HER given a VecEnvWrapper or a Dict
@@ -25,7 +29,8 @@ import gymnasium
 import numpy as np
 import pytest
 
-from env_kinds import (ENV_IDS, EP_LEN, KINDS, VEC_KINDS, close_env, episode_length, make_env, seed_env)
+from env_kinds import (ENV_IDS, EP_LEN, KINDS, VEC_KINDS, close_env, episode_length, forbidden_actions, make_env,
+                       seed_env)
 from stable_baselines import A2C, ACER, ACKTR, DQN, HER, PPO2, SAC, TD3
 from stable_baselines.common.callbacks import BaseCallback, EvalCallback
 from stable_baselines.common.evaluation import evaluate_policy
@@ -171,6 +176,7 @@ class Case:
         self.task = task
         self.policy = "MultiInputPolicy" if observations == "dict" else "MlpPolicy"
         self.n_envs = 2 if algorithm.vectorized else 1
+        self.masked = task == "discrete"  # the task whose env defines action_masks
         self.made: List[Any] = []
         self._eval_env: Any = None
 
@@ -201,6 +207,14 @@ class Case:
 # VecEnv whose workers send dicts through pipes, VecNormalize per entry, VecFrameStack per entry). A plain env, a
 # Monitor and a bare DummyVecEnv are the inner layers of those cases and take no other path.
 DICT_KINDS = ("id", "legacy", "gymnasium-wrappers", "SubprocVecEnv", "VecNormalize", "VecFrameStack")
+
+
+# The resume (a second graph, half of a case's cost) runs where the kind adds something the file or the resumed
+# training must carry: an env the model makes from an id, the legacy adapter, a Monitor, worker processes, the
+# VecNormalize statistics, the frame stack. A plain env, gymnasium wrappers and a bare DummyVecEnv are inner layers
+# of those cases, and tests/test_resume_new_process.py resumes every algorithm in a new process on gymnasium-made
+# envs (a plain env under gymnasium's wrappers).
+RESUME_KINDS = ("id", "legacy", "Monitor", "SubprocVecEnv", "VecNormalize", "VecFrameStack")
 
 
 def _cases(observations: str) -> List[Any]:
@@ -377,10 +391,18 @@ def _run_case(algorithm_name: str, kind: str, observations: str, capsys: Any, tm
                 case.algorithm.build(case.policy, env, **common)
             return
         model = case.algorithm.build(case.policy, env, **common)
+        assert getattr(model, "uses_action_masks", False) == case.masked
         _train_with_everything(case, model, capsys, tmp_path)
         _evaluate(case, model)
-        loaded = _save_and_resume(case, model, tmp_path)
-        _export(case, loaded, tmp_path)
+        if case.masked:
+            assert forbidden_actions(model.get_env()) == 0
+            assert forbidden_actions(case.eval_env()) == 0
+        if kind in RESUME_KINDS:
+            model = _save_and_resume(case, model, tmp_path)
+            if case.masked:
+                assert model.uses_action_masks
+                assert forbidden_actions(model.get_env()) == 0
+        _export(case, model, tmp_path)
     finally:
         case.close()
 

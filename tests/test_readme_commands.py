@@ -13,7 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 INSTALL_COMMAND = ('python3 -m venv .venv && .venv/bin/pip install --upgrade pip && '
                    '.venv/bin/pip install -e ".[mpi,tests]" && .venv/bin/python -m stable_baselines.demo')
-TEST_COMMAND = ".venv/bin/python -m pytest -n 2 tests"
+TEST_COMMAND = ".venv/bin/python -m pytest -n 2 --durations=25 tests"
 
 
 def _read(relative_path: str) -> str:

@@ -121,3 +121,26 @@ def test_rows_per_step_must_be_a_positive_int(rows):
     inputs, targets, rate, loss, update = _dense_step(graph)
     with graph.as_default(), pytest.raises(ValueError, match="rows_per_step must be a positive int or None, got"):
         RepeatedStep([loss], update, gathered=[inputs, targets], constants=[rate], rows_per_step=rows)
+
+
+def test_a_kernel_answer_is_asked_once_and_the_loop_is_the_same(monkeypatch):
+    """Models of the same sizes ask the kernels the same questions: the second loop asks none, and is the same."""
+    from stable_baselines.common import shape_folding
+
+    monkeypatch.setattr(shape_folding, "_KERNEL_ANSWERS", {})
+    asked = []
+    run_kernel = ShapeFolder._run_kernel
+    monkeypatch.setattr(ShapeFolder, "_run_kernel", lambda self, op, *args: asked.append(op.type) or
+                        run_kernel(self, op, *args))
+    built = []
+    for _ in range(2):
+        graph = tf.Graph()
+        inputs, targets, rate, loss, update = _dense_step(graph)
+        with graph.as_default():
+            RepeatedStep([loss], update, gathered=[inputs, targets], constants=[rate], name="loop", rows_per_step=4)
+        built.append((len(asked), [(op.name, op.type, [tensor.name for tensor in op.inputs],
+                                    sorted((key, value.SerializeToString()) for key, value in op.node_def.attr.items()))
+                                   for op in graph.get_operations()]))
+    (first_asked, first_ops), (both_asked, second_ops) = built
+    assert first_asked > 0 and both_asked == first_asked  # the second loop took every answer from the first
+    assert second_ops == first_ops

@@ -30,6 +30,10 @@ _EVALUATED = frozenset({"BroadcastGradientArgs", "Pack", "Prod", "StridedSlice",
 _INTEGER_DTYPES = frozenset({tf.int32, tf.int64})
 # larger constants are left where they are (copied in the loop body)
 _MAX_FOLDED_ELEMENTS = 1 << 16
+# what a kernel answered, by operation type, attributes and input values: a kernel is a pure function of these, and
+# models of the same sizes ask the same questions (each answer costs a session run of a scratch graph)
+_KERNEL_ANSWERS: Dict[Any, Optional[List[np.ndarray]]] = {}
+_MAX_KERNEL_ANSWERS = 4096
 
 
 class ShapeFolder:
@@ -189,13 +193,27 @@ class ShapeFolder:
     def _evaluate(self, op: tf.Operation, inputs: Sequence[tf.Tensor],
                   values: Sequence[np.ndarray]) -> Optional[List[np.ndarray]]:
         """:return: ([np.ndarray]) the outputs of ``op`` on these input values, from TensorFlow's kernel"""
+        attrs = {key: value for key, value in op.node_def.attr.items() if not key.startswith("_")}
+        key = (op.type, tuple(sorted((name, value.SerializeToString()) for name, value in attrs.items())),
+               tuple((tensor.dtype.base_dtype.name, value.shape, np.ascontiguousarray(value).tobytes())
+                     for value, tensor in zip(values, inputs)))
+        if key in _KERNEL_ANSWERS:
+            answer = _KERNEL_ANSWERS[key]
+            return None if answer is None else [result.copy() for result in answer]
+        answer = self._run_kernel(op, inputs, values, attrs)
+        if len(_KERNEL_ANSWERS) < _MAX_KERNEL_ANSWERS:
+            _KERNEL_ANSWERS[key] = None if answer is None else [result.copy() for result in answer]
+        return answer
+
+    def _run_kernel(self, op: tf.Operation, inputs: Sequence[tf.Tensor], values: Sequence[np.ndarray],
+                    attrs: Dict[str, Any]) -> Optional[List[np.ndarray]]:
+        """:return: ([np.ndarray] or None) the outputs of TensorFlow's kernel of ``op`` on these input values"""
         session = self._scratch_session
         if session is None:
             self._scratch_graph = tf.Graph()
             config = tf.ConfigProto(inter_op_parallelism_threads=1, intra_op_parallelism_threads=1,
                                     device_count={"GPU": 0})
             session = self._scratch_session = tf.Session(graph=self._scratch_graph, config=config)
-        attrs = {key: value for key, value in op.node_def.attr.items() if not key.startswith("_")}
         with session.graph.as_default():
             constants = [tf.constant(value, dtype=tensor.dtype.base_dtype) for value, tensor in zip(values, inputs)]
             try:
