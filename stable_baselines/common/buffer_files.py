@@ -16,19 +16,20 @@ each array's ``.npy`` header (dtype, shape) must match what the header implies b
     >>> save_buffer(model.replay_buffer, "buffer.npz")
     >>> model.replay_buffer = load_buffer("buffer.npz")
 """
+import io
 import json
 import math
 import numbers
 import os
 import tempfile
 import zipfile
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 import numpy as np
 
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from stable_baselines.common.safe_loading import limits
-from stable_baselines.common.safe_loading.archive import member_infos, parse_json, read_npy_member
+from stable_baselines.common.safe_loading.archive import MemoryFile, member_infos, parse_json, read_npy_member
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 
 FORMAT = "stable-baselines replay buffer"
@@ -36,7 +37,8 @@ VERSION = 1
 _HEADER = "header.json"
 _MAX_HEADER_BYTES = 1 << 20
 _FIELDS = ("obs_t", "action", "reward", "obs_tp1", "done")
-_CLASSES = {"ReplayBuffer": ReplayBuffer, "PrioritizedReplayBuffer": PrioritizedReplayBuffer}
+_CLASSES: Dict[str, Type[ReplayBuffer]] = {"ReplayBuffer": ReplayBuffer,
+                                           "PrioritizedReplayBuffer": PrioritizedReplayBuffer}
 _ZIP_ERRORS = (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError)
 
 
@@ -50,7 +52,7 @@ def write_buffer(buffer: ReplayBuffer, file_obj: Any) -> None:
     if not isinstance(buffer, ReplayBuffer):
         raise TypeError("save_buffer expects a ReplayBuffer or PrioritizedReplayBuffer, got {}".format(
             type(buffer).__name__))
-    header, arrays = buffer._export_state()  # pylint: disable=protected-access
+    header, arrays = buffer.to_arrays()
     header = dict(format=FORMAT, version=VERSION, **header)
     header["class"] = "PrioritizedReplayBuffer" if isinstance(buffer, PrioritizedReplayBuffer) else "ReplayBuffer"
     with zipfile.ZipFile(file_obj, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
@@ -131,14 +133,28 @@ def read_buffer(file_obj: Any, what: str) -> ReplayBuffer:
                     name, what, array.dtype, dtype))
             arrays[name] = array
     _check_contents(header, arrays, what)
-    buffer_class = _CLASSES[header["class"]]
-    buffer: ReplayBuffer
-    if buffer_class is PrioritizedReplayBuffer:
-        buffer = PrioritizedReplayBuffer(header["size"], alpha=header["prioritized"]["alpha"])
-    else:
-        buffer = ReplayBuffer(header["size"])
-    buffer._import_state(header, arrays)  # pylint: disable=protected-access
-    return buffer
+    return _CLASSES[header["class"]].from_arrays(header, arrays)
+
+
+def buffer_to_bytes(buffer: ReplayBuffer) -> memoryview:
+    """
+    :param buffer: (ReplayBuffer) a ReplayBuffer or PrioritizedReplayBuffer whose transitions are numeric arrays
+    :return: (memoryview) the content of the file :func:`save_buffer` would write (the written bytes themselves,
+        not a copy)
+    """
+    content = io.BytesIO()
+    write_buffer(buffer, content)
+    return content.getbuffer()
+
+
+def buffer_from_bytes(content: Any, what: str) -> ReplayBuffer:
+    """
+    :param content: (bytes-like) the content of a file written by :func:`save_buffer` (bytes, or a uint8 array
+        read in place)
+    :param what: (str) where it comes from, for messages
+    :return: (ReplayBuffer) the buffer, read and checked as :func:`load_buffer` does
+    """
+    return read_buffer(MemoryFile(content), what)
 
 
 def _read_header(archive: zipfile.ZipFile, infos: Dict[str, zipfile.ZipInfo], what: str) -> dict:

@@ -75,6 +75,17 @@ class _StorageView(_SequenceABC):
         return repr(list(self))
 
 
+class ReplayBufferWrapper(object):
+    """
+    The base of a replay buffer placed in front of another (HER's relabelling wrapper): the model stores every
+    transition through its ``add(obs_t, action, reward, obs_tp1, done, info)``, the buffer behind it is
+    ``replay_buffer`` and the steps of the episode in progress are ``episode_transitions``.
+    """
+
+    replay_buffer: Any
+    episode_transitions: List[tuple]
+
+
 class ReplayBuffer(object):
     """
     A first-in first-out store of transitions, sampled uniformly.
@@ -352,8 +363,11 @@ class ReplayBuffer(object):
     # ----------------------------------------------------------------------------------------------------------
     # content as plain arrays (common/buffer_files.py writes and reads them)
     # ----------------------------------------------------------------------------------------------------------
-    def _export_state(self) -> Tuple[dict, Dict[str, np.ndarray]]:
-        """:return: (dict, dict) a JSON-able description of the buffer and its arrays (views, not copies)"""
+    def to_arrays(self) -> Tuple[dict, Dict[str, np.ndarray]]:
+        """
+        :return: (dict, dict) a JSON-able description of the buffer (capacity, number stored, next slot, the shape
+            and dtype of each field, the frame store's layout) and its arrays by name (views, not copies)
+        """
         if self._storage is not None:
             raise ValueError("this replay buffer holds transitions that do not fit numeric arrays (objects, or shapes "
                              "that change from one transition to the next): it cannot be written without pickle")
@@ -368,12 +382,23 @@ class ReplayBuffer(object):
             arrays.update((name, array[:self._n_stored]) for name, array in zip(_FIELDS, self._arrays)
                           if array is not None)
             if self._frames is not None:
-                header["frames"], frame_arrays = self._frames.export(self._n_stored)
+                header["frames"], frame_arrays = self._frames.to_arrays(self._n_stored)
                 arrays.update(frame_arrays)
         return header, arrays
 
-    def _import_state(self, header: dict, arrays: Dict[str, np.ndarray]) -> None:
-        """Take the content :meth:`_export_state` gave (checked by the reader) into this empty buffer."""
+    @classmethod
+    def from_arrays(cls, header: dict, arrays: Dict[str, np.ndarray]) -> "ReplayBuffer":
+        """
+        :param header: (dict) a description given by :meth:`to_arrays` (checked by the reader of a file)
+        :param arrays: (dict) its arrays
+        :return: (ReplayBuffer) a buffer holding that content
+        """
+        buffer = cls(header["size"])
+        buffer.take_arrays(header, arrays)
+        return buffer
+
+    def take_arrays(self, header: dict, arrays: Dict[str, np.ndarray]) -> None:
+        """Put the content :meth:`to_arrays` gave into this empty buffer of the same capacity."""
         self._n_stored, self._next_idx = header["n_stored"], header["next_idx"]
         if header["fields"] is None:
             return
@@ -381,9 +406,8 @@ class ReplayBuffer(object):
         scalar_names = {scalar.__name__: scalar for scalar in _PYTHON_SCALARS}
         self._scalar_types = [scalar_names.get(field["python_type"]) for field in header["fields"]]
         if header["frames"] is not None:
-            self._frames = FrameStackStore(self._maxsize, tuple(header["frames"]["obs_shape"]))
             newest = (self._next_idx - 1) % self._maxsize if self._n_stored else None
-            self._frames.restore(header["frames"]["next_frame"], arrays["frame_ids"], arrays["frames"], newest)
+            self._frames = FrameStackStore.from_arrays(self._maxsize, header["frames"], arrays, newest)
         self._arrays = []
         for name, (shape, dtype) in zip(_FIELDS, self._layout):
             if name in arrays:
@@ -392,6 +416,22 @@ class ReplayBuffer(object):
             else:
                 array = None
             self._arrays.append(array)
+
+    def with_float_scalars(self) -> "ReplayBuffer":
+        """
+        :return: (ReplayBuffer) this buffer, or, when it keeps its transitions in a list only because their reward
+            or done values came as different scalar types (HER stores ``False`` beside ``0.0``), a copy with every
+            reward and done flag a Python float in the same slots, which samples the same batches
+        """
+        if self._storage is None or type(self) is not ReplayBuffer:  # pylint: disable=unidiomatic-typecheck
+            return self  # a subclass may keep more than the transitions
+        copy = ReplayBuffer(self._maxsize)
+        for obs_t, action, reward, obs_tp1, done in self._storage:
+            if np.ndim(reward) != 0 or np.ndim(done) != 0:
+                return self
+            copy.add(obs_t, action, float(reward), obs_tp1, float(done))
+        copy._next_idx = self._next_idx
+        return copy
 
     def _check_batch_size(self, batch_size: int) -> int:
         if type(batch_size) is int and batch_size > 0 and self._n_stored:  # pylint: disable=unidiomatic-typecheck
@@ -447,15 +487,24 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         """(float) the prioritization exponent"""
         return self._alpha
 
-    def _export_state(self) -> Tuple[dict, Dict[str, np.ndarray]]:
-        header, arrays = super(PrioritizedReplayBuffer, self)._export_state()
+    def to_arrays(self) -> Tuple[dict, Dict[str, np.ndarray]]:
+        """:return: (dict, dict) see :meth:`ReplayBuffer.to_arrays`; also alpha, the largest priority and the trees"""
+        header, arrays = super(PrioritizedReplayBuffer, self).to_arrays()
         header["prioritized"] = {"alpha": self._alpha, "max_priority": self._max_priority,
                                  "tree_capacity": self._it_sum.capacity}
         arrays.update(sum_tree=self._it_sum.nodes, min_tree=self._it_min.nodes)
         return header, arrays
 
-    def _import_state(self, header: dict, arrays: Dict[str, np.ndarray]) -> None:
-        super(PrioritizedReplayBuffer, self)._import_state(header, arrays)
+    @classmethod
+    def from_arrays(cls, header: dict, arrays: Dict[str, np.ndarray]) -> "PrioritizedReplayBuffer":
+        """:return: (PrioritizedReplayBuffer) a buffer holding the content of :meth:`to_arrays`"""
+        buffer = cls(header["size"], alpha=header["prioritized"]["alpha"])
+        buffer.take_arrays(header, arrays)
+        return buffer
+
+    def take_arrays(self, header: dict, arrays: Dict[str, np.ndarray]) -> None:
+        """Put the content :meth:`to_arrays` gave into this empty buffer of the same capacity and alpha."""
+        super(PrioritizedReplayBuffer, self).take_arrays(header, arrays)
         self._max_priority = header["prioritized"]["max_priority"]
         self._it_sum.load_nodes(arrays["sum_tree"])
         self._it_min.load_nodes(arrays["min_tree"])

@@ -17,7 +17,7 @@ Frame ids only grow. The frames a transition refers to are those of the transiti
 oldest stored transition tells which frames are still needed: the ring holds the window from its smallest id to the
 newest frame and grows (by 1/16, copying the window) when a stream needs more distinct frames than it holds.
 """
-from typing import Optional, Tuple, cast
+from typing import Dict, Optional, Tuple, cast
 
 import numpy as np
 
@@ -149,7 +149,7 @@ class FrameStackStore(object):
         self._last_ids = self.frame_ids[slot, 1].copy()
         self._last_planes = self.frames[self._last_ids % self.capacity]
 
-    def export(self, n_stored: int) -> Tuple[dict, dict]:
+    def to_arrays(self, n_stored: int) -> Tuple[dict, dict]:
         """
         :param n_stored: (int) the number of transitions stored (slots ``0 .. n_stored - 1``)
         :return: (dict, dict) the JSON description (``obs_shape``, ``capacity``, ``next_frame``) and the arrays
@@ -158,22 +158,30 @@ class FrameStackStore(object):
         header = {"obs_shape": list(self.obs_shape), "capacity": self.capacity, "next_frame": self.next_frame}
         return header, {"frame_ids": self.frame_ids[:n_stored], "frames": self.frames}
 
-    def restore(self, next_frame: int, frame_ids: np.ndarray, frames: np.ndarray, newest_slot: Optional[int]) -> None:
+    @classmethod
+    def from_arrays(cls, n_slots: int, header: dict, arrays: Dict[str, np.ndarray],
+                    newest_slot: Optional[int]) -> "FrameStackStore":
         """
-        Take the content written by :meth:`export` (already checked: ids below ``next_frame`` and within the ring).
+        A store holding the content :meth:`to_arrays` gave (already checked: ids below ``next_frame`` and within
+        the ring).
 
-        :param next_frame: (int) the id the next new frame gets
-        :param frame_ids: (np.ndarray) the frame ids of the stored transitions
-        :param frames: (np.ndarray) the ring of frames, shape ``(capacity, height, width)``
+        :param n_slots: (int) the capacity of the replay buffer
+        :param header: (dict) the description (``obs_shape``, ``next_frame``)
+        :param arrays: (dict) ``frame_ids`` of the stored transitions and ``frames``, the ring of shape
+            ``(capacity, height, width)``
         :param newest_slot: (int) the slot of the newest transition (None: empty)
+        :return: (FrameStackStore) the store
         """
-        self.frames = frames
-        self.frame_ids[:len(frame_ids)] = frame_ids
-        self.next_frame = int(next_frame)
+        store = cls(n_slots, tuple(header["obs_shape"]))
+        frame_ids = arrays["frame_ids"]
+        store.frames = arrays["frames"]
+        store.frame_ids[:len(frame_ids)] = frame_ids
+        store.next_frame = int(header["next_frame"])
         if newest_slot is None:
-            self.forget_last()
+            store.forget_last()
         else:
-            self.remember_last(newest_slot)
+            store.remember_last(newest_slot)
+        return store
 
     def gather(self, slots: np.ndarray, which: int) -> np.ndarray:
         """

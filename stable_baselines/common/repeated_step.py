@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set
 import numpy as np
 
 from stable_baselines.common.shape_folding import ShapeFolder
-from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_compat import control_flow_context, is_ref_dtype, tf
 
 # operations that hold state: never copied, the copies refer to the original ones
 _VARIABLE_TYPES = frozenset({"VariableV2", "Variable", "VarHandleOp"})
@@ -105,7 +105,7 @@ class RepeatedStep:
                 _with_rows(ph.shape, rows)), name="stacked_" + ph.op.name.split("/")[-1]) for ph in stacked]
             graph = tf.get_default_graph()
             # settles the step's shape arithmetic while it is copied (and counts what it did)
-            self.folder = ShapeFolder(graph, graph._get_control_flow_context())  # pylint: disable=protected-access
+            self.folder = ShapeFolder(graph, control_flow_context(graph))
             try:
                 self.stats = self._build_loop(stats, update, to_copy, list(gathered), list(stacked))
                 self.folder.finish()
@@ -174,13 +174,13 @@ def _copy_ops(to_copy: List[tf.Operation], copies: Dict[tf.Tensor, tf.Tensor],
         returns its input unchanged, the operation in the loop that makes that input)
     """
     graph = tf.get_default_graph()
-    body_context = graph._get_control_flow_context()  # pylint: disable=protected-access
+    body_context = control_flow_context(graph)
 
     def in_body(new_op: tf.Operation) -> bool:
-        return new_op._get_control_flow_context() is body_context  # pylint: disable=protected-access
+        return control_flow_context(new_op) is body_context
 
     update_inputs = [tensor for op in to_copy if _is_variable_update(op) for tensor in op.inputs
-                     if not tensor.dtype._is_ref_dtype]
+                     if not is_ref_dtype(tensor.dtype)]
     copied_ops: Dict[tf.Operation, tf.Operation] = {}
     for op in to_copy:
         inputs = [copies.get(tensor, tensor) for tensor in op.inputs]

@@ -12,7 +12,7 @@ of PPO1, TRPO and GAIL.
 The variables a callback sees (``self.locals``) keep the names the manual documents for each algorithm
 (``actions``, ``rewards``, ``infos``, ``mb_obs``, ``ep_infos``, ...).
 """
-from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Type, TypeVar
+from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Protocol, Tuple, Type, TypeVar
 
 import numpy as np
 from gymnasium import spaces
@@ -21,7 +21,43 @@ from stable_baselines.common.env_values import check_observation, check_rewards_
 
 if TYPE_CHECKING:
     from stable_baselines.common.callbacks import BaseCallback
-    from stable_baselines.common.runners import AbstractEnvRunner
+
+
+class RolloutRunner(Protocol):
+    """
+    What :func:`collect_rollout` asks of a runner; :class:`~stable_baselines.common.runners.AbstractEnvRunner`
+    documents each member.
+    """
+
+    obs: Any
+    states: Any
+    dones: Any
+    action_masks: Optional[np.ndarray]
+    rollout_action_masks: Optional[np.ndarray]
+
+    @property
+    def model(self) -> Any: ...
+    @property
+    def env(self) -> Any: ...
+    @property
+    def n_envs(self) -> int: ...
+    @property
+    def n_steps(self) -> int: ...
+    @property
+    def callback(self) -> Optional["BaseCallback"]: ...
+    @property
+    def recorded_outputs(self) -> Tuple[str, ...]: ...
+    @property
+    def start_states_name(self) -> str: ...
+    @property
+    def advance_before_callback(self) -> bool: ...
+    def policy_step(self) -> Tuple[np.ndarray, Any, Dict[str, Any]]: ...
+    def extra_columns(self) -> Dict[str, list]: ...
+    def refresh_action_masks(self) -> None: ...
+    def clip_actions(self, actions: np.ndarray) -> np.ndarray: ...
+    def on_env_step(self, local_variables: Dict[str, Any]) -> bool: ...
+    def advance(self, obs: np.ndarray, dones: np.ndarray, states: Any) -> None: ...
+    def after_step(self, columns: Dict[str, Any], obs: np.ndarray) -> None: ...
 
 
 _Batch = TypeVar("_Batch", bound=tuple)
@@ -80,7 +116,7 @@ def notify_step(callback: Optional["BaseCallback"], visible: Dict[str, Any]) -> 
     return callback.on_step() is not False
 
 
-def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
+def collect_rollout(runner: RolloutRunner) -> Optional[Dict[str, Any]]:
     """
     Step all environments of ``runner`` for ``runner.n_steps`` steps with its policy.
 
@@ -120,7 +156,7 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
             column.append(outputs[name])
         mb_dones.append(runner.dones)
 
-        clipped_actions = runner._clip_actions(actions)
+        clipped_actions = runner.clip_actions(actions)
         obs, rewards, dones, infos = runner.env.step(clipped_actions)
         model.num_timesteps += env_steps
         check_observation(obs, model.observation_space, "step()", batched=True)
@@ -136,7 +172,7 @@ def collect_rollout(runner: "AbstractEnvRunner") -> Optional[Dict[str, Any]]:
                 visible.update(obs=obs, dones=dones, states=next_states)
         if runner.advance_before_callback:
             runner.advance(obs, dones, next_states)
-        if not runner._on_env_step(visible):
+        if not runner.on_env_step(visible):
             return None
 
         info = None

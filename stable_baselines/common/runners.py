@@ -149,14 +149,14 @@ class AbstractEnvRunner(ABC):
             self.obs = obs
         self.dones, self.states = dones, states
 
-    def _clip_actions(self, actions: np.ndarray) -> np.ndarray:
+    def clip_actions(self, actions: np.ndarray) -> np.ndarray:
         """
         :param actions: (np.ndarray) actions of the policy
         :return: (np.ndarray) the actions clipped to a Box action space
         """
         return clip_to_space(actions, self.env.action_space)
 
-    def _on_env_step(self, local_variables: Dict[str, Any]) -> bool:
+    def on_env_step(self, local_variables: Dict[str, Any]) -> bool:
         """
         Tell the callback about an environment step. As legacy callbacks expect, ``locals_["self"]`` is the
         model; the runner is ``locals_["runner"]``.

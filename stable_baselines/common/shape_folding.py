@@ -18,7 +18,8 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
-from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_compat import control_flow_context, is_ref_dtype, replace_input, \
+    set_control_flow_context, tf
 
 # integer bookkeeping whose answer depends on its (known) inputs only; evaluated once with TensorFlow's kernel
 _EVALUATED = frozenset({"BroadcastGradientArgs", "Pack", "Prod", "StridedSlice", "Slice", "ConcatV2", "Range",
@@ -73,19 +74,19 @@ class ShapeFolder:
             with self._outside_the_loop():
                 opaque = tf.placeholder_with_default(tensor, tensor.shape, name="folded_entry")
             for entry in entries:
-                entry._update_input(0, opaque)  # pylint: disable=protected-access
+                replace_input(entry, 0, opaque)
 
     @contextlib.contextmanager
     def _outside_the_loop(self) -> Iterator[None]:
         """Operations made in this block belong to the context around the loop, with no control dependency."""
         graph = self.graph
-        inner = graph._get_control_flow_context()  # pylint: disable=protected-access
-        graph._set_control_flow_context(self._outer_context)  # pylint: disable=protected-access
+        inner = control_flow_context(graph)
+        set_control_flow_context(graph, self._outer_context)
         try:
             with graph.control_dependencies(None):
                 yield
         finally:
-            graph._set_control_flow_context(inner)  # pylint: disable=protected-access
+            set_control_flow_context(graph, inner)
 
     def close(self) -> None:
         """Release the scratch session of the evaluations."""
@@ -101,7 +102,7 @@ class ShapeFolder:
         :param inputs: ([tf.Tensor]) its inputs in the loop body (copies where they exist)
         :return: ([tf.Tensor] or None) what stands for its outputs in the body, or None: copy the operation
         """
-        if op.control_inputs or any(out.dtype._is_ref_dtype for out in op.outputs):
+        if op.control_inputs or any(is_ref_dtype(out.dtype) for out in op.outputs):
             return None
         if op.type == "Const":
             # float arrays stay in the body: the optimizer rewrites some arithmetic with constant arrays, and the
@@ -143,7 +144,7 @@ class ShapeFolder:
         if op.type not in ("Reshape", "Sum", "Tile", "BroadcastTo") or len(op.outputs) != 1:
             return None
         data = inputs[0]
-        if data.dtype._is_ref_dtype or not data.shape.is_fully_defined():
+        if is_ref_dtype(data.dtype) or not data.shape.is_fully_defined():
             return None
         second = self.value(inputs[1])
         if second is None:

@@ -218,9 +218,48 @@ def dim_value(dim: Any) -> Optional[int]:
     return getattr(dim, "value", dim)
 
 
+# ---------------------------------------------------------------------------------- graph internals, in one place
+# The repeated training step (common/repeated_step.py, common/shape_folding.py) builds inside a tf.while_loop and
+# needs what TensorFlow's public API does not offer; these are the only uses of its private names.
+def control_flow_context(owner: Any) -> Any:
+    """
+    :param owner: (tf.Graph or tf.Operation) a graph (the context operations are being made in) or an operation
+    :return: (Any) its control-flow context (a while loop's body, or None at the top level)
+    """
+    return owner._get_control_flow_context()  # pylint: disable=protected-access
+
+
+def set_control_flow_context(graph: Any, context: Any) -> None:
+    """
+    :param graph: (tf.Graph) the graph
+    :param context: (Any) the control-flow context its next operations are made in (see :func:`control_flow_context`)
+    """
+    graph._set_control_flow_context(context)  # pylint: disable=protected-access
+
+
+def is_ref_dtype(dtype: Any) -> bool:
+    """
+    :param dtype: (tf.DType) a dtype
+    :return: (bool) whether it is the reference dtype of a TF-1 variable (``float32_ref``, ...)
+    """
+    return bool(dtype._is_ref_dtype)  # pylint: disable=protected-access
+
+
+def replace_input(op: Any, index: int, tensor: Any) -> None:
+    """
+    Make ``tensor`` input ``index`` of the existing operation ``op``.
+
+    :param op: (tf.Operation) the operation
+    :param index: (int) which input
+    :param tensor: (tf.Tensor) its new value
+    """
+    op._update_input(index, tensor)  # pylint: disable=protected-access
+
+
 if env_worker.is_env_worker():
     # a SubprocVecEnv worker skipped the switch when stable_baselines was imported; TensorFlow is needed now
     enable_tf1_behavior()
 
 __all__ = ["tf", "tf2", "enable_tf1_behavior", "tf1_behavior_enabled", "quiet_deprecations", "dim_value",
+           "control_flow_context", "set_control_flow_context", "is_ref_dtype", "replace_input",
            "TF2_BEHAVIOR_ENV_VAR", "LOG_LEVEL_ENV_VAR"]

@@ -125,6 +125,8 @@ class DQN(OffPolicyRLModel):
         self.prioritized_replay_eps: float = prioritized_replay_eps
         self.tensorboard_log: Optional[str] = tensorboard_log
         self.full_tensorboard_log: bool = full_tensorboard_log
+        # DQN makes its replay buffer in learn (a new one each time, unless one was loaded)
+        self._replay_buffer_made_in = "learn()"
 
         # built by setup_model
         self.graph: Optional[tf.Graph] = None

@@ -137,7 +137,7 @@ class HER(BaseRLModel):
         for name in _MODEL_ATTRIBUTES:
             self.__dict__.pop(name, None)
         self.model = self.model_class(policy, self.env, *args, **kwargs)
-        self.model._callback_model = self  # pylint: disable=protected-access
+        self.model.wrapped_by(self)
 
     # environment ----------------------------------------------------------------------------------
     def _use_env(self, goal_env: HERGoalEnvWrapper) -> None:
@@ -361,19 +361,8 @@ class HER(BaseRLModel):
         :param include_training_state: (bool) also store the wrapped model's training state (see
             :meth:`BaseRLModel.save`)
         """
-        her_data = self._her_save_data()
-
-        def save_with_her_data(path, data=None, params=None, cloudpickle=False, extra=None):
-            merged = dict(data or {})
-            merged.update(her_data)
-            BaseRLModel._save_to_file(path, data=merged, params=params, cloudpickle=cloudpickle, extra=extra)
-
-        # the wrapped model gathers its settings and parameters as usual and writes them through this function
-        self.model.__dict__["_save_to_file"] = save_with_her_data
-        try:
+        with self.model.saving_with(self._her_save_data()):
             self.model.save(save_path, cloudpickle=cloudpickle, include_training_state=include_training_state)
-        finally:
-            self.model.__dict__.pop("_save_to_file", None)
 
     @staticmethod
     def _check_her_data(data: Optional[dict], load_path: Any, custom_objects: Optional[dict]) -> dict:
@@ -434,7 +423,7 @@ class HER(BaseRLModel):
         # the wrapped model reads its own settings from the same file; HER's entries are only checked there
         model.model = data["model_class"]._load_checked(load_path, model.env, custom_objects,  # pylint: disable=protected-access
                                                         kwargs, extra_settings=_HER_SETTINGS)
-        model.model._callback_model = model  # pylint: disable=protected-access
+        model.model.wrapped_by(model)
         model._rewrap_restored_episode()  # pylint: disable=protected-access
         return model
 

@@ -12,6 +12,8 @@ from typing import Any, Dict, List, Sequence, Tuple, Union
 
 import numpy as np
 
+from stable_baselines.common.buffers import ReplayBufferWrapper
+
 # one stored step of the running episode: obs_t, action, reward, obs_tp1, done, info
 Transition = Tuple[np.ndarray, np.ndarray, Any, np.ndarray, Any, Any]
 
@@ -67,7 +69,7 @@ def _scalar_reward(reward: Any) -> Any:
     return float(values.reshape(-1)[0]) if values.size == 1 else reward
 
 
-class HindsightExperienceReplayWrapper(object):
+class HindsightExperienceReplayWrapper(ReplayBufferWrapper):
     """
     A replay buffer that adds imagined transitions with substitute goals, in front of an ordinary one.
     Modelled on the HER of https://github.com/NervanaSystems/coach/.

@@ -557,8 +557,35 @@ class BaseRLModel(ABC):
         extra = self._extra_members_to_save()
         if include_training_state:
             extra.update(training_state_members(self))
-        self._save_to_file(save_path, data=self._settings_to_save(), params=self.get_parameters(),
-                           cloudpickle=cloudpickle, extra=extra)
+        data = self._settings_to_save()
+        data.update(self._added_settings)
+        self._save_to_file(save_path, data=data, params=self.get_parameters(), cloudpickle=cloudpickle, extra=extra)
+
+    # what saving_with adds to the saved settings while it is in effect
+    _added_settings: Dict[str, Any] = {}
+
+    @contextmanager
+    def saving_with(self, settings: Dict[str, Any]) -> Iterator[None]:
+        """
+        Within this context, :meth:`save` writes ``settings`` into the file's ``data`` after the model's own: how a
+        model that holds this one (HER) keeps its own settings in the file of the model it trains.
+
+        :param settings: (dict) the entries to add, by name
+        """
+        self._added_settings = dict(settings)
+        try:
+            yield
+        finally:
+            del self._added_settings
+
+    def wrapped_by(self, outer: "BaseRLModel") -> None:
+        """
+        Declare that the user holds this model inside ``outer`` (HER): the callbacks of ``learn`` are attached to
+        ``outer``, so that they evaluate, save and count what the user trains.
+
+        :param outer: (BaseRLModel) the model that holds this one
+        """
+        self._callback_model = outer
 
     @classmethod
     def load(cls: Type[_Model], load_path: Any, env: Any = None, custom_objects: Optional[Dict[str, Any]] = None,
@@ -703,7 +730,10 @@ class BaseRLModel(ABC):
         export_model(self._export_spec(batch_size), self.get_normalization_statistics(), path, format, batch_size)
 
     # ------------------------------------------------------------------ exact resume (common/model/training_state.py)
-    def _training_state_extras(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+    #: whether the model keeps a replay buffer, part of its training state (see :meth:`replay_buffer_state`)
+    keeps_replay_buffer = False
+
+    def training_state_extras(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
         """
         :return: (dict, dict) what the algorithm's next ``learn`` depends on beyond what
             :func:`~stable_baselines.common.model.training_state.capture_training_state` takes from every model:
@@ -711,9 +741,9 @@ class BaseRLModel(ABC):
         """
         return {}, {}
 
-    def _restore_training_state_extras(self, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
+    def restore_training_state_extras(self, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
         """
-        Take back what :meth:`_training_state_extras` gave (checking it: it comes from a file).
+        Take back what :meth:`training_state_extras` gave (checking it: it comes from a file).
 
         :param info: (dict) the JSON-able values
         :param arrays: (dict) the arrays by name

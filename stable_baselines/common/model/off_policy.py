@@ -8,6 +8,7 @@ import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.buffer_files import load_buffer, save_buffer
+from stable_baselines.common.buffers import ReplayBufferWrapper
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.training_state import episode_from_plain, episode_to_plain
 from stable_baselines.common.model.off_policy_loop import (LearnArguments, OffPolicyLoopState, run_off_policy_loop,
@@ -71,9 +72,11 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
         buffer = self._inner_replay_buffer()
         if buffer is None:
             raise ValueError("{} has no replay buffer yet: it is created by {}, save it after training"
-                             .format(type(self).__name__, "learn()" if type(self).__name__ == "DQN" else
-                                     "setup_model()"))
+                             .format(type(self).__name__, self._replay_buffer_made_in))
         save_buffer(buffer, path)
+
+    # where the replay buffer is created, for the message of save_replay_buffer before there is one
+    _replay_buffer_made_in = "setup_model()"
 
     def load_replay_buffer(self, path: str) -> None:
         """
@@ -127,10 +130,9 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
 
     def is_using_her(self) -> bool:
         """
-        :return: (bool) whether the replay buffer is HER's wrapper (told by class name: common/ never imports an
-            algorithm)
+        :return: (bool) whether the replay buffer is a wrapper in front of the real one (HER's relabelling)
         """
-        return type(self.replay_buffer).__name__ == "HindsightExperienceReplayWrapper"
+        return isinstance(self.replay_buffer, ReplayBufferWrapper)
 
     def replay_buffer_add(self, obs_t: Any, action: Any, reward: float, obs_tp1: Any, done: Any,
                           info: Dict[str, Any]) -> None:
@@ -302,12 +304,31 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
                            logp: bool = False) -> Optional[np.ndarray]:
         pass
 
-    # exact resume (common/model/training_state.py): the unfinished episode HER's wrapper keeps
-    def _training_state_extras(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+    # exact resume (common/model/training_state.py): the replay buffer, and the unfinished episode HER's wrapper keeps
+    keeps_replay_buffer = True
+
+    def replay_buffer_state(self) -> Tuple[Dict[str, bool], Any]:
+        """
+        :return: (dict, ReplayBuffer) whether there is a replay buffer and whether it came from
+            ``load_replay_buffer`` (the next ``learn`` keeps it), and the buffer itself (None: none yet)
+        """
+        inner = self._inner_replay_buffer() if self.replay_buffer is not None else None
+        return {"present": inner is not None, "loaded": bool(self._replay_buffer_loaded)}, inner
+
+    def restore_replay_buffer_state(self, buffer: Any, loaded: bool) -> None:
+        """
+        :param buffer: (ReplayBuffer) the replay buffer of a training state (checked to fit the model here)
+        :param loaded: (bool) whether it came from ``load_replay_buffer`` in the saved model
+        """
+        self._check_buffer_fits(buffer, "the training state")
+        self.replay_buffer = buffer
+        self._replay_buffer_loaded = loaded
+
+    def training_state_extras(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
         if not self.is_using_her():
             return {}, {}
         return episode_to_plain(self.replay_buffer.episode_transitions)
 
-    def _restore_training_state_extras(self, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
+    def restore_training_state_extras(self, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
         if info or arrays:
             self.restored_her_episode = episode_from_plain(info, arrays)

@@ -15,12 +15,11 @@ What a :class:`TrainingState` holds:
   same ops first;
 - ``num_timesteps``, the objects of the model that keep state outside TensorFlow (MPI Adam optimizers, action
   noise, adaptive parameter-noise specs), the replay buffer of an off-policy model (in the format of
-  ``save_replay_buffer``), and what an algorithm adds through ``_training_state_extras``.
+  ``save_replay_buffer``), and what an algorithm adds through ``training_state_extras``.
 
 The environment is not part of it: a resumed model starts its next ``learn`` on the env it is given, so the
 comparison with the model that kept training assumes both are given envs prepared the same way.
 """
-import io
 import random
 import sys
 import warnings
@@ -28,12 +27,11 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-from stable_baselines.common.buffer_files import read_buffer, write_buffer
+from stable_baselines.common.buffer_files import buffer_from_bytes, buffer_to_bytes
 from stable_baselines.common.buffers import ReplayBuffer
 from stable_baselines.common.model.extra_members import register_member
 from stable_baselines.common.noise import ActionNoise, AdaptiveParamNoiseSpec
 from stable_baselines.common.safe_loading import limits
-from stable_baselines.common.safe_loading.archive import MemoryFile
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_random_draws import RANDOM_OP_TYPES, session_draws, set_session_draws
@@ -342,51 +340,12 @@ def _check_draws(model: Any, draws: Any) -> Dict[str, int]:
 
 
 # ---------------------------------------------------------------------------------------------------- replay buffer
-def _is_off_policy(model: Any) -> bool:
-    """:return: (bool) whether the model keeps a replay buffer (an OffPolicyRLModel)"""
-    from stable_baselines.common.model.off_policy import OffPolicyRLModel  # imports this module's importer
-    return isinstance(model, OffPolicyRLModel)
-
-
-def _buffer_bytes(buffer: Any) -> memoryview:
-    content = io.BytesIO()
-    write_buffer(buffer, content)
-    return content.getbuffer()  # the written bytes themselves, not a copy
-
-
-def buffer_from_bytes(content: Any) -> Any:
-    """
-    :param content: (bytes-like) a replay buffer in the file format of ``save_replay_buffer`` (bytes, or the uint8
-        array of the model file's member, read in place)
-    :return: (ReplayBuffer) the buffer, read and checked as ``load_replay_buffer`` does
-    """
-    return read_buffer(MemoryFile(content), "the replay buffer of the training state")
-
-
-def _numeric_copy(buffer: Any) -> Any:
-    """
-    :param buffer: (ReplayBuffer) a buffer that keeps its transitions in a list because their reward or done
-        values came as different scalar types (HER stores ``False`` beside ``0.0``)
-    :return: (ReplayBuffer) a copy with every reward and done flag a Python float, in the same slots, which
-        samples the same batches
-    """
-    copy = type(buffer)(buffer.buffer_size)
-    for obs_t, action, reward, obs_tp1, done in buffer.storage:
-        if np.ndim(reward) != 0 or np.ndim(done) != 0:
-            return buffer
-        copy.add(obs_t, action, float(reward), obs_tp1, float(done))
-    copy._next_idx = buffer._next_idx  # pylint: disable=protected-access
-    return copy
-
-
 def _capture_buffer(model: Any, info: Dict[str, Any]) -> Optional[memoryview]:
-    inner = model._inner_replay_buffer() if model.replay_buffer is not None else None
-    info["replay_buffer"] = {"present": inner is not None, "loaded": bool(model._replay_buffer_loaded)}
-    if inner is None:
+    entry, buffer = model.replay_buffer_state()
+    info["replay_buffer"] = entry
+    if buffer is None:
         return None
-    if type(inner) is ReplayBuffer and inner._storage is not None:  # pylint: disable=protected-access
-        inner = _numeric_copy(inner)
-    return _buffer_bytes(inner)
+    return buffer_to_bytes(buffer.with_float_scalars() if isinstance(buffer, ReplayBuffer) else buffer)
 
 
 def _restore_buffer(model: Any, info: Dict[str, Any], content: Any) -> None:
@@ -395,10 +354,8 @@ def _restore_buffer(model: Any, info: Dict[str, Any], content: Any) -> None:
         raise _fail("its description of the replay buffer does not match its content")
     if content is None:
         return
-    buffer = buffer_from_bytes(content)
-    model._check_buffer_fits(buffer, "the training state")
-    model.replay_buffer = buffer
-    model._replay_buffer_loaded = bool(entry.get("loaded"))
+    model.restore_replay_buffer_state(buffer_from_bytes(content, "the replay buffer of the training state"),
+                                      bool(entry.get("loaded")))
 
 
 # ---------------------------------------------------------------------------------------------------- whole state
@@ -420,10 +377,10 @@ def capture_training_state(model: Any) -> TrainingState:
         # how the normalisation went on (its statistics are in the model file's VecNormalize members)
         info["vec_normalize"] = {"training": bool(vec_normalize.training),
                                  "norm_reward": bool(vec_normalize.norm_reward)}
-    extra_info, extra_arrays = model._training_state_extras()
+    extra_info, extra_arrays = model.training_state_extras()
     info["extras"] = extra_info
     arrays.update(("extras/" + name, array) for name, array in extra_arrays.items())
-    replay_buffer = _capture_buffer(model, info) if _is_off_policy(model) else None
+    replay_buffer = _capture_buffer(model, info) if model.keeps_replay_buffer else None
     return TrainingState(info, arrays, replay_buffer)
 
 
@@ -501,9 +458,9 @@ def restore_training_state(model: Any, state: TrainingState, made_normalization:
     _restore_normalization(info, made_normalization)
     _set_variables(model, variables, [arrays["variables/" + var.name] for var in variables])
     _restore_objects(model, info, arrays)
-    if _is_off_policy(model):
+    if model.keeps_replay_buffer:
         _restore_buffer(model, info, state.replay_buffer)
-    model._restore_training_state_extras(_entry(info, "extras", dict),
+    model.restore_training_state_extras(_entry(info, "extras", dict),
                                          {name[len("extras/"):]: array for name, array in arrays.items()
                                           if name.startswith("extras/")})
     draws = info["tf_random_draws"]

@@ -19,6 +19,7 @@ from stable_baselines.common.action_masks import masks_enabled
 from stable_baselines.common.gym_compat import convert_space
 from stable_baselines.common.input import observation_input
 from stable_baselines.common.policy_parts import public
+from stable_baselines.common.safe_loading.classes import register_policy_base
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_random_draws import record_draws, settle_draws
 
@@ -182,6 +183,10 @@ class BasePolicy(ABC):
         :return: (np.ndarray or [np.ndarray]) its parameters (see ``policy_proba``)
         """
         raise NotImplementedError
+
+
+# a model file may name our policy classes, and its user's, by reference: those deriving from BasePolicy
+register_policy_base(BasePolicy)
 
 
 def _proba_outputs(distribution: ProbabilityDistribution, policy_output: tf.Tensor) -> Any:

@@ -90,9 +90,10 @@ class FeedForwardPolicy(ActorCriticPolicy):
             self._proba_distribution, self._policy, self.q_value = \
                 self.pdtype.proba_distribution_from_latent(pi_latent, vf_latent, init_scale=0.01)
         self._setup_init()
-        self._numpy_spec = None
+        # the network the NumPy copy of the policy reproduces (None: it has none)
+        self.numpy_spec = None
         if feature_extraction == "mlp" and plain_variables:
-            self._numpy_spec = _MlpSpec(model_scope.name, net_arch, act_fun)
+            self.numpy_spec = _MlpSpec(model_scope.name, net_arch, act_fun)
         self._graph_calls: Dict[Any, FeedCallable] = {}
 
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
@@ -149,7 +150,7 @@ class FeedForwardPolicy(ActorCriticPolicy):
         """
         del variables
         self._numpy_forward = None
-        if self._numpy_spec is None or not numpy_forward_enabled():
+        if self.numpy_spec is None or not numpy_forward_enabled():
             return False
         if any(getattr(type(self), name) is not getattr(FeedForwardPolicy, name)
                for name in ("step", "proba_step", "value")):

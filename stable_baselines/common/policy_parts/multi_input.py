@@ -150,7 +150,7 @@ class MultiInputPolicy(FeedForwardPolicy):
                 self.pdtype.proba_distribution_from_latent(pi_latent, vf_latent, init_scale=0.01)
         self._setup_init()
         # no NumPy copy of this network: the fast path answers through the graph
-        self._numpy_spec = None
+        self.numpy_spec = None
         self._graph_calls: Dict[Any, FeedCallable] = {}
 
     def _graph_call(self, key: Any, fetches: list, obs: Any) -> list:

@@ -82,7 +82,7 @@ class NumpyActorCriticForward(object):
         :param rng: (np.random.Generator) the generator of stochastic actions
         :return: (NumpyActorCriticForward or None) None when the network or the spaces are not supported
         """
-        spec = policy._numpy_spec  # pylint: disable=protected-access
+        spec = policy.numpy_spec
         if spec is None:
             return None
         activation = nf.numpy_activation(spec.act_fun)

@@ -124,9 +124,8 @@ class LstmPolicy(RecurrentActorCriticPolicy):
                          reuse=reuse, scale=feature_extraction == "cnn")
         self._kwargs_check(feature_extraction, kwargs)
         _check_batch(n_batch, n_env, n_steps)
-        self._n_lstm = n_lstm
-        self._layer_norm = layer_norm
         # what was built, for readers of the architecture (model.export(format="sb3"))
+        self.n_lstm, self.layer_norm = n_lstm, layer_norm
         self.feature_extraction, self.net_arch, self.act_fun = feature_extraction, net_arch, act_fun
         self.layers = list(DEFAULT_LAYERS) if layers is None else list(layers)
         self.cnn_extractor, self.cnn_kwargs = cnn_extractor, dict(kwargs)
@@ -146,8 +145,8 @@ class LstmPolicy(RecurrentActorCriticPolicy):
         """Run the LSTM ``lstm1`` over the batch, one sequence per environment; the next state goes to ``snew``."""
         sequence = batch_to_seq(features, self.n_env, self.n_steps)
         starts = batch_to_seq(self.dones_ph, self.n_env, self.n_steps)
-        outputs, self.snew = lstm(sequence, starts, self.states_ph, 'lstm1', n_hidden=self._n_lstm,
-                                  layer_norm=self._layer_norm)
+        outputs, self.snew = lstm(sequence, starts, self.states_ph, 'lstm1', n_hidden=self.n_lstm,
+                                  layer_norm=self.layer_norm)
         return seq_to_batch(outputs)
 
     def _heads(self, pi_latent: tf.Tensor, vf_latent: tf.Tensor, **head_kwargs) -> None:

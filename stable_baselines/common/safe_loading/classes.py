@@ -98,16 +98,29 @@ def _import_attribute(converter: Converter, module: str, name: str) -> Any:
             module, name, type(err).__name__, err)) from err
 
 
-def _policy_base() -> type:
-    from stable_baselines.common.policies import BasePolicy  # pylint: disable=import-outside-toplevel
-    return BasePolicy
+# the base class of our policies, registered by the module that defines it when it is imported (safe loading sits
+# below the policies: it never imports them)
+_POLICY_BASES: List[type] = []
+
+
+def register_policy_base(base: type) -> None:
+    """
+    :param base: (type) the class every policy of ours derives from (``BasePolicy``); a file may name a class by
+        reference only if it derives from it
+    """
+    if base not in _POLICY_BASES:
+        _POLICY_BASES.append(base)
+
+
+def _is_policy(value: Any) -> bool:
+    return isinstance(value, type) and any(issubclass(value, base) for base in _POLICY_BASES)
 
 
 def _defined_subclass(converter: Converter, module: str, qualname: str) -> Optional[type]:
     """A subclass of our ``BasePolicy`` already defined in this process with this module and qualified name."""
     if "policy classes" not in converter.cache:  # listed once per pickle
         found: Dict[Tuple[str, str], type] = {}
-        pending: List[type] = [_policy_base()]
+        pending: List[type] = list(_POLICY_BASES)
         while pending:
             subclasses: List[type] = pending.pop().__subclasses__()
             for sub in subclasses:
@@ -128,7 +141,7 @@ def policy_class(converter: Converter, module: str, qualname: str, how: str = "b
     """
     if qualname in _POLICY_MODULES.get(module, ()):
         value = _import_attribute(converter, module, qualname)
-        if isinstance(value, type) and issubclass(value, _policy_base()):
+        if _is_policy(value):
             return value
     if module in _ZOO_MODULES and qualname in ZOO_POLICIES:
         return zoo_policy_class(qualname)

@@ -80,13 +80,13 @@ def _recurrent_architecture(model: Any, policy: Any, what: str) -> Tuple[Dict[st
     Our LSTM policies whose LSTM reads the features directly (the Nature CNN, or an MLP net_arch that starts with
     ``'lstm'``) as sb3_contrib's RecurrentPPO policy with one LSTM that both heads share.
     """
-    if policy._layer_norm:
+    if policy.layer_norm:
         raise ValueError("Cannot export {} to SB3: its LSTM is layer-normalised, sb3_contrib's RecurrentPPO has no "
                          "layer-normalised LSTM".format(what))
     parameters = model.get_parameters()
     values = _head_values(parameters, model.action_space)
-    values.update(_lstm_values(parameters, policy._n_lstm))
-    policy_kwargs: Dict[str, Any] = dict(lstm_hidden_size=policy._n_lstm, n_lstm_layers=1, shared_lstm=True,
+    values.update(_lstm_values(parameters, policy.n_lstm))
+    policy_kwargs: Dict[str, Any] = dict(lstm_hidden_size=policy.n_lstm, n_lstm_layers=1, shared_lstm=True,
                                          enable_critic_lstm=False)
     if policy.net_arch is None and policy.feature_extraction == "cnn":
         _check_cnn(policy, model.observation_space, what)
