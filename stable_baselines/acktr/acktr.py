@@ -18,7 +18,6 @@ from stable_baselines.common.rollouts import ReturnsBatch, collect_rollout, stop
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_random_draws import record_draws
 from stable_baselines.common.tf_util import float_input, mse
 
 
@@ -286,7 +285,7 @@ class ACKTR(OnPolicyRLModel):
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.train_op]
         if writer is None:
-            policy_loss, value_loss, policy_entropy, _ = self.sess.run(fetches, feed_dict)
+            policy_loss, value_loss, policy_entropy, _ = tf_util.session_run(self.sess, fetches, feed_dict)
         else:
             global_step = update * (self.n_batch + 1)
             run_kwargs: Dict[str, Any] = {}
@@ -294,13 +293,11 @@ class ACKTR(OnPolicyRLModel):
             if trace:
                 run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
                                   run_metadata=tf.RunMetadata())
-            summary, policy_loss, value_loss, policy_entropy, _ = self.sess.run([self.summary] + fetches,
-                                                                                feed_dict, **run_kwargs)
+            summary, policy_loss, value_loss, policy_entropy, _ = tf_util.session_run(
+                self.sess, [self.summary] + fetches, feed_dict, **run_kwargs)
             if trace:
                 writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % global_step)
             writer.add_summary(summary, global_step)
-        record_draws(self.sess, self.train_op, len(obs))
-        self.fast_path.weights_changed()
         return policy_loss, value_loss, policy_entropy
 
     def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
