@@ -30,13 +30,10 @@ class ACKTR(OnPolicyRLModel):
     The optimizer is ours (:mod:`stable_baselines.acktr.kfac`). Its Fisher blocks are estimated from a sampled
     loss: the log-likelihood of actions drawn from the policy, plus ``vf_fisher_coef`` times a Gaussian regression
     of the value on targets drawn around it. Settings: factored Tikhonov damping 0.01, momentum 0.9, statistics
-    decay 0.95 (the original passed 0.99; on CartPole the faster-tracking factors learned clearly better, see
-    docs/modules/acktr.rst), eigen-decompositions every ``kfac_update`` updates, 10 plain SGD updates while the
-    factors warm up. The trust region (``step^T F step <= kfac_clip``, a predicted KL divergence of at most
+    decay 0.95 (the original: 0.99), eigen-decompositions every ``kfac_update`` updates, 10 plain SGD updates while
+    the factors warm up. The trust region (``step^T F step <= kfac_clip``, a predicted KL divergence of at most
     ``kfac_clip / 2``) applies to the parameters the policy depends on; those only the value function uses take
-    the plain natural-gradient step (inside the original's joint trust region the value moved by only about 0.016
-    per update and lagged far behind the returns; outside it, ACKTR solves CartPole with the zoo settings in each
-    of 10 seeds, see docs/modules/acktr.rst).
+    the plain natural-gradient step. Why these choices: docs/misc/performance.rst and docs/modules/acktr.rst.
 
     :param policy: (ActorCriticPolicy or str) policy class, or the registered name of one (MlpPolicy, CnnPolicy,
         CnnLstmPolicy, ...)

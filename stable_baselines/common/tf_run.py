@@ -67,13 +67,11 @@ def unfused_dense_layers(config: Any) -> None:
     """
     Keep ``MatMul``, ``BiasAdd`` and the activation as separate kernels (turn off the graph optimizer's remapper).
 
-    On a CPU with oneDNN (TensorFlow's default on x86), the remapper fuses a dense layer into oneDNN's
-    ``_MklNativeFusedMatMul``, whose fixed cost per call (~20 us measured for 32x64 by 64x64) is several times
-    that of the oneDNN ``MatMul`` (~9 us) and the ``BiasAdd`` (~1 us) it replaces: on the small networks and
-    batches of reinforcement learning the fused kernel is the slower one (DQN, SAC and TD3 train 8-16 % faster
-    without it; CNN policies measured within noise). Results may differ from the fused kernel's in the last bits,
-    as the bias is added separately (as TensorFlow 1.x did). Sessions made by :func:`make_session` on a machine
-    without a GPU use this, unless ``STABLE_BASELINES_TF_REMAPPER=1`` is set (:func:`tf_remapper_requested`).
+    On a CPU with oneDNN the fused dense-layer kernel costs more per call than the separate ones on the small
+    networks and batches of reinforcement learning (docs/misc/performance.rst). Results may differ from the fused
+    kernel's in the last bits, as the bias is added separately (as TensorFlow 1.x did). Sessions made by
+    :func:`make_session` on a machine without a GPU use this, unless ``STABLE_BASELINES_TF_REMAPPER=1`` is set
+    (:func:`tf_remapper_requested`).
 
     :param config: (tf.ConfigProto) the session configuration to change
     """
