@@ -242,7 +242,6 @@ class A2C(OnPolicyRLModel):
         else:
             policy_loss, value_loss, policy_entropy = self._train_step_logged(
                 dict(zip(feeds, feed_values)), fetches, update, writer)
-        self.fast_path.weights_changed()
         return policy_loss, value_loss, policy_entropy
 
     def _train_step_logged(self, feed_dict: Dict[Any, Any], fetches: List[Any], update: int,
@@ -259,8 +258,8 @@ class A2C(OnPolicyRLModel):
         if trace:
             run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
                               run_metadata=tf.RunMetadata())
-        summary, policy_loss, value_loss, policy_entropy, _ = self.sess.run([self.summary] + fetches, feed_dict,
-                                                                            **run_kwargs)
+        summary, policy_loss, value_loss, policy_entropy, _ = tf_util.session_run(
+            self.sess, [self.summary] + fetches, feed_dict, **run_kwargs)
         if trace:
             writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % global_step)
         writer.add_summary(summary, global_step)

@@ -19,7 +19,6 @@ from stable_baselines.common.runners import AbstractEnvRunner
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_layers import batch_to_seq, seq_to_batch
-from stable_baselines.common.tf_random_draws import record_draws
 from stable_baselines.common.tf_util import avg_norm, check_shape, gradient_add, q_explained_variance
 
 EPS = 1e-6
@@ -481,18 +480,17 @@ class ACER(OnPolicyRLModel):
                 feed_dict[net.action_mask_ph] = action_masks.reshape(len(obs), -1)
 
         if writer is None:
-            results = self.sess.run(self.run_ops, feed_dict)
+            results = tf_util.session_run(self.sess, self.run_ops, feed_dict)
         else:
             run_kwargs: Dict[str, Any] = {}
             trace = self.full_tensorboard_log and (1 + (steps // self.n_batch)) % 10 == 0
             if trace:
                 run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
                                   run_metadata=tf.RunMetadata())
-            summary, *results = self.sess.run([self.summary] + self.run_ops, feed_dict, **run_kwargs)
+            summary, *results = tf_util.session_run(self.sess, [self.summary] + self.run_ops, feed_dict, **run_kwargs)
             if trace:
                 writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % steps)
             writer.add_summary(summary, steps)
-        self.fast_path.weights_changed()
         # the first result is the train op's
         return self.names_ops, results[1:]
 
@@ -627,14 +625,13 @@ class _Runner(AbstractEnvRunner):
             feed = {policy.obs_ph: obs}
             if self.action_masks is not None:
                 feed[policy.action_mask_ph] = self.action_masks
-            actions, mus = policy.sess.run([policy.action, policy.policy_proba], feed)
-            record_draws(policy.sess, policy.action.op, len(actions))
+            actions, mus = tf_util.session_run(policy.sess, [policy.action, policy.policy_proba], feed)
         elif hasattr(policy, "snew"):
             feed = {policy.obs_ph: obs, policy.states_ph: states, policy.dones_ph: np.asarray(dones, np.float32)}
             if self.action_masks is not None:
                 feed[policy.action_mask_ph] = self.action_masks
-            actions, mus, states = policy.sess.run([policy.action, policy.policy_proba, policy.snew], feed)
-            record_draws(policy.sess, policy.action.op, len(actions))
+            actions, mus, states = tf_util.session_run(
+                policy.sess, [policy.action, policy.policy_proba, policy.snew], feed)
         else:
             actions, _, new_states, _ = self.model.step(obs, states, dones)
             mus = self.model.proba_step(obs, states, dones)

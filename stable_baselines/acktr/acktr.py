@@ -18,7 +18,6 @@ from stable_baselines.common.rollouts import ReturnsBatch, collect_rollout, stop
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_random_draws import record_draws
 from stable_baselines.common.tf_util import float_input, mse
 
 
@@ -31,13 +30,10 @@ class ACKTR(OnPolicyRLModel):
     The optimizer is ours (:mod:`stable_baselines.acktr.kfac`). Its Fisher blocks are estimated from a sampled
     loss: the log-likelihood of actions drawn from the policy, plus ``vf_fisher_coef`` times a Gaussian regression
     of the value on targets drawn around it. Settings: factored Tikhonov damping 0.01, momentum 0.9, statistics
-    decay 0.95 (the original passed 0.99; on CartPole the faster-tracking factors learned clearly better, see
-    docs/modules/acktr.rst), eigen-decompositions every ``kfac_update`` updates, 10 plain SGD updates while the
-    factors warm up. The trust region (``step^T F step <= kfac_clip``, a predicted KL divergence of at most
+    decay 0.95 (the original: 0.99), eigen-decompositions every ``kfac_update`` updates, 10 plain SGD updates while
+    the factors warm up. The trust region (``step^T F step <= kfac_clip``, a predicted KL divergence of at most
     ``kfac_clip / 2``) applies to the parameters the policy depends on; those only the value function uses take
-    the plain natural-gradient step (inside the original's joint trust region the value moved by only about 0.016
-    per update and lagged far behind the returns; outside it, ACKTR solves CartPole with the zoo settings in each
-    of 10 seeds, see docs/modules/acktr.rst).
+    the plain natural-gradient step. Why these choices: docs/misc/performance.rst and docs/modules/acktr.rst.
 
     :param policy: (ActorCriticPolicy or str) policy class, or the registered name of one (MlpPolicy, CnnPolicy,
         CnnLstmPolicy, ...)
@@ -286,7 +282,7 @@ class ACKTR(OnPolicyRLModel):
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.train_op]
         if writer is None:
-            policy_loss, value_loss, policy_entropy, _ = self.sess.run(fetches, feed_dict)
+            policy_loss, value_loss, policy_entropy, _ = tf_util.session_run(self.sess, fetches, feed_dict)
         else:
             global_step = update * (self.n_batch + 1)
             run_kwargs: Dict[str, Any] = {}
@@ -294,13 +290,11 @@ class ACKTR(OnPolicyRLModel):
             if trace:
                 run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
                                   run_metadata=tf.RunMetadata())
-            summary, policy_loss, value_loss, policy_entropy, _ = self.sess.run([self.summary] + fetches,
-                                                                                feed_dict, **run_kwargs)
+            summary, policy_loss, value_loss, policy_entropy, _ = tf_util.session_run(
+                self.sess, [self.summary] + fetches, feed_dict, **run_kwargs)
             if trace:
                 writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % global_step)
             writer.add_summary(summary, global_step)
-        record_draws(self.sess, self.train_op, len(obs))
-        self.fast_path.weights_changed()
         return policy_loss, value_loss, policy_entropy
 
     def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:

@@ -19,7 +19,8 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from stable_baselines.common.misc_util import mpi_size_or_one
-from stable_baselines.common.tf_compat import quiet_deprecations, tf
+from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_run import session_run
 
 # "0" (or "false", "no", "off") makes every rank of an MPI launch train on its own
 OPT_OUT_VARIABLE = "STABLE_BASELINES_DATA_PARALLEL"
@@ -229,9 +230,9 @@ class DataParallel:
         values = sess.run(list(variables)) if self.is_root else None
         values = self.comm.bcast(values, root=0)
         if not self.is_root:
-            with quiet_deprecations():  # Variable.load feeds the initializer: no new op in the graph
-                for variable, value in zip(variables, values):
-                    variable.load(value, sess)
+            # fed through the initializers (as Variable.load does): no new op in the graph
+            initializers = [variable.initializer for variable in variables]
+            session_run(sess, initializers, {init.inputs[1]: value for init, value in zip(initializers, values)})
 
     def check_synced(self, parameters: Sequence[np.ndarray]) -> None:
         """

@@ -6,8 +6,9 @@ A session call costs far more than the forward pass of a small MLP, so the polic
 :class:`FastPath` (``model.fast_path``); the algorithms use nothing else to reach the copies:
 
 - ``enable(policy, variables=None)`` when the acting graph is built: the policy keeps a copy if its kind allows;
-- ``weights_changed()`` after anything changed the weights (a training step, a load, MPI synchronisation): every
-  copy reads the graph again before its next use;
+- nothing after a change of the weights: every session call of the library reports the variables it wrote (a
+  training step, a load, MPI synchronisation; see :func:`stable_baselines.common.tf_run.session_run`) to
+  ``variables_written``, and the copies holding one of them read the graph again before their next use;
 - ``weights_after(policy, ops)`` / ``receive_weights(policy, values)`` for a training step done in one session
   call: the step also returns the copy's new weights, so the copy never needs a call of its own;
 - ``copy_of(policy)`` for an algorithm that drives the copy itself (DQN's epsilon-greedy choice), and
@@ -20,7 +21,7 @@ A session call costs far more than the forward pass of a small MLP, so the polic
   place by ``reseed``.
 """
 import weakref
-from typing import Any, Callable, Optional, Sequence, Tuple
+from typing import Any, Callable, FrozenSet, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from stable_baselines.common.policy_parts.base import BasePolicy
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_philox import OpUniformStream
 from stable_baselines.common.tf_random_draws import random_ops_behind
+from stable_baselines.common.tf_run import watch_writes
 
 # graph_draws_of: a policy whose sampling op was not looked for yet
 _NOT_LOOKED_UP: Any = object()
@@ -47,6 +49,8 @@ class FastPath:
         self._generator: Optional[np.random.Generator] = None
         # the policies holding a copy; weak, so that policies of a replaced graph do not stay alive
         self._policies: "weakref.WeakSet[BasePolicy]" = weakref.WeakSet()
+        # policy -> the names of the variable ops its copy reads
+        self._read: "weakref.WeakKeyDictionary[Any, FrozenSet[str]]" = weakref.WeakKeyDictionary()
         #: whether :meth:`sampled_step` answers (False: the rollouts draw their actions in the graph)
         self.sample_rollouts = True
         #: the distributions whose rollout actions :meth:`sampled_step` draws: categorical ones only for now; the
@@ -89,6 +93,8 @@ class FastPath:
             enabled = policy.enable_numpy_forward(self.generator, variables=variables)
         if enabled:
             self._policies.add(policy)
+            self._read[policy] = frozenset(variable.op.name for variable in policy.numpy_forward.variables)
+            watch_writes(policy.sess, self)
         return bool(enabled)
 
     @staticmethod
@@ -99,10 +105,17 @@ class FastPath:
         """
         return policy.numpy_forward
 
-    def weights_changed(self) -> None:
-        """The graph's weights changed: every copy reads them again before its next use."""
+    def variables_written(self, names: Optional[FrozenSet[str]]) -> None:
+        """
+        Variables of the graph changed (told by the session calls): the copies reading one of them read their
+        weights again before their next use.
+
+        :param names: (frozenset) the names of the variable ops written (None: any)
+        """
         for policy in list(self._policies):
-            policy.invalidate_numpy_forward()
+            read = self._read.get(policy)
+            if names is None or read is None or not names.isdisjoint(read):
+                policy.invalidate_numpy_forward()
 
     def weights_after(self, policy: Any, ops: Sequence[Any]) -> Optional[tf.Tensor]:
         """

@@ -11,7 +11,8 @@ from stable_baselines.common.tf_util import feed_callable
 class SessionCall:
     """
     A session call with a fixed feed list, fixed fetches and update ops run with them (their values dropped);
-    built on ``tf_util.feed_callable``, so no per-call processing of the fetch and feed structures.
+    built on ``tf_util.feed_callable``, so no per-call processing of the fetch and feed structures, and what a call
+    draws and writes is reported as for every session call of the library (``tf_run.session_run``).
 
     :param sess: (tf.Session) the session
     :param feeds: ([tf.Tensor]) the fed tensors, in the order of the call's arguments

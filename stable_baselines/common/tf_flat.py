@@ -8,6 +8,7 @@ from typing import Any, Iterable, List, Optional, Sequence
 import numpy as np
 
 from stable_baselines.common.tf_compat import tf
+from stable_baselines.common.tf_run import session_run
 
 
 def var_shape(tensor: Any) -> List[int]:
@@ -91,7 +92,7 @@ class SetFromFlat(object):
 
     def __call__(self, theta: np.ndarray) -> Any:
         sess = tf.get_default_session() if self.sess is None else self.sess
-        return sess.run(self.operation, feed_dict={self.theta: theta})
+        return session_run(sess, self.operation, {self.theta: theta})
 
 
 class GetFlat(object):

@@ -7,8 +7,8 @@ drawn, whatever the calls that drew them. Knowing how many values each op of a s
 another session of the same graph to continue identically: it draws as many first (see
 :func:`stable_baselines.common.model.training_state.advance_random_ops`).
 
-The library's code that runs random ops reports the draws with :func:`record_draws`; the counts of a session are
-:func:`session_draws`.
+The library's session calls (:mod:`stable_baselines.common.tf_run`) count the draws of what they run with
+:func:`count_draws`; the counts of a session are :func:`session_draws`.
 """
 import weakref
 from typing import Any, Dict, List, MutableMapping, Optional, Sequence, Tuple
@@ -35,6 +35,26 @@ def _as_op(node: Any) -> Any:
     return node.op if isinstance(node, tf.Tensor) else node
 
 
+def ops_behind(fetches: Sequence[Any]) -> List[Any]:
+    """
+    :param fetches: ([tf.Tensor or tf.Operation]) what a session call computes
+    :return: ([tf.Operation]) the ops it runs: those of the fetches and every op they depend on (through inputs
+        and control inputs)
+    """
+    pending = [_as_op(node) for node in fetches]
+    seen = {op.name for op in pending}
+    found = []
+    while pending:
+        op = pending.pop()
+        found.append(op)
+        for source in list(op.inputs) + list(op.control_inputs):
+            source_op = _as_op(source)
+            if source_op.name not in seen:
+                seen.add(source_op.name)
+                pending.append(source_op)
+    return found
+
+
 def random_ops_behind(fetches: Sequence[Any]) -> Dict[str, Optional[Tuple[int, bool]]]:
     """
     :param fetches: ([tf.Tensor or tf.Operation]) what a session call computes
@@ -42,19 +62,12 @@ def random_ops_behind(fetches: Sequence[Any]) -> Dict[str, Optional[Tuple[int, b
         of the first dimension (``per_row``, a first dimension known only when running) or in all (its shape is
         known); None when a later dimension is not known before running
     """
-    found: Dict[str, Optional[Tuple[int, bool]]] = {}
-    pending = [_as_op(node) for node in fetches]
-    seen = {op.name for op in pending}
-    while pending:
-        op = pending.pop()
-        if op.type in RANDOM_OP_TYPES:
-            found[op.name] = _values_drawn(op.outputs[0].shape)
-        for source in list(op.inputs) + list(op.control_inputs):
-            source_op = _as_op(source)
-            if source_op.name not in seen:
-                seen.add(source_op.name)
-                pending.append(source_op)
-    return found
+    return random_ops_among(ops_behind(fetches))
+
+
+def random_ops_among(ops: Sequence[Any]) -> Dict[str, Optional[Tuple[int, bool]]]:
+    """:return: (dict) the random ops among ``ops``, described as by :func:`random_ops_behind`"""
+    return {op.name: _values_drawn(op.outputs[0].shape) for op in ops if op.type in RANDOM_OP_TYPES}
 
 
 def _values_drawn(shape: Any) -> Optional[Tuple[int, bool]]:
@@ -83,15 +96,28 @@ def record_draws(sess: Any, key: Any, n_rows: int, fetches: Optional[Sequence[An
     drawn = _DRAWN.get(key)
     if drawn is None:
         drawn = _DRAWN[key] = random_ops_behind([key] if fetches is None else fetches)
+    count_draws(sess, drawn, n_rows)
+
+
+def count_draws(sess: Any, drawn: Dict[str, Optional[Tuple[int, bool]]], n_rows: Optional[int]) -> None:
+    """
+    Count one session call's draws.
+
+    :param sess: (tf.Session) the session that ran it
+    :param drawn: (dict) the random ops behind what it computed (:func:`random_ops_behind`)
+    :param n_rows: (int) the size of the first dimension of those random ops in that call (None: not known, the
+        ops whose first dimension is only known when running become uncountable)
+    """
     if not drawn:
         return
     counts = _session_counts(sess)
     for name, values in drawn.items():
         before = counts.get(name, 0)
-        if values is None or before < 0:
+        rows = n_rows if values is not None and values[1] else 1
+        if values is None or before < 0 or rows is None:
             counts[name] = -1  # an op whose draws cannot be counted: never resumed exactly
         else:
-            counts[name] = before + values[0] * (n_rows if values[1] else 1)
+            counts[name] = before + values[0] * rows
 
 
 def session_draws(sess: Any) -> Dict[str, int]:

@@ -1,16 +1,23 @@
 """
 Running graphs: sessions, a cheap repeated ``sess.run`` (:class:`FeedCallable`) and the Theano-style
 :func:`function`. Re-exported by :mod:`stable_baselines.common.tf_util`, where the manual documents them.
+
+Every session call of the library goes through :func:`session_run`, a :class:`FeedCallable` or a :func:`function`:
+the one place that keeps the books of what a call changes besides its results (:class:`CallEffects`): it counts
+the values drawn by the random ops it ran (:mod:`stable_baselines.common.tf_random_draws`, for exact resume) and
+tells the session's watchers (:func:`watch_writes`, the NumPy fast path) which variables it wrote.
 """
 import functools
 import os
 import sys
+import weakref
 from collections import OrderedDict
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, FrozenSet, List, MutableMapping, Optional, Sequence
 
 import numpy as np
 
 from stable_baselines.common.tf_compat import quiet_device_start, tf
+from stable_baselines.common.tf_random_draws import count_draws, ops_behind, random_ops_among
 
 
 # ------------------------------------------------------------------------------------------------
@@ -60,13 +67,11 @@ def unfused_dense_layers(config: Any) -> None:
     """
     Keep ``MatMul``, ``BiasAdd`` and the activation as separate kernels (turn off the graph optimizer's remapper).
 
-    On a CPU with oneDNN (TensorFlow's default on x86), the remapper fuses a dense layer into oneDNN's
-    ``_MklNativeFusedMatMul``, whose fixed cost per call (~20 us measured for 32x64 by 64x64) is several times
-    that of the oneDNN ``MatMul`` (~9 us) and the ``BiasAdd`` (~1 us) it replaces: on the small networks and
-    batches of reinforcement learning the fused kernel is the slower one (DQN, SAC and TD3 train 8-16 % faster
-    without it; CNN policies measured within noise). Results may differ from the fused kernel's in the last bits,
-    as the bias is added separately (as TensorFlow 1.x did). Sessions made by :func:`make_session` on a machine
-    without a GPU use this, unless ``STABLE_BASELINES_TF_REMAPPER=1`` is set (:func:`tf_remapper_requested`).
+    On a CPU with oneDNN the fused dense-layer kernel costs more per call than the separate ones on the small
+    networks and batches of reinforcement learning (docs/misc/performance.rst). Results may differ from the fused
+    kernel's in the last bits, as the bias is added separately (as TensorFlow 1.x did). Sessions made by
+    :func:`make_session` on a machine without a GPU use this, unless ``STABLE_BASELINES_TF_REMAPPER=1`` is set
+    (:func:`tf_remapper_requested`).
 
     :param config: (tf.ConfigProto) the session configuration to change
     """
@@ -122,6 +127,159 @@ def initialize(sess: Optional[tf.Session] = None) -> None:
 
 
 # ------------------------------------------------------------------------------------------------
+# what a session call changes: random draws and written variables
+# ------------------------------------------------------------------------------------------------
+# the op types that write the variable (or resource) of their first input
+_WRITE_PREFIXES = ("Assign", "Apply", "ResourceApply", "SparseApply", "ResourceSparseApply", "Scatter",
+                   "ResourceScatter")
+_VARIABLE_TYPES = ("VariableV2", "Variable", "VarHandleOp")
+
+# session -> the objects told of the variables its calls write (``variables_written(names)``)
+_WATCHERS: "MutableMapping[Any, weakref.WeakSet]" = weakref.WeakKeyDictionary()
+# session -> {ids of the fetches (graph elements live as long as the session's graph): their effects}
+_EFFECTS: "MutableMapping[Any, Dict[tuple, CallEffects]]" = weakref.WeakKeyDictionary()
+
+
+def _written_variable(op: Any) -> Optional[str]:
+    """:return: (str or None) the name of the variable a writing op writes (None: not found)"""
+    source = op.inputs[0].op if op.inputs else None
+    while source is not None and source.type == "Identity" and source.inputs:
+        source = source.inputs[0].op
+    return source.name if source is not None and source.type in _VARIABLE_TYPES else None
+
+
+class CallEffects:
+    """
+    What running a fixed set of fetches does besides computing them, found once by walking the graph back from
+    them: the random ops it draws from and the variables it writes.
+
+    :param fetches: ([tf.Tensor or tf.Operation]) what the call runs
+    """
+
+    __slots__ = ("drawn", "written", "active")
+
+    def __init__(self, fetches: Sequence[Any]) -> None:
+        ops = ops_behind(fetches)
+        #: (dict) the random ops behind the fetches (see ``tf_random_draws.random_ops_behind``)
+        self.drawn = random_ops_among(ops)
+        names = [_written_variable(op) for op in ops if op.type.startswith(_WRITE_PREFIXES)]
+        known = frozenset(name for name in names if name is not None)
+        #: (frozenset or None) the names of the variable ops written; None: some write whose variable is unknown
+        self.written: Optional[FrozenSet[str]] = known if len(known) == len(set(names)) else None
+        #: (bool) whether a call has anything to report
+        self.active = bool(self.drawn) or self.written is None or bool(self.written)
+
+    def report(self, sess: Any, fed: Any) -> None:
+        """
+        Count the draws of one call and tell the session's watchers what it wrote.
+
+        :param sess: (tf.Session) the session that ran the call
+        :param fed: (iterable) the fed values in order; the first one with a first dimension gives the number of
+            rows drawn by the random ops whose first dimension is known only when running
+        """
+        if self.drawn:
+            count_draws(sess, self.drawn, _leading_dimension(fed))
+        if self.written is None or self.written:
+            variables_written(sess, self.written)
+
+
+def _leading_dimension(values: Any) -> Optional[int]:
+    """:return: (int or None) the first dimension of the first value that has one"""
+    for value in values:
+        shape = getattr(value, "shape", None)
+        if shape is None and isinstance(value, (list, tuple)):
+            return len(value)
+        if shape is not None and len(shape) > 0:
+            return int(shape[0])
+    return None
+
+
+def watch_writes(sess: Any, watcher: Any) -> None:
+    """
+    Have ``watcher.variables_written(names)`` called after every call of the session that writes variables.
+
+    :param sess: (tf.Session) the session
+    :param watcher: (Any) the object told (kept as a weak reference)
+    """
+    watchers = _WATCHERS.get(sess)
+    if watchers is None:
+        watchers = _WATCHERS[sess] = weakref.WeakSet()
+    watchers.add(watcher)
+
+
+def variables_written(sess: Any, names: Optional[FrozenSet[str]] = None) -> None:
+    """
+    Tell the session's watchers that variables changed.
+
+    :param sess: (tf.Session) the session holding them
+    :param names: (frozenset) the names of their variable ops (None: any variable may have changed)
+    """
+    watchers = _WATCHERS.get(sess) if sess is not None else None
+    if watchers:
+        for watcher in list(watchers):
+            watcher.variables_written(names)
+
+
+def _effects_of(sess: Any, fetches: Any) -> CallEffects:
+    """
+    :return: (CallEffects) those of ``fetches`` (a fetch, or a list, tuple or dict of fetches) in the session's
+        graph, found once
+    """
+    flat = _flat_fetches(fetches)
+    cached = _EFFECTS.get(sess)
+    if cached is None:
+        cached = _EFFECTS[sess] = {}
+    ids = tuple(map(id, flat))
+    effects = cached.get(ids)
+    if effects is None:
+        effects = cached[ids] = CallEffects(flat)
+    return effects
+
+
+_ELEMENT_TYPES = (tf.Tensor, tf.Operation)
+
+
+def _flat_fetches(fetches: Any) -> List[Any]:
+    """:return: ([tf.Tensor or tf.Operation]) the graph elements of a fetch structure (lists, tuples, dicts)"""
+    if isinstance(fetches, _ELEMENT_TYPES):
+        return [fetches]
+    if isinstance(fetches, (list, tuple)):
+        flat: List[Any] = []
+        for fetch in fetches:
+            if isinstance(fetch, _ELEMENT_TYPES):
+                flat.append(fetch)
+            else:
+                flat.extend(_flat_fetches(fetch))
+        return flat
+    if isinstance(fetches, dict):
+        return _flat_fetches(list(fetches.values()))
+    if isinstance(fetches, tf.Variable):
+        return [fetches.op]
+    return []  # anything else (a name, for one) is not followed
+
+
+def session_run(sess: tf.Session, fetches: Any, feed_dict: Optional[Dict[Any, Any]] = None,
+                **run_kwargs: Any) -> Any:
+    """
+    ``sess.run(fetches, feed_dict, **run_kwargs)``, keeping the books of what it changed (:class:`CallEffects`,
+    found once per set of fetches): the values its random ops drew are counted (rows: the first dimension of the
+    first fed value that has one) and the watchers of the session are told which variables it wrote.
+
+    :param sess: (tf.Session) the session
+    :param fetches: (Any) what to compute, as for ``Session.run`` (tensors, operations, variables, in lists,
+        tuples or dicts)
+    :param feed_dict: (dict) the fed values
+    :param run_kwargs: ``options`` and ``run_metadata``, for ``Session.run``
+    :return: (Any) the results of ``Session.run``
+    """
+    results = sess.run(fetches, feed_dict, **run_kwargs)
+    effects = _effects_of(sess, fetches)
+    if effects.active:
+        effects.report(sess, () if feed_dict is None else feed_dict.values())
+    return results
+
+
+# ------------------------------------------------------------------------------------------------
 # a session callable with a fixed list of feeds
 # ------------------------------------------------------------------------------------------------
 def _static_shape(tensor: tf.Tensor) -> Optional[tuple]:
@@ -144,7 +302,8 @@ class FeedCallable(object):
     ``Session.run`` re-analyses its fetches and feeds at each call; a session callable built once from
     ``CallableOptions`` skips that. Values are cast to the dtype of their placeholder and their shapes
     checked as ``Session.run`` would, so results and errors match it. Operations among the fetches give
-    None. Sessions without callables fall back to ``sess.run``.
+    None. Sessions without callables fall back to ``sess.run``. What a call changes is reported as by
+    :func:`session_run` (rows of the random ops: the first dimension of the first argument that has one).
 
     :param sess: (tf.Session) the session
     :param fetches: ([tf.Tensor or tf.Operation]) what to compute (a list)
@@ -172,6 +331,7 @@ class FeedCallable(object):
         # that type and shape is passed on without a new check
         self._accepted: List[Optional[tuple]] = [None] * len(self.feeds)
         self._callable = self._build_callable()
+        self._effects = CallEffects(self.fetches)
 
     def _build_callable(self) -> Optional[Callable]:
         make = getattr(self.sess, "_make_callable_from_options", None)
@@ -221,8 +381,13 @@ class FeedCallable(object):
         if not self._all_positions:
             args = tuple(args[position] for position in self._positions)
         if self._callable is None or not self.fetches:
-            return self.sess.run(self.fetches, dict(zip(self.feeds, args)))
-        values = self._callable(*self._checked(args))
+            values = self.sess.run(self.fetches, dict(zip(self.feeds, args)))
+        else:
+            values = self._callable(*self._checked(args))
+        if self._effects.active:
+            self._effects.report(self.sess, args)
+        if self._callable is None or not self.fetches:
+            return values
         if self._op_padding is not None:
             return list(values) + self._op_padding
         results = [None] * len(self.fetches)
@@ -252,7 +417,7 @@ def function(inputs: Sequence[Any], outputs: Any, updates: Optional[Any] = None,
 
     Arguments go by position, or by keyword with the placeholder's name (full ``op.name`` or its last
     component). ``sess=`` chooses the session (default: the default session); ``options`` and
-    ``run_metadata`` go to ``Session.run``.
+    ``run_metadata`` go to ``Session.run``. What a call changes is reported as by :func:`session_run`.
 
     Example:
        >>> x = tf.placeholder(tf.int32, (), name="x")
@@ -320,6 +485,7 @@ class _Function(object):
         self.inputs = inputs
         self.update_group = tf.group(*_as_op_list(updates))
         self.outputs_update = list(outputs) + [self.update_group]
+        self._effects = CallEffects(self.outputs_update)
         self.givens = {} if givens is None else givens
         self._by_name: Dict[str, Any] = {}
         for inpt in inputs:
@@ -356,4 +522,7 @@ class _Function(object):
             raise ValueError("No session: pass sess=... or call the function inside `with sess.as_default():`")
         run_kwargs = {key: kwargs.pop(key) for key in self._RUN_KWARGS if key in kwargs}
         feed_dict = self._feed_dict(args, kwargs)
-        return sess.run(self.outputs_update, feed_dict=feed_dict, **run_kwargs)[:-1]
+        results = sess.run(self.outputs_update, feed_dict=feed_dict, **run_kwargs)[:-1]
+        if self._effects.active:
+            self._effects.report(sess, feed_dict.values())
+        return results

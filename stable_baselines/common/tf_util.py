@@ -17,8 +17,8 @@ from stable_baselines.common.tf_flat import (  # noqa: F401
     GetFlat, SetFromFlat, flatgrad, intprod, numel, var_shape)
 from stable_baselines.common.tf_layers import batch_to_seq, seq_to_batch  # noqa: F401
 from stable_baselines.common.tf_run import (  # noqa: F401
-    FeedCallable, feed_callable, function, in_session, initialize, make_session,
-    single_threaded_session)
+    FeedCallable, feed_callable, function, in_session, initialize, make_session, session_run,
+    single_threaded_session, variables_written)
 
 
 # ------------------------------------------------------------------------------------------------

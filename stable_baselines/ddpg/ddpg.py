@@ -26,7 +26,6 @@ from stable_baselines.common.persistence import SettingKind
 from stable_baselines.common.safe_loading.saved_objects import LegacyReplayMemory
 from stable_baselines.common.structured_obs import packed_width
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_random_draws import record_draws
 from stable_baselines.common.vec_env import VecEnv
 from stable_baselines.ddpg.cycles import DDPGCycles
 from stable_baselines.ddpg.graph import (DDPGGraph, denormalize, get_perturbable_vars,  # noqa: F401 (public)
@@ -266,9 +265,8 @@ class DDPG(DDPGGraph, DDPGCycles):
         if noise is not None:
             noise.reset()
         if spec is not None:
-            self._built(self.sess, "sess").run(self.perturb_policy_ops,
-                                               feed_dict={self.param_noise_stddev: spec.current_stddev})
-            record_draws(self.sess, self.perturb_policy_ops, 1)
+            tf_util.session_run(self._built(self.sess, "sess"), self.perturb_policy_ops,
+                                {self.param_noise_stddev: spec.current_stddev})
 
     def _eval_env(self) -> Any:
         """:return: (gymnasium.Env) the evaluation env seen as one env (a one-env VecEnv unwrapped), or None"""
@@ -401,8 +399,7 @@ class DDPG(DDPGGraph, DDPGCycles):
             return 0.
         obs = self._sample()[0]
         spec, comm, sess = self.param_noise, MPI.COMM_WORLD, self._built(self.sess, "sess")
-        sess.run(self.perturb_adaptive_policy_ops, feed_dict={self.param_noise_stddev: spec.current_stddev})
-        record_draws(sess, self.perturb_adaptive_policy_ops, 1)
+        tf_util.session_run(sess, self.perturb_adaptive_policy_ops, {self.param_noise_stddev: spec.current_stddev})
         local_distance = sess.run(self.adaptive_policy_distance, feed_dict={
             self.obs_adapt_noise: obs, self.obs_train: obs, self.param_noise_stddev: spec.current_stddev})
         mean_distance = comm.allreduce(local_distance, op=MPI.SUM) / comm.Get_size()

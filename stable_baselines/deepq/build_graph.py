@@ -26,7 +26,6 @@ from gymnasium import spaces
 from stable_baselines.common import tf_util
 from stable_baselines.common.distributions import masked_logits
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_random_draws import record_draws
 
 ObsPlaceholders = Tuple[tf.Tensor, tf.Tensor]
 
@@ -97,32 +96,14 @@ def _random_choices(obs_ph: tf.Tensor, n_actions: int, eps_value: tf.Tensor) -> 
     return random_actions, take_random
 
 
-class _CountedAct:
-    """
-    An act function that also reports the values its random ops drew (see
-    :mod:`stable_baselines.common.tf_random_draws`).
-
-    :param call: (callable) the session callable ``(obs, stochastic, update_eps, sess=None) -> actions``
-    :param actions: (TensorFlow Tensor) the actions it computes
-    """
-
-    def __init__(self, call: Callable, actions: tf.Tensor) -> None:
-        self._call = call
-        self._actions = actions
-
-    def __call__(self, obs: Any, *args: Any, sess: Optional[tf.Session] = None, **kwargs: Any) -> Any:
-        sess = sess if sess is not None else tf.get_default_session()
-        result = self._call(obs, *args, sess=sess, **kwargs)
-        record_draws(sess, self._actions.op, len(obs))  # an op: a cheaper key than a tensor
-        return result
-
-
 def _act_function(obs_ph: tf.Tensor, stochastic_ph: tf.Tensor, update_eps_ph: tf.Tensor, actions: tf.Tensor,
                   store_eps: tf.Operation) -> Callable:
-    """The session callable ``(obs, stochastic, update_eps) -> actions`` that also stores the epsilon."""
-    return _CountedAct(tf_util.function(inputs=[obs_ph, stochastic_ph, update_eps_ph], outputs=actions,
-                                        givens={update_eps_ph: -1.0, stochastic_ph: True}, updates=[store_eps]),
-                       actions)
+    """
+    The session callable ``(obs, stochastic, update_eps) -> actions`` that also stores the epsilon (its random
+    draws are counted by the session call, see ``tf_util.session_run``).
+    """
+    return tf_util.function(inputs=[obs_ph, stochastic_ph, update_eps_ph], outputs=actions,
+                            givens={update_eps_ph: -1.0, stochastic_ph: True}, updates=[store_eps])
 
 
 def build_act(q_func: Callable, ob_space: spaces.Space, ac_space: spaces.Space, stochastic_ph: tf.Tensor,
@@ -233,11 +214,9 @@ class _ParamNoiseAct:
             return self._plain(obs, stochastic, update_eps, sess=self.sess)
         self.sess.run(self._store_threshold, {self._threshold_ph: float(update_param_noise_threshold)})
         if reset:
-            self.sess.run(self._perturb_rollout)
-            record_draws(self.sess, self._perturb_rollout, 1)
+            tf_util.session_run(self.sess, self._perturb_rollout)
         if update_param_noise_scale:
-            self.sess.run(self._perturb_probe)
-            record_draws(self.sess, self._perturb_probe, 1)
+            tf_util.session_run(self.sess, self._perturb_probe)
             self.sess.run(self._adapt_scale, {self._obs_ph: obs})
         return self._perturbed(obs, stochastic, update_eps, sess=self.sess)
 

@@ -495,7 +495,6 @@ class DQN(OffPolicyRLModel):
         if trace:
             state.writer.add_run_metadata(state.run_metadata, "step%d" % self.num_timesteps)
         state.writer.add_summary(state.summary, self.num_timesteps)
-        self.fast_path.weights_changed()
         return td_errors
 
     def _update_targets_when_due(self, state: DQNLoopState) -> None:

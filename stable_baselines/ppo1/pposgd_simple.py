@@ -334,13 +334,11 @@ class PPO1(ActorCriticRLModel):
                 while progress.steps_done < total_timesteps:
                     lr_scale = self._lr_multiplier(progress.steps_done, total_timesteps)
                     logger.log("********** Iteration %i ************" % progress.iterations)
-                    self.fast_path.weights_changed()  # updated or synchronised since the last segment
                     seg = next(segments)
                     if not seg.get('continue_training', True):  # the callback asked to stop
                         break
                     self._update_on_segment(seg, lr_scale, writer)
                     progress.end_iteration(self, seg)
-            self.fast_path.weights_changed()  # the last update changed the weights
             callback.on_training_end()
         return self
 

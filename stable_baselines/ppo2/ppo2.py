@@ -341,7 +341,6 @@ class PPO2(OnPolicyRLModel):
         else:
             global_step = update * self._update_factor(states is not None)
             losses = self._train_step_logged(dict(zip(feeds, feed_values)), fetches, update, global_step, writer)
-        self.fast_path.weights_changed()
         return tuple(losses)
 
     def _train_step_logged(self, feed_dict: Dict[Any, Any], fetches: List[Any], update: int, global_step: int,
@@ -357,7 +356,7 @@ class PPO2(OnPolicyRLModel):
         if trace:
             run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
                               run_metadata=tf.RunMetadata())
-        results = self.sess.run([self.summary] + fetches, feed_dict, **run_kwargs)
+        results = tf_util.session_run(self.sess, [self.summary] + fetches, feed_dict, **run_kwargs)
         if trace:
             writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % global_step)
         writer.add_summary(results[0], global_step)
@@ -405,7 +404,6 @@ class PPO2(OnPolicyRLModel):
             fused = self._fused_update.run(rollout, action_masks, batch_size, lr_now, cliprange_now,
                                            cliprange_vf_now)
             if fused is not None:
-                self.fast_path.weights_changed()
                 return np.mean(fused, axis=0)
         first_step = self.num_timesteps // self._update_factor(recurrent)
         losses = []

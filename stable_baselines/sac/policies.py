@@ -16,7 +16,7 @@ from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward, numpy
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
 from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_random_draws import record_draws
+from stable_baselines.common.tf_run import session_run
 from stable_baselines.common.tf_layers import dense
 
 EPS = 1e-6  # Avoid NaN (prevents division by zero or log of zero)
@@ -243,9 +243,7 @@ class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
             if actions is not None:
                 return actions
         output: Any = self.deterministic_policy if deterministic else self.policy
-        actions = self.sess.run(output, {self.obs_ph: obs})
-        record_draws(self.sess, output.op, len(actions))  # an op: a cheaper key than a tensor
-        return actions
+        return session_run(self.sess, output, {self.obs_ph: obs})
 
     def proba_step(self, obs: np.ndarray, state: Any = None, mask: Any = None) -> List[np.ndarray]:
         if self._numpy_forward is not None:

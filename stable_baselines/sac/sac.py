@@ -284,10 +284,9 @@ class SAC(SquashedActorModel):
 
     def _train_step_with_run(self, step: int, writer: Any, learning_rate: float, batch: tuple,
                              delayed_update: bool) -> Dict[str, Any]:
-        self.fast_path.weights_changed()
         values = self._run_train_ops(self._losses, self._updates, batch, learning_rate, writer, step)
         if delayed_update:
-            self._built(self.sess, "sess").run(self.target_update_op)
+            tf_util.session_run(self._built(self.sess, "sess"), self.target_update_op)
         return values
 
     # ---------------------------------------------------------------------------------------------- use

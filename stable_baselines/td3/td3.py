@@ -199,7 +199,6 @@ class TD3(SquashedActorModel):
                              delayed_update: bool) -> Dict[str, Any]:
         updates = [self._critics_update]
         if delayed_update:
-            self.fast_path.weights_changed()
             updates += [self.policy_train_op, self.target_ops]
         return self._run_train_ops(self._losses, updates, batch, learning_rate, writer, step)
 

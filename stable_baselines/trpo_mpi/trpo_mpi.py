@@ -553,7 +553,6 @@ class TRPO(ActorCriticRLModel):
                     logged_terms: Optional[np.ndarray] = None
                     for g_index in range(self.g_step):  # a single generator update for TRPO
                         with self.timed("sampling"):
-                            self.fast_path.weights_changed()  # updated or synchronised since the last segment
                             seg = next(segments)
                         if not seg.get('continue_training', True):  # the callback asked to stop
                             break
@@ -571,7 +570,6 @@ class TRPO(ActorCriticRLModel):
                         rollout_reward_giver.refresh()
 
                     progress.end_iteration(self, seg)
-            self.fast_path.weights_changed()  # the last update changed the weights
             callback.on_training_end()
         return self
 

@@ -289,7 +289,7 @@ class BaseRLModel(ABC):
         ``model.sess.run(var.assign(...))``. ``STABLE_BASELINES_NUMPY_FORWARD=0`` in the environment before a
         model is created turns the NumPy path off.
         """
-        self.fast_path.weights_changed()
+        tf_util.variables_written(self.sess)
 
     # ------------------------------------------------------------------ the frame of learn
     def _init_num_timesteps(self, reset_num_timesteps: bool = True) -> bool:
@@ -489,8 +489,7 @@ class BaseRLModel(ABC):
         assert assign_ops is not None, "_setup_load_operations builds them"
         params = parameter_io.read_source(load_path_or_dict, assign_ops, self._params_from_list)
         ops, feed = parameter_io.assign_feed(assign_ops, params, exact_match)
-        self.sess.run(ops, feed_dict=feed)
-        self.fast_path.weights_changed()
+        tf_util.session_run(self.sess, ops, feed)
 
     def _params_from_list(self, params: List[np.ndarray]) -> "OrderedDict[str, np.ndarray]":
         """
@@ -533,7 +532,6 @@ class BaseRLModel(ABC):
         if self._pretrain_graph is None or self._pretrain_graph["key"] != (self.graph, float(adam_epsilon)):
             self._pretrain_graph = build_cloning_graph(self, adam_epsilon)
         behaviour_cloning(self, self._pretrain_graph, dataset, n_epochs, learning_rate, max(int(val_interval), 1))
-        self.fast_path.weights_changed()
         return self
 
     # ------------------------------------------------------------------ saving and loading

@@ -151,7 +151,6 @@ class OnPolicyRLModel(ActorCriticRLModel):
         data_parallel.require_mpi()
         data_parallel.check_agreement(self._data_parallel_settings(total_timesteps), callback)
         data_parallel.broadcast_variables(self.sess, self.graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES))
-        self.fast_path.weights_changed()
 
     @contextmanager
     def _ranks_fail_together(self) -> Iterator[None]:

@@ -9,6 +9,7 @@ from typing import Any, Dict
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common import tf_util
 from stable_baselines.common.policies import RecurrentActorCriticPolicy
 from stable_baselines.common.structured_obs import check_batch_entries, is_structured_space, pack_batch
 from stable_baselines.common.tf_compat import tf
@@ -119,7 +120,7 @@ def _mean_loss(model: Any, graph: Dict[str, Any], dataset: Any, split: str, feed
         feed_dict = feed(*dataset.get_next_batch(split))
         if train:
             feed_dict[graph["learning_rate_ph"]] = learning_rate
-            batch_loss, _ = model.sess.run([graph["loss"], graph["optim_op"]], feed_dict)
+            batch_loss, _ = tf_util.session_run(model.sess, [graph["loss"], graph["optim_op"]], feed_dict)
         else:
             batch_loss, = model.sess.run([graph["loss"]], feed_dict)
         total += batch_loss

@@ -20,7 +20,6 @@ from stable_baselines.common.policies import BasePolicy
 from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.session_call import SessionCall
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_random_draws import record_draws
 
 # the name of the fetched actor weights in a single-call training step
 _ACTOR_WEIGHTS = "actor_weights"
@@ -173,8 +172,8 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
         feed_dict = dict(zip(self._minibatch_feeds(), self._minibatch_values(batch, learning_rate)))
         sess = self._built(self.sess, "sess")
         if writer is None:
-            return sess.run([fetches, updates], feed_dict)[0]
-        values, _, summary = sess.run([fetches, updates, self.summary], feed_dict)
+            return tf_util.session_run(sess, [fetches, updates], feed_dict)[0]
+        values, _, summary = tf_util.session_run(sess, [fetches, updates, self.summary], feed_dict)
         writer.add_summary(summary, step)
         return values
 
@@ -221,9 +220,6 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
                 self.fast_path.receive_weights(self.policy_tf, weights)
         else:
             named = self._train_step_with_run(step, writer, learning_rate, batch, delayed_update)
-        losses = list(self._losses.values())
-        # keyed by the first loss's op: hashing an op is cheap, hashing a tensor runs TensorFlow's operator overloads
-        record_draws(self.sess, losses[0].op, self.batch_size, fetches=losses)
         return tuple(named[name] for name in self._built(self.infos_names, "infos_names"))
 
     def _train_step_with_run(self, step: int, writer: Any, learning_rate: float, batch: tuple,

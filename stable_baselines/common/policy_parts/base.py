@@ -21,7 +21,8 @@ from stable_baselines.common.input import observation_input
 from stable_baselines.common.policy_parts import public
 from stable_baselines.common.safe_loading.classes import register_policy_base
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_random_draws import record_draws, settle_draws
+from stable_baselines.common.tf_random_draws import settle_draws
+from stable_baselines.common.tf_run import session_run
 
 
 @public
@@ -298,10 +299,8 @@ class ActorCriticPolicy(BasePolicy):
             feed.update(self._state_feed(state, mask))
             fetches.append(next_state)
         settle_draws(self.sess)  # the NumPy rollouts may have drawn in the sampling op's place
-        results = self.sess.run(fetches, feed)
-        # an op: a cheaper key than a tensor; the negative log-likelihood is that of a sampled action, which a
-        # deterministic step draws too
-        record_draws(self.sess, fetches[0].op, len(results[0]), fetches=fetches)
+        # the negative log-likelihood is that of a sampled action, which a deterministic step draws too
+        results = session_run(self.sess, fetches, feed)
         states = results[3] if next_state is not None else self.initial_state
         return results[0], results[1], states, results[2]
 

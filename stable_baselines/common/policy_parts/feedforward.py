@@ -15,7 +15,7 @@ from stable_baselines.common.policy_parts.extractors import NetArch, mlp_extract
 from stable_baselines.common.policy_parts.numpy_actor_critic import NumpyActorCriticForward
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import flatten, linear
-from stable_baselines.common.tf_random_draws import record_draws, settle_draws
+from stable_baselines.common.tf_random_draws import settle_draws
 from stable_baselines.common.tf_util import FeedCallable, feed_callable
 
 # the MLP of a policy built without ``layers`` or ``net_arch``
@@ -107,9 +107,9 @@ class FeedForwardPolicy(ActorCriticPolicy):
         chosen = self.deterministic_action if deterministic else self.action
         settle_draws(self.sess)  # the NumPy rollouts may have drawn in the sampling op's place
         fetches = [chosen, self.value_flat, self.neglogp]
+        # the draws are counted by the session callable; the negative log-likelihood is that of a sampled action:
+        # a deterministic step draws one too
         action, value, neglogp = self._graph_call(("step", bool(deterministic)), fetches, obs)
-        # the negative log-likelihood is that of a sampled action: a deterministic step draws one too
-        record_draws(self.sess, chosen.op, len(action), fetches=fetches)
         return action, value, self.initial_state, neglogp
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:

@@ -14,7 +14,7 @@ from stable_baselines.common.policy_parts.extractors import (NetArch, branch_siz
                                                              is_layer_size, nature_cnn)
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import batch_to_seq, flatten, linear, lstm, seq_to_batch
-from stable_baselines.common.tf_random_draws import record_draws
+from stable_baselines.common.tf_run import session_run
 
 # the layers before the LSTM of a legacy (``layers``) MLP policy that gives none
 DEFAULT_LAYERS = (64, 64)
@@ -207,10 +207,8 @@ class LstmPolicy(RecurrentActorCriticPolicy):
              deterministic: bool = False) -> tuple:
         chosen = self.deterministic_action if deterministic else self.action
         fetches = [chosen, self.value_flat, self.snew, self.neglogp]
-        answer = self.sess.run(fetches, self._recurrent_feed(obs, state, mask))
         # the negative log-likelihood is that of a sampled action: a deterministic step draws one too
-        record_draws(self.sess, chosen.op, len(answer[0]), fetches=fetches)
-        return answer
+        return session_run(self.sess, fetches, self._recurrent_feed(obs, state, mask))
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
         return self.sess.run(self.policy_proba, self._recurrent_feed(obs, state, mask))
