@@ -1,13 +1,13 @@
 """Actor-Critic with Experience Replay (ACER), https://arxiv.org/abs/1611.01224"""
 import warnings
 from collections import deque
-from typing import Any, Deque, Dict, List, NamedTuple, Optional, Tuple, Type, Union
+from typing import Any, Deque, Dict, List, Optional, Tuple, Type, Union
 
 import numpy as np
 from gymnasium import spaces
 
 from stable_baselines import logger
-from stable_baselines.acer.buffer import Buffer
+from stable_baselines.acer.buffer import ACERBatch, Buffer
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
@@ -530,7 +530,7 @@ class ACER(OnPolicyRLModel):
     def _logs_update(self, update: int, log_interval: int) -> bool:
         return (update - 1) % log_interval == 0
 
-    def _show_segment(self, segment: "ACERBatch", timesteps_before: int, callback: Optional[BaseCallback]) -> None:
+    def _show_segment(self, segment: ACERBatch, timesteps_before: int, callback: Optional[BaseCallback]) -> None:
         """
         While learning, the callback sees a segment just collected (before ``on_rollout_end``) under the names the
         original's learn gave it: the batch's field names, and ``steps`` of this learn before the segment.
@@ -545,7 +545,7 @@ class ACER(OnPolicyRLModel):
         loop.update(segment._asdict(), steps=timesteps_before - loop["start_timesteps"])
         callback.update_locals(loop)
 
-    def _train_on_rollout(self, rollout: "ACERBatch", update: int, writer: Any,
+    def _train_on_rollout(self, rollout: ACERBatch, update: int, writer: Any,
                           loop: Dict[str, Any]) -> Tuple[List[str], List[Any]]:
         enc_obs, obs, actions, rewards, mus, dones, masks, states, _ = rollout
         loop["episode_stats"].feed(rewards, dones)
@@ -662,7 +662,7 @@ class _Runner(AbstractEnvRunner):
     def after_step(self, columns: Dict[str, List[np.ndarray]], obs: np.ndarray) -> None:
         columns["enc_obs"].append(np.copy(obs))
 
-    def _run(self) -> "ACERBatch":
+    def _run(self) -> ACERBatch:
         """
         Collect one segment of ``n_steps`` steps in every env; while the model learns, the callback sees it.
 
@@ -674,7 +674,7 @@ class _Runner(AbstractEnvRunner):
         self.model._show_segment(segment, timesteps_before, self.callback)
         return segment
 
-    def _collect_segment(self) -> "ACERBatch":
+    def _collect_segment(self) -> ACERBatch:
         """:return: (ACERBatch) one segment (as :meth:`_run` returns it)"""
         rollout = collect_rollout(self)
         if rollout is None:
@@ -696,30 +696,3 @@ class _Runner(AbstractEnvRunner):
                          env_major("mb_actions", np.int64), env_major("mb_rewards", np.float32),
                          env_major("mb_mus", np.float32), masks[:, 1:], masks, rollout["start_states"],
                          rollout["ep_infos"])
-
-
-class ACERBatch(NamedTuple):
-    """
-    A segment of ACER, the arrays [n_envs, n_steps, ...] (n_steps + 1 for ``obs`` and ``masks``: the last position
-    bootstraps); the field names are those the callback sees.
-    """
-
-    enc_obs: Any  # (np.ndarray) the observations as stored in the replay buffer
-    obs: Any  # (np.ndarray) the observations
-    actions: Any  # (np.ndarray) the actions
-    rewards: Any  # (np.ndarray) the rewards
-    mus: Any  # (np.ndarray) the probabilities of every action under the acting policy
-    dones: Any  # (np.ndarray) episode ends aligned with the rewards
-    masks: Any  # (np.ndarray) episode-start flags
-    states: Any  # (np.ndarray) recurrent states at the start of the segment
-    ep_infos: Any  # ([dict]) the Monitor records of the episodes that ended
-
-    @property
-    def true_rewards(self) -> Any:
-        """(np.ndarray) the rewards as the environment gave them (ACER trains on them unchanged)"""
-        return self.rewards
-
-    @property
-    def episode_flags(self) -> Any:
-        """(np.ndarray) the flags of the tensorboard reward curve: the episode ends"""
-        return self.dones
