@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from stable_baselines.common.model.arguments import check_positive_int
-from stable_baselines.common.model.off_policy_loop import (UNSET, LearnArguments, OffPolicyLoopState,
-                                                           check_finite_losses, run_off_policy_loop, visible)
+from stable_baselines.common.model.off_policy_loop import (ABSENT, CallbackNames, LearnArguments, OffPolicyLoop,
+                                                           OffPolicyLoopState, check_finite_losses)
 
 
 class _CountingEnv(gym.Env):
@@ -58,10 +58,11 @@ class _Callback:
         self.events.append("training_end")
 
 
-class _FakeModel:
+class _FakeModel(OffPolicyLoop):
     """Just what the loop touches, each hook recording its call."""
 
     _train_before_episode_end = True
+    _callback_names = CallbackNames({"step": "state.step", "obs": "state.obs", "done": "state.done"})
 
     def __init__(self, train_first=True, losses=None):
         self._train_before_episode_end = train_first
@@ -83,60 +84,52 @@ class _FakeModel:
         self.callback = callback
         yield callback, None
 
-    def _new_loop_state(self, args, callback, writer):
-        return OffPolicyLoopState(args, callback, writer, auto_reset=False)
-
-    def _loop_begin(self, state):
+    @contextlib.contextmanager
+    def _training_run(self, args, callback, writer):
         self.events.append("begin")
+        yield OffPolicyLoopState(args, callback, writer, auto_reset=False)
+        self.events.append("end")
 
     def _choose_action(self, state):
         self.events.append("choose")
         return np.array([0.5]), 1
 
-    def _on_env_step(self, state):
-        self.events.append("env_step")
-
-    def _store_transition(self, obs_, action, reward, new_obs, done, info, writer):
+    def _store_transition(self, state):
         self.events.append("store")
-        self.stored.append((float(obs_[0]), float(new_obs[0]), done))
-        return new_obs, reward
+        self.stored.append((float(state.obs_[0]), float(state.new_obs[0]), state.done))
+        return state.new_obs, state.reward
 
     def _train_when_due(self, state):
         self.events.append("train")
         return self.losses
 
-    def _update_targets_when_due(self, state):
-        self.events.append("targets")
-
     def _on_episode_end(self, state):
         self.events.append("episode_end")
 
-    def _log_when_due(self, state):
-        self.events.append("log")
-
-    def _loop_end(self, state):
-        self.events.append("end")
+    def _end_step(self, state):
+        self.events.append("end_step")
 
     def _callback_locals(self, state):
         self.last_state = state
-        return visible({"step": state.step, "obs": state.obs, "done": state.done})
+        return super()._callback_locals(state)
 
 
 def _run(model, total=4, stop_at=None, log_interval=1):
     events = model.events
     callback = _Callback(events, stop_at)
     args = LearnArguments(total, callback, log_interval, "run", True, None, False)
-    return run_off_policy_loop(model, args), callback
+    model._run_off_policy_loop(args)
+    return model, callback
 
 
 @pytest.mark.parametrize("train_first", [True, False])
 def test_hook_order(train_first):
     model, _ = _run(_FakeModel(train_first=train_first), total=3)
-    step = ["choose", "on_step", "env_step", "store"]
-    training = ["train", "targets"]
+    step = ["choose", "on_step", "store"]
+    training = ["train"]
     head = ["begin", "training_start", "rollout_start"]
-    plain = step + training + ["log"]
-    last = step + (training + ["episode_end"] if train_first else ["episode_end"] + training) + ["log"]
+    plain = step + training + ["end_step"]
+    last = step + (training + ["episode_end"] if train_first else ["episode_end"] + training) + ["end_step"]
     assert model.events == head + plain + plain + last + ["end", "training_end"]
     assert model.num_timesteps == 3
     # the env was reset at the start and after the episode end (it does not reset itself)
@@ -165,7 +158,7 @@ def test_callback_locals_leave_out_unset_values():
     args = LearnArguments(1, callback, 1, "run", True, None, False)
     state = OffPolicyLoopState(args, callback, None, auto_reset=True)
     assert model._callback_locals(state) == {"obs": None}
-    assert state.step is UNSET and repr(UNSET) == "UNSET"
+    assert not hasattr(state, "step") and repr(ABSENT) == "ABSENT"
 
 
 def test_non_finite_losses_stop_training_with_the_timestep():

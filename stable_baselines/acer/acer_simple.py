@@ -1,13 +1,13 @@
 """Actor-Critic with Experience Replay (ACER), https://arxiv.org/abs/1611.01224"""
 import warnings
 from collections import deque
-from typing import Any, Deque, Dict, List, NamedTuple, Optional, Tuple, Type, Union
+from typing import Any, Deque, Dict, List, Optional, Tuple, Type, Union
 
 import numpy as np
 from gymnasium import spaces
 
 from stable_baselines import logger
-from stable_baselines.acer.buffer import Buffer
+from stable_baselines.acer.buffer import ACERBatch, Buffer
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
@@ -211,6 +211,8 @@ class ACER(OnPolicyRLModel):
                           "learning_rate_schedule", "run_ops", "names_ops", "train_model", "step_model",
                           "proba_step", "n_act", "n_batch", "summary", "average_params", "_sync_average_op"):
             setattr(self, attribute, None)
+        # the variables of the update loop while learn runs (the callback sees each segment through them)
+        self._learn_loop: Optional[Dict[str, Any]] = None
 
         super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
                          _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
@@ -511,11 +513,13 @@ class ACER(OnPolicyRLModel):
             raise ValueError("ACER needs buffer_size >= n_steps to replay experience, got buffer_size={} and "
                              "n_steps={}".format(self.buffer_size, self.n_steps))
         self._start_rate_schedule(total_timesteps)
-        return {"recurrent": issubclass(self.policy, RecurrentActorCriticPolicy),
-                "start_timesteps": self.num_timesteps, "episode_stats": EpisodeStats(self.n_steps, self._known_n_envs()),
-                "buffer": Buffer(env=self.env, n_steps=self.n_steps, size=self.buffer_size)
-                if self.replay_ratio > 0 else None,
-                "t_start": started}
+        self._learn_loop = {"recurrent": issubclass(self.policy, RecurrentActorCriticPolicy),
+                            "start_timesteps": self.num_timesteps,
+                            "episode_stats": EpisodeStats(self.n_steps, self._known_n_envs()),
+                            "buffer": Buffer(env=self.env, n_steps=self.n_steps, size=self.buffer_size)
+                            if self.replay_ratio > 0 else None,
+                            "t_start": started}
+        return self._learn_loop
 
     def _n_updates(self, total_timesteps: int) -> int:
         # a last, partial batch of timesteps still gets a rollout
@@ -524,16 +528,22 @@ class ACER(OnPolicyRLModel):
     def _logs_update(self, update: int, log_interval: int) -> bool:
         return (update - 1) % log_interval == 0
 
-    def _rollout_collected(self, rollout: "ACERBatch", update: int, loop: Dict[str, Any],
-                           callback: BaseCallback) -> None:
-        # the callback sees the segment under the names the original's learn gave it (the batch's field names)
-        loop.update(rollout._asdict(), steps=(update - 1) * self.n_batch)
+    def _show_segment(self, segment: ACERBatch, timesteps_before: int, callback: Optional[BaseCallback]) -> None:
+        """
+        While learning, the callback sees a segment just collected (before ``on_rollout_end``) under the names the
+        original's learn gave it: the batch's field names, and ``steps`` of this learn before the segment.
+
+        :param segment: (ACERBatch) the segment
+        :param timesteps_before: (int) ``num_timesteps`` when its collection began
+        :param callback: (BaseCallback) the runner's callback
+        """
+        loop = self._learn_loop
+        if loop is None or callback is None:
+            return
+        loop.update(segment._asdict(), steps=timesteps_before - loop["start_timesteps"])
         callback.update_locals(loop)
 
-    def _rollout_episodes(self, rollout: "ACERBatch") -> Tuple[list, np.ndarray, np.ndarray]:
-        return rollout.ep_infos, rollout.rewards, rollout.dones
-
-    def _train_on_rollout(self, rollout: "ACERBatch", update: int, writer: Any,
+    def _train_on_rollout(self, rollout: ACERBatch, update: int, writer: Any,
                           loop: Dict[str, Any]) -> Tuple[List[str], List[Any]]:
         enc_obs, obs, actions, rewards, mus, dones, masks, states, _ = rollout
         loop["episode_stats"].feed(rewards, dones)
@@ -587,8 +597,11 @@ class ACER(OnPolicyRLModel):
 
     def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 100, tb_log_name: str = "ACER",
               reset_num_timesteps: bool = True, progress_bar: bool = False) -> "ACER":
-        return self._learn_on_policy(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
-                                     progress_bar)
+        try:
+            return self._learn_on_policy(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
+                                         progress_bar)
+        finally:
+            self._learn_loop = None
 
 
 class _Runner(AbstractEnvRunner):
@@ -646,13 +659,20 @@ class _Runner(AbstractEnvRunner):
     def after_step(self, columns: Dict[str, List[np.ndarray]], obs: np.ndarray) -> None:
         columns["enc_obs"].append(np.copy(obs))
 
-    def _run(self) -> "ACERBatch":
+    def _run(self) -> ACERBatch:
         """
-        Collect one segment of ``n_steps`` steps in every env.
+        Collect one segment of ``n_steps`` steps in every env; while the model learns, the callback sees it.
 
         :return: (ACERBatch) the segment, arrays [n_envs, n_steps (+ 1), ...] (every field None when the callback
             stopped the rollout)
         """
+        timesteps_before = self.model.num_timesteps
+        segment = self._collect_segment()
+        self.model._show_segment(segment, timesteps_before, self.callback)
+        return segment
+
+    def _collect_segment(self) -> ACERBatch:
+        """:return: (ACERBatch) one segment (as :meth:`_run` returns it)"""
         rollout = collect_rollout(self)
         if rollout is None:
             return stopped_batch(ACERBatch)
@@ -673,20 +693,3 @@ class _Runner(AbstractEnvRunner):
                          env_major("mb_actions", np.int64), env_major("mb_rewards", np.float32),
                          env_major("mb_mus", np.float32), masks[:, 1:], masks, rollout["start_states"],
                          rollout["ep_infos"])
-
-
-class ACERBatch(NamedTuple):
-    """
-    A segment of ACER, the arrays [n_envs, n_steps, ...] (n_steps + 1 for ``obs`` and ``masks``: the last position
-    bootstraps); the field names are those the callback sees.
-    """
-
-    enc_obs: Any  # (np.ndarray) the observations as stored in the replay buffer
-    obs: Any  # (np.ndarray) the observations
-    actions: Any  # (np.ndarray) the actions
-    rewards: Any  # (np.ndarray) the rewards
-    mus: Any  # (np.ndarray) the probabilities of every action under the acting policy
-    dones: Any  # (np.ndarray) episode ends aligned with the rewards
-    masks: Any  # (np.ndarray) episode-start flags
-    states: Any  # (np.ndarray) recurrent states at the start of the segment
-    ep_infos: Any  # ([dict]) the Monitor records of the episodes that ended

@@ -1,9 +1,10 @@
 """
 The experience replay buffer of ACER: it stores whole on-policy segments of ``n_steps`` steps per
 environment (observations, actions, rewards, behaviour-policy probabilities ``mus``, dones and
-masks), and hands back one segment per environment, so that Retrace can run along the sequence.
+masks), and hands back one segment per environment, so that Retrace can run along the sequence; and
+:class:`ACERBatch`, the segment as ACER's runner collects it.
 """
-from typing import Optional, Tuple
+from typing import Any, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -223,3 +224,30 @@ class Buffer(object):
         if return_action_masks:
             sample += (None if self.action_masks is None else self.take(self.action_masks, idx, envx),)
         return sample
+
+
+class ACERBatch(NamedTuple):
+    """
+    A segment of ACER, the arrays [n_envs, n_steps, ...] (n_steps + 1 for ``obs`` and ``masks``: the last position
+    bootstraps); the field names are those the callback sees.
+    """
+
+    enc_obs: Any  # (np.ndarray) the observations as stored in the replay buffer
+    obs: Any  # (np.ndarray) the observations
+    actions: Any  # (np.ndarray) the actions
+    rewards: Any  # (np.ndarray) the rewards
+    mus: Any  # (np.ndarray) the probabilities of every action under the acting policy
+    dones: Any  # (np.ndarray) episode ends aligned with the rewards
+    masks: Any  # (np.ndarray) episode-start flags
+    states: Any  # (np.ndarray) recurrent states at the start of the segment
+    ep_infos: Any  # ([dict]) the Monitor records of the episodes that ended
+
+    @property
+    def true_rewards(self) -> Any:
+        """(np.ndarray) the rewards as the environment gave them (ACER trains on them unchanged)"""
+        return self.rewards
+
+    @property
+    def episode_flags(self) -> Any:
+        """(np.ndarray) the flags of the tensorboard reward curve: the episode ends"""
+        return self.dones

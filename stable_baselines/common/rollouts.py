@@ -78,6 +78,11 @@ class ReturnsBatch(NamedTuple):
     ep_infos: Any  # ([dict]) the Monitor records of the episodes that ended
     true_rewards: Any  # (np.ndarray) the rewards as the environment gave them
 
+    @property
+    def episode_flags(self) -> Any:
+        """(np.ndarray) the flags of the tensorboard reward curve: the episode starts"""
+        return self.masks
+
 
 def stopped_batch(batch_type: Type[_Batch]) -> _Batch:
     """

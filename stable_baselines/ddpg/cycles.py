@@ -5,12 +5,14 @@ parameter noise every ``param_noise_adaption_interval`` of them, a soft target u
 ``nb_eval_steps`` steps of the evaluation environment; after every ``log_interval`` cycles an epoch table, once
 the replay buffer can give a batch.
 
-:class:`DDPGRun` adds DDPG's values to the loop state; :class:`DDPGCycles` (a mixin of
-:class:`~stable_baselines.ddpg.ddpg.DDPG`) holds the hooks.
+:class:`DDPGRun` adds DDPG's values to the loop state, :data:`DDPG_NAMES` shows them to callbacks under the
+names of the original's training loop; :class:`DDPGCycles` (a mixin of :class:`~stable_baselines.ddpg.ddpg.DDPG`)
+holds the hooks.
 """
 import time
 from collections import deque
-from typing import Any, Deque, Dict, List, Optional, Tuple
+from contextlib import contextmanager
+from typing import Any, Deque, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 from mpi4py import MPI
@@ -19,7 +21,8 @@ from stable_baselines import logger
 from stable_baselines.common.gym_compat import reset_env, step_env
 from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
 from stable_baselines.common.model.off_policy import OffPolicyRLModel
-from stable_baselines.common.model.off_policy_loop import UNSET, LearnArguments, OffPolicyLoopState, visible
+from stable_baselines.common.model.off_policy_loop import (ABSENT, LOOP_NAMES, LearnArguments,
+                                                          OffPolicyLoopState)
 from stable_baselines.common.vec_env import VecEnv
 from stable_baselines.ddpg.statistics import as_scalar, epoch_rollout_stats, mpi_average, write_table
 
@@ -27,14 +30,30 @@ from stable_baselines.ddpg.statistics import as_scalar, epoch_rollout_stats, mpi
 class DDPGRun(OffPolicyLoopState):
     """
     The loop state of one ``learn`` call of DDPG: the loop's values and DDPG's counters, epoch lists and
-    evaluation values. :meth:`DDPGCycles._callback_locals` shows them under the names of the original's training
-    loop.
+    evaluation values; those declared without a value exist once the run set them.
 
     :param args: (LearnArguments) the arguments of ``learn``
     :param callback: (BaseCallback) the callback made by the learn frame
     :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
     :param auto_reset: (bool) whether the env resets itself at the end of an episode
     """
+
+    # the critic's value of the rollout action, and the stored observation before an episode-end reset
+    q_value: Any
+    new_obs_: Any
+    # the last training step: its index in the training phase, the distance of the parameter noise, the losses
+    t_train: int
+    distance: float
+    critic_loss: float
+    actor_loss: float
+    # the last evaluation step: the running return, the action and its value, what the env returned
+    eval_episode_reward: float
+    eval_action: np.ndarray
+    eval_q: Any
+    eval_r: Any
+    eval_terminated: bool
+    eval_truncated: bool
+    eval_done: bool
 
     def __init__(self, args: LearnArguments, callback: Any, writer: Any, auto_reset: bool) -> None:
         super().__init__(args, callback, writer, auto_reset)
@@ -46,9 +65,6 @@ class DDPGRun(OffPolicyLoopState):
         # steps of this call, steps of the running episode, and the step count of the table and of tensorboard
         # (set back to an estimate during each training phase, as the original did)
         self.total_steps = self.episode_step = self.log_step = 0
-        # the critic's value of the rollout action, and the stored observation before an episode-end reset
-        self.q_value: Any = UNSET
-        self.new_obs_: Any = UNSET
         # since the last table
         self.epoch = self.epoch_episodes = 0
         self.epoch_episode_rewards: List[float] = []
@@ -63,20 +79,7 @@ class DDPGRun(OffPolicyLoopState):
         self.eval_qs: List[Any] = []
         # False when the last cycle met the end of training in its evaluation (no table, no new cycle then)
         self.cycle_completed = True
-        # the last training step
-        self.t_train: Any = UNSET
-        self.distance: Any = UNSET
-        self.critic_loss: Any = UNSET
-        self.actor_loss: Any = UNSET
-        # the last evaluation step
-        self.eval_episode_reward: Any = UNSET
-        self.eval_action: Any = UNSET
-        self.eval_q: Any = UNSET
-        self.eval_r: Any = UNSET
-        self.eval_terminated: Any = UNSET
-        self.eval_truncated: Any = UNSET
-        self.eval_done: Any = UNSET
-        # the last table
+        # the last table: what its making left among the original's local variables
         self.table_values: Dict[str, Any] = {}
 
     def start_epoch(self) -> None:
@@ -85,6 +88,39 @@ class DDPGRun(OffPolicyLoopState):
         self.epoch_episode_rewards, self.epoch_episode_steps = [], []
         self.epoch_actions, self.epoch_qs = [], []
         self.epoch_episodes = 0
+
+
+def _cycle_index(model: Any, run: DDPGRun) -> Any:
+    """:return: (Any) ``_`` of the original: the info of the first reset, then the step's index in its rollout"""
+    return run.step % model.nb_rollout_steps if hasattr(run, "step") else run.reset_info
+
+
+def _table_value(name: str) -> Any:
+    """:return: (callable) the reader of a value the last epoch table left"""
+    return lambda model, run: run.table_values.get(name, ABSENT)
+
+
+# what DDPG's callbacks see: the names of the original's training loop
+DDPG_NAMES = LOOP_NAMES.extended({
+    "rank": "state.rank", "eval_episode_rewards_history": "state.eval_episode_rewards_history",
+    "episode_rewards_history": "state.episode_rewards_history", "eval_env": "state.eval_env", "_": _cycle_index,
+    "auto_reset": "state.auto_reset", "eval_obs": "state.eval_obs",
+    "episode_reward": lambda model, run: run.episode_rewards[-1], "episode_step": "state.episode_step",
+    "episodes": "state.num_episodes", "step": "state.log_step", "total_steps": "state.total_steps",
+    "start_time": "state.start_time", "epoch_episode_rewards": "state.epoch_episode_rewards",
+    "epoch_episode_steps": "state.epoch_episode_steps", "epoch_actor_losses": "state.epoch_actor_losses",
+    "epoch_critic_losses": "state.epoch_critic_losses", "epoch_adaptive_distances": "state.epoch_adaptive_distances",
+    "eval_episode_rewards": "state.eval_episode_rewards", "eval_qs": "state.eval_qs",
+    "epoch_actions": "state.epoch_actions", "epoch_qs": "state.epoch_qs", "epoch_episodes": "state.epoch_episodes",
+    "epoch": "state.epoch", "q_value": "state.q_value", "unscaled_action": "state.env_action",
+    "new_obs_": "state.new_obs_", "maybe_is_success": "state.maybe_is_success", "t_train": "state.t_train",
+    "distance": "state.distance", "critic_loss": "state.critic_loss", "actor_loss": "state.actor_loss",
+    "eval_episode_reward": "state.eval_episode_reward", "eval_action": "state.eval_action",
+    "eval_q": "state.eval_q", "eval_r": "state.eval_r", "eval_terminated": "state.eval_terminated",
+    "eval_truncated": "state.eval_truncated", "eval_done": "state.eval_done",
+    **{name: _table_value(name) for name in ("duration", "stats", "combined_stats", "combined_stats_sums", "keys",
+                                             "key", "mpi_size", "as_scalar")},
+}, without=("episode_rewards",))
 
 
 class DDPGCycles(OffPolicyRLModel[DDPGRun]):
@@ -108,15 +144,19 @@ class DDPGCycles(OffPolicyRLModel[DDPGRun]):
 
     # the loop trains after the episode bookkeeping
     _train_before_episode_end = False
+    _callback_names = DDPG_NAMES
 
-    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> DDPGRun:
+    @contextmanager
+    def _training_run(self, args: LearnArguments, callback: Any, writer: Any) -> Iterator[DDPGRun]:
+        """The state of a run; the action noise is reset and the actor perturbed anew before the first episode."""
         self.tb_seen_steps = []
         run = DDPGRun(args, callback, writer, self._env_resets_itself())
         if self.verbose >= 2:
             logger.log('Using agent with the following configuration:')
             logger.log(str(self.__dict__.items()))
         run.eval_env = self._eval_env()
-        return run
+        self._reset()
+        yield run
 
     # ---------------------------------------------------------------------------- defined by DDPG (ddpg/ddpg.py)
     def _policy(self, obs: np.ndarray, apply_noise: bool = True, compute_q: bool = True) -> Tuple[np.ndarray, Any]:
@@ -147,41 +187,6 @@ class DDPGCycles(OffPolicyRLModel[DDPGRun]):
         """:return: (dict) the reference statistics of the table"""
         raise NotImplementedError
 
-    # ------------------------------------------------------------------------------------------- loop hooks
-    def _loop_begin(self, run: DDPGRun) -> None:
-        """Reset the action noise and perturb the actor anew before the first episode."""
-        self._reset()
-
-    def _callback_locals(self, run: DDPGRun) -> Dict[str, Any]:
-        args = run.args
-        cycle_index = run.reset_info if run.step is UNSET else run.step % self.nb_rollout_steps
-        names = {
-            "self": self, "total_timesteps": args.total_timesteps, "callback": run.callback,
-            "log_interval": args.log_interval, "tb_log_name": args.tb_log_name,
-            "reset_num_timesteps": args.reset_num_timesteps, "replay_wrapper": args.replay_wrapper,
-            "progress_bar": args.progress_bar, "writer": run.writer, "rank": run.rank,
-            "eval_episode_rewards_history": run.eval_episode_rewards_history,
-            "episode_rewards_history": run.episode_rewards_history, "episode_successes": run.episode_successes,
-            "eval_env": run.eval_env, "obs": run.obs, "_": cycle_index, "auto_reset": run.auto_reset,
-            "obs_": run.obs_, "eval_obs": run.eval_obs, "episode_reward": run.episode_rewards[-1],
-            "episode_step": run.episode_step, "episodes": run.num_episodes, "step": run.log_step,
-            "total_steps": run.total_steps, "start_time": run.start_time,
-            "epoch_episode_rewards": run.epoch_episode_rewards, "epoch_episode_steps": run.epoch_episode_steps,
-            "epoch_actor_losses": run.epoch_actor_losses, "epoch_critic_losses": run.epoch_critic_losses,
-            "epoch_adaptive_distances": run.epoch_adaptive_distances,
-            "eval_episode_rewards": run.eval_episode_rewards, "eval_qs": run.eval_qs,
-            "epoch_actions": run.epoch_actions, "epoch_qs": run.epoch_qs, "epoch_episodes": run.epoch_episodes,
-            "epoch": run.epoch, "action": run.action, "q_value": run.q_value, "unscaled_action": run.env_action,
-            "new_obs": run.new_obs, "reward": run.reward, "terminated": run.terminated, "truncated": run.truncated,
-            "info": run.info, "done": run.done, "new_obs_": run.new_obs_, "reward_": run.reward_,
-            "maybe_is_success": run.maybe_is_success, "t_train": run.t_train, "distance": run.distance,
-            "critic_loss": run.critic_loss, "actor_loss": run.actor_loss,
-            "eval_episode_reward": run.eval_episode_reward, "eval_action": run.eval_action, "eval_q": run.eval_q,
-            "eval_r": run.eval_r, "eval_terminated": run.eval_terminated, "eval_truncated": run.eval_truncated,
-            "eval_done": run.eval_done}
-        names.update(run.table_values)
-        return visible(names)
-
     # ------------------------------------------------------------------------------------------- rollout steps
     def _choose_action(self, run: DDPGRun) -> Tuple[np.ndarray, np.ndarray]:
         """
@@ -208,7 +213,8 @@ class DDPGCycles(OffPolicyRLModel[DDPGRun]):
         if run.rank == 0 and self.render:
             self.env.render()
 
-    def _on_env_step(self, run: DDPGRun) -> None:
+    def _count_step(self, run: DDPGRun) -> None:
+        """The counts of a step the callback accepted, before its transition is stored."""
         run.log_step += 1
         run.total_steps += 1
         self._render_rollout(run)
@@ -248,7 +254,7 @@ class DDPGCycles(OffPolicyRLModel[DDPGRun]):
         run.cycle_completed = self._evaluate(run)
         return losses or None
 
-    def _log_when_due(self, run: DDPGRun) -> None:
+    def _end_step(self, run: DDPGRun) -> None:
         """After every ``log_interval`` rollouts the epoch table (when a batch can be drawn); then a new rollout."""
         if not self._cycle_ended(run) or not run.cycle_completed:
             return

@@ -27,7 +27,7 @@ from stable_baselines.common.safe_loading.saved_objects import LegacyReplayMemor
 from stable_baselines.common.structured_obs import packed_width
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import VecEnv
-from stable_baselines.ddpg.cycles import DDPGCycles
+from stable_baselines.ddpg.cycles import DDPGCycles, DDPGRun
 from stable_baselines.ddpg.graph import (DDPGGraph, denormalize, get_perturbable_vars,  # noqa: F401 (public)
                                          get_perturbed_actor_updates, get_target_updates, normalize, reduce_std,
                                          reduce_var)
@@ -279,22 +279,19 @@ class DDPG(DDPGGraph, DDPGCycles):
         return self.eval_env
 
     # ------------------------------------------------------------------------------------------------- training
-    def _store_transition(self, obs_: Any, action: Any, reward: float, new_obs: Any, done: bool, info: dict,
-                          writer: Any = None) -> Tuple[Any, float]:
+    def _store_transition(self, state: DDPGRun) -> Tuple[Any, float]:
         """
-        Store a transition, its reward multiplied by ``reward_scale``, and count its observation in the
-        observation statistics. As in the other off-policy models, a VecNormalize env's unnormalized observation
-        and reward are stored, and with an env that resets itself the true last observation of an episode.
+        Count the step in the rollout, then store its transition, the reward multiplied by ``reward_scale``, and
+        count its observation in the observation statistics. As in the other off-policy models, a VecNormalize
+        env's unnormalized observation and reward are stored, and with an env that resets itself the true last
+        observation of an episode.
 
-        :param obs_: (Any) the unnormalized observation the action was taken in
-        :param action: (np.ndarray) the action, in [-1, 1]
-        :param reward: (float) the reward the env returned
-        :param new_obs: (Any) the observation the env returned
-        :param done: (bool) whether the episode ended
-        :param info: (dict) the step's info (HER computes rewards from it)
-        :param writer: (TensorFlow Summary.writer) the tensorboard writer, or None
+        :param state: (DDPGRun) the loop state, with the step just taken (its action in [-1, 1])
         :return: (Any, float) the unnormalized new observation and reward
         """
+        self._count_step(state)
+        obs_, action, reward, new_obs, done, info = (state.obs_, state.action, state.reward, state.new_obs,
+                                                     state.done, state.info)
         if self._vec_normalize_env is None:
             new_obs_, reward_ = new_obs, reward
         else:
@@ -309,10 +306,10 @@ class DDPG(DDPGGraph, DDPGCycles):
         if info.get("episode") is not None:
             assert self.ep_info_buf is not None, "the learn frame prepares the episode statistics"
             self.ep_info_buf.append(info["episode"])
-        if writer is not None:
+        if state.writer is not None:
             assert self.episode_reward is not None, "the learn frame prepares the episode returns"
             tf_util.total_episode_reward_logger(self.episode_reward, np.array([reward_]).reshape((1, -1)),
-                                                np.array([done]).reshape((1, -1)), writer, self.num_timesteps)
+                                                np.array([done]).reshape((1, -1)), state.writer, self.num_timesteps)
         return new_obs_, reward_
 
     def _sample(self) -> tuple:

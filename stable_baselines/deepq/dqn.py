@@ -2,8 +2,9 @@
 DQN: Q-learning with a neural network, a replay buffer and a target network, with the usual extensions
 (double Q-learning, dueling networks, prioritized replay, parameter-space noise).
 """
+from contextlib import contextmanager
 from functools import partial
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
@@ -14,7 +15,7 @@ from stable_baselines.common.action_masks import (checked_masks, env_action_mask
                                                   masked_actions, masked_probabilities)
 from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.model.off_policy_loop import (UNSET, LearnArguments, check_finite_losses, visible)
+from stable_baselines.common.model.off_policy_loop import LearnArguments, check_finite_losses
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from stable_baselines.common.export import ARGMAX, ExportSpec
 from stable_baselines.common.schedules import LinearSchedule
@@ -257,14 +258,14 @@ class DQN(OffPolicyRLModel):
         if self.uses_action_masks:
             self._next_masks = np.ones((self.replay_buffer.buffer_size, self._n_actions()), dtype=bool)
 
-    def _beta_schedule(self, total_timesteps: int) -> Tuple[Optional[LinearSchedule], Any]:
+    def _beta_schedule(self, total_timesteps: int) -> Tuple[Optional[LinearSchedule], Optional[int]]:
         """
         :param total_timesteps: (int) the number of steps of the ``learn`` call
-        :return: (LinearSchedule or None, int) the importance-sampling exponent beta (rising linearly from
-            ``prioritized_replay_beta0`` to 1), None without prioritized replay; and its number of steps
+        :return: (LinearSchedule or None, int or None) the importance-sampling exponent beta (rising linearly from
+            ``prioritized_replay_beta0`` to 1) and its number of steps; None and None without prioritized replay
         """
         if not self.prioritized_replay:
-            return None, UNSET
+            return None, None
         n_steps = total_timesteps if self.prioritized_replay_beta_iters is None \
             else self.prioritized_replay_beta_iters
         return LinearSchedule(max(1, int(n_steps)), initial_p=self.prioritized_replay_beta0, final_p=1.0), n_steps
@@ -299,37 +300,28 @@ class DQN(OffPolicyRLModel):
         return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                               replay_wrapper, progress_bar)
 
-    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> DQNLoopState:
-        return DQNLoopState(args, callback, writer, self._env_resets_itself(), new_tb_log=self.num_timesteps == 0)
+    # the variables callbacks see
+    _callback_names = DQN_NAMES
 
-    def _loop_begin(self, state: DQNLoopState) -> None:
-        """The schedules of this run, and how to act (NumPy Q-network or act graph)."""
-        self.beta_schedule, state.prioritized_replay_beta_iters = self._beta_schedule(state.total_timesteps)
-        self.exploration = self._exploration_schedule(state.total_timesteps)
+    @contextmanager
+    def _training_run(self, args: LearnArguments, callback: Any, writer: Any) -> Iterator[DQNLoopState]:
+        """
+        The schedules of this run and how to act (NumPy Q-network or act graph); at its end, the last epsilon of
+        the NumPy path goes into ``deepq/eps``, as the act graph puts it there when it acts.
+        """
+        new_tb_log = self.num_timesteps == 0
+        self.beta_schedule, beta_iters = self._beta_schedule(args.total_timesteps)
+        self.exploration = self._exploration_schedule(args.total_timesteps)
         # the NumPy Q-network acts epsilon-greedily without a session call (MLP policies, no parameter noise)
-        state.numpy_q = None if self.param_noise else self.fast_path.copy_of(self._built(self.step_model, "step_model"))
-        state.rng = self.fast_path.generator
-        state.n_actions = int(self._built(self.action_space, "action_space").n)
-        state.last_eps = None
-        state.reset = True
-
-    def _callback_locals(self, state: DQNLoopState) -> Dict[str, Any]:
-        """
-        :param state: (DQNLoopState) the loop state
-        :return: (dict) what callbacks see: the names of the original's local variables (``_`` the step index,
-            ``rew`` the reward, ``is_vec_env``, ``num_episodes`` counting the running episode) and those of the
-            NumPy acting path
-        """
-        shown = super()._callback_locals(state)
-        if "step" in shown:
-            shown["_"] = shown.pop("step")
-        if "reward" in shown:
-            shown["rew"] = shown.pop("reward")
-        shown["is_vec_env"] = state.auto_reset
-        shown.update(visible({name: getattr(state, name) for name in DQN_NAMES}))
-        if state.episodes_so_far is not UNSET:
-            shown["num_episodes"] = state.episodes_so_far
-        return shown
+        numpy_q = None if self.param_noise else self.fast_path.copy_of(self._built(self.step_model, "step_model"))
+        state = DQNLoopState(args, callback, writer, self._env_resets_itself(), new_tb_log, numpy_q,
+                             self.fast_path.generator, self._n_actions())
+        if beta_iters is not None:
+            state.prioritized_replay_beta_iters = beta_iters
+        yield state
+        if state.last_eps is not None and self._eps_store is not None:
+            value_ph, assign = self._eps_store
+            self._built(self.sess, "sess").run(assign, {value_ph: state.last_eps})
 
     def _choose_action(self, state: DQNLoopState) -> Tuple[Any, Any]:
         """
@@ -340,15 +332,15 @@ class DQN(OffPolicyRLModel):
         :return: (np.int64, np.int64) the action, for the replay buffer and for the env
         """
         epsilon = self._built(self.exploration, "exploration").value(self.num_timesteps)
+        # (callbacks see the threshold, 0 without parameter noise, inside the act graph's arguments)
         state.kwargs = {}
         if self.param_noise:
             state.update_eps = 0.
-            state.update_param_noise_threshold = -np.log(1. - epsilon + epsilon / float(state.n_actions))
-            state.kwargs.update(reset=state.reset, update_param_noise_threshold=state.update_param_noise_threshold,
+            state.kwargs.update(reset=state.reset,
+                                update_param_noise_threshold=-np.log(1. - epsilon + epsilon / float(state.n_actions)),
                                 update_param_noise_scale=True)
         else:
             state.update_eps = epsilon
-            state.update_param_noise_threshold = 0.
         action: Optional[np.int64] = None
         if self.uses_action_masks:
             action = self._masked_epsilon_greedy(state)
@@ -415,19 +407,30 @@ class DQN(OffPolicyRLModel):
         """:return: (bool) past the warm-up, with a batch in the buffer, at a multiple of ``period`` steps"""
         return state.can_sample and self.num_timesteps > self.learning_starts and self.num_timesteps % period == 0
 
-    def _train_when_due(self, state: DQNLoopState) -> Optional[np.ndarray]:
+    def _train_when_due(self, state: DQNLoopState) -> None:
+        """
+        A gradient step every ``train_freq`` steps, its TD errors checked to be finite (before the target network
+        copies the weights); then the target network's update every ``target_network_update_freq`` steps.
+        """
+        state.can_sample = self.replay_buffer.can_sample(self.batch_size)
+        td_errors = self._gradient_step_when_due(state)
+        if td_errors is not None:
+            check_finite_losses(td_errors, self.num_timesteps)
+        if self._learning_due(state, self.target_network_update_freq):
+            self._built(self.update_target, "update_target")(sess=self.sess)
+
+    def _gradient_step_when_due(self, state: DQNLoopState) -> Optional[np.ndarray]:
         """
         A gradient step every ``train_freq`` steps; with prioritized replay, its transitions get new priorities.
 
         :return: (np.ndarray or None) the TD errors, None when it was not time to train
         """
-        state.can_sample = self.replay_buffer.can_sample(self.batch_size)
         if not self._learning_due(state, self.train_freq):
             return None
         state.callback.on_rollout_end()
         self._sample(state)
-        batch: Tuple[Any, ...] = (state.obses_t, state.actions, state.rewards, state.obses_tp1, state.obses_tp1,
-                                  state.dones, state.weights)
+        obses_t, actions, rewards, obses_tp1, dones, weights, _ = state.batch
+        batch: Tuple[Any, ...] = (obses_t, actions, rewards, obses_tp1, obses_tp1, dones, weights)
         if state.next_action_masks is not None:
             batch += (state.next_action_masks,)
         if state.writer is None:
@@ -436,8 +439,7 @@ class DQN(OffPolicyRLModel):
             state.td_errors = self._gradient_step_with_summary(state, batch)
         if self.prioritized_replay:
             check_finite_losses(state.td_errors, self.num_timesteps)  # before they become priorities
-            state.new_priorities = np.abs(state.td_errors) + self.prioritized_replay_eps
-            self.replay_buffer.update_priorities(state.batch_idxes, state.new_priorities)
+            self.replay_buffer.update_priorities(state.batch[6], np.abs(state.td_errors) + self.prioritized_replay_eps)
         state.callback.on_rollout_start()
         return state.td_errors
 
@@ -448,21 +450,17 @@ class DQN(OffPolicyRLModel):
         """
         if self.prioritized_replay:
             beta_schedule = self._built(self.beta_schedule, "beta_schedule")
-            state.experience = self.replay_buffer.sample(self.batch_size, beta=beta_schedule.value(
-                self.num_timesteps), env=self._vec_normalize_env)
-            state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones, state.weights, \
-                state.batch_idxes = state.experience
-            slots = state.batch_idxes
+            state.batch = self.replay_buffer.sample(self.batch_size, beta=beta_schedule.value(self.num_timesteps),
+                                                    env=self._vec_normalize_env)
+            slots = state.batch[6]
         elif self._next_masks is not None:
             # drawn here, as ReplayBuffer.sample does, to know which slots (hence which stored masks) were taken
             slots = np.random.randint(0, len(self.replay_buffer), size=self.batch_size)
-            state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones = \
-                self.replay_buffer._encode_sample(slots, env=self._vec_normalize_env)
-            state.weights, state.batch_idxes = np.ones_like(state.rewards), None
+            sample = self.replay_buffer._encode_sample(slots, env=self._vec_normalize_env)
+            state.batch = tuple(sample) + (np.ones_like(sample[2]), None)
         else:
-            state.obses_t, state.actions, state.rewards, state.obses_tp1, state.dones = self.replay_buffer.sample(
-                self.batch_size, env=self._vec_normalize_env)
-            state.weights, state.batch_idxes = np.ones_like(state.rewards), None
+            sample = self.replay_buffer.sample(self.batch_size, env=self._vec_normalize_env)
+            state.batch = tuple(sample) + (np.ones_like(sample[2]), None)
         if self._next_masks is not None:
             state.next_action_masks = self._next_masks[slots]
 
@@ -497,11 +495,7 @@ class DQN(OffPolicyRLModel):
         state.writer.add_summary(state.summary, self.num_timesteps)
         return td_errors
 
-    def _update_targets_when_due(self, state: DQNLoopState) -> None:
-        if self._learning_due(state, self.target_network_update_freq):
-            self._built(self.update_target, "update_target")(sess=self.sess)
-
-    def _log_when_due(self, state: DQNLoopState) -> None:
+    def _end_step(self, state: DQNLoopState) -> None:
         """Update the mean return of the last 100 episodes; print the table every ``log_interval`` episodes."""
         if state.done or state.mean_100ep_reward is None:
             last_100 = state.episode_rewards[-101:-1]
@@ -518,12 +512,6 @@ class DQN(OffPolicyRLModel):
         exploration = self._built(self.exploration, "exploration")
         logger.record_tabular("% time spent exploring", int(100 * exploration.value(self.num_timesteps)))
         logger.dump_tabular()
-
-    def _loop_end(self, state: DQNLoopState) -> None:
-        """Put the last epsilon of the NumPy path into ``deepq/eps``, as the act graph does when it acts."""
-        if state.last_eps is not None and self._eps_store is not None:
-            value_ph, assign = self._eps_store
-            self._built(self.sess, "sess").run(assign, {value_ph: state.last_eps})
 
     # ------------------------------------------------------------------------------------------------------
     # acting

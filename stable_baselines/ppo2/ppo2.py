@@ -535,6 +535,11 @@ class PPO2Batch(NamedTuple):
     ep_infos: Any  # ([dict]) the Monitor records of the episodes that ended
     true_rewards: Any  # (np.ndarray) the rewards as the environment gave them
 
+    @property
+    def episode_flags(self) -> Any:
+        """(np.ndarray) the flags of the tensorboard reward curve: the episode starts"""
+        return self.masks
+
 
 def _largest_divisor(number: int, at_most: int) -> int:
     """:return: (int) the largest divisor of ``number`` that is not above ``at_most``"""

@@ -2,7 +2,7 @@
 :class:`OffPolicyRLModel`, the base of the off-policy algorithms (DQN, DDPG, SAC, TD3).
 """
 from abc import abstractmethod
-from typing import Any, Callable, Dict, Generic, List, Optional, Tuple, TypeVar, cast
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 
 import numpy as np
 from gymnasium import spaces
@@ -11,20 +11,17 @@ from stable_baselines.common.buffer_files import load_buffer, save_buffer
 from stable_baselines.common.buffers import ReplayBufferWrapper
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.training_state import episode_from_plain, episode_to_plain
-from stable_baselines.common.model.off_policy_loop import (LearnArguments, OffPolicyLoopState, run_off_policy_loop,
-                                                          visible)
+from stable_baselines.common.model.off_policy_loop import LearnArguments, LoopStateT, OffPolicyLoop
 from stable_baselines.common.structured_obs import packed_width
 from stable_baselines.common.tf_util import total_episode_reward_logger
 from stable_baselines.common.vec_env import VecEnv
 
 
-# the loop state of an algorithm (a subclass of OffPolicyLoopState with its own fields, made by _new_loop_state)
-LoopStateT = TypeVar("LoopStateT", bound=OffPolicyLoopState)
 # the model itself (what learn returns)
 _ModelT = TypeVar("_ModelT", bound="OffPolicyRLModel")
 
 
-class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
+class OffPolicyRLModel(BaseRLModel, OffPolicyLoop[LoopStateT]):
     """
     The base of the off-policy algorithms (DQN, DDPG, SAC, TD3): a replay buffer, the transitions stored in it,
     the fused single-call training steps, and the env-step loop of SAC and TD3.
@@ -149,24 +146,21 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
         kwargs = dict(info=info) if self.is_using_her() else {}
         self.replay_buffer.add(obs_t, action, reward, obs_tp1, float(done), **kwargs)
 
-    def _store_transition(self, obs_: Any, action: Any, reward: float, new_obs: Any, done: bool, info: dict,
-                          writer: Any = None) -> Tuple[Any, float]:
+    def _store_transition(self, state: LoopStateT) -> Tuple[Any, float]:
         """
-        Store one transition in the replay buffer, record Monitor's episode statistics and the
-        tensorboard episode reward. With a VecNormalize env the unnormalized observation and reward
-        are stored (as the original did); when the env is a VecEnv that already reset at the end of an
-        episode, the stored next observation is its true last one (``info["terminal_observation"]``,
-        where the original stored the reset observation).
+        Store the transition of the step just taken in the replay buffer, record Monitor's episode statistics and
+        the tensorboard episode reward. With a VecNormalize env the unnormalized observation and reward are stored
+        (as the original did); when the env is a VecEnv that already reset at the end of an episode, the stored
+        next observation is its true last one (``info["terminal_observation"]``, where the original stored the
+        reset observation).
 
-        :param obs_: (Any) the unnormalized observation in which the action was taken
-        :param action: (Any) the action, as the replay buffer keeps it
-        :param reward: (float) the reward returned by the env
-        :param new_obs: (Any) the observation returned by the env
-        :param done: (bool) whether the episode ended (termination or truncation)
-        :param info: (dict) the info dict returned by the env
-        :param writer: (TensorFlow Summary.writer) the tensorboard writer, or None
+        :param state: (OffPolicyLoopState) the loop state: ``obs_`` (the unnormalized observation in which the action
+            was taken), ``action`` (as the replay buffer keeps it), the env's ``reward``, ``new_obs``, ``done`` and
+            ``info``, and the tensorboard ``writer`` (or None)
         :return: (Any, float) the unnormalized new observation (``obs_`` of the next step) and reward
         """
+        obs_, action, reward, new_obs, done, info = (state.obs_, state.action, state.reward, state.new_obs,
+                                                     state.done, state.info)
         if self._vec_normalize_env is not None:
             new_obs_ = self._vec_normalize_env.get_original_obs()[0]
             reward_ = float(np.asarray(self._vec_normalize_env.get_original_reward()).reshape(-1)[0])
@@ -181,93 +175,28 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
         if maybe_ep_info is not None:
             assert self.ep_info_buf is not None, "the learn frame prepares the episode statistics"
             self.ep_info_buf.extend([maybe_ep_info])
-        if writer is not None:
+        if state.writer is not None:
             assert self.episode_reward is not None, "the learn frame prepares the episode returns"
             total_episode_reward_logger(self.episode_reward, np.array([reward_]).reshape((1, -1)),
-                                        np.array([done]).reshape((1, -1)), writer, self.num_timesteps)
+                                        np.array([done]).reshape((1, -1)), state.writer, self.num_timesteps)
         return new_obs_, reward_
 
     # ---------------------------------------------------------------------------------------------- the loop
     def _run_loop(self: _ModelT, total_timesteps: int, callback: Any, log_interval: Optional[int], tb_log_name: str,
                   reset_num_timesteps: bool, replay_wrapper: Any, progress_bar: bool) -> _ModelT:
         """
-        Train with the off-policy env-step loop (:func:`off_policy_loop.run_off_policy_loop`) and this model's
-        hooks; the arguments are those of ``learn``.
+        Train with the off-policy env-step loop (:class:`off_policy_loop.OffPolicyLoop`) and this model's hooks;
+        the arguments are those of ``learn``.
 
         :return: (OffPolicyRLModel) the model
         """
-        args = LearnArguments(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
-                              replay_wrapper, progress_bar)
-        run_off_policy_loop(self, args)
+        self._run_off_policy_loop(LearnArguments(total_timesteps, callback, log_interval, tb_log_name,
+                                                 reset_num_timesteps, replay_wrapper, progress_bar))
         return self
-
-    # training after the episode bookkeeping of a step (DQN, DDPG); SAC and TD3 train before it
-    _train_before_episode_end = False
 
     def _env_resets_itself(self) -> bool:
         """:return: (bool) whether the env starts a new episode by itself when one ends (a VecEnv does)"""
         return isinstance(self.env, VecEnv)
-
-    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> LoopStateT:
-        """
-        :param args: (LearnArguments) the arguments of ``learn``
-        :param callback: (BaseCallback) the callback made by the learn frame
-        :param writer: (tf.summary.FileWriter) the tensorboard writer, or None
-        :return: (OffPolicyLoopState) the state of a new run of the loop (the plain state, for a model whose hooks
-            keep nothing of their own; the others override this method)
-        """
-        return cast(LoopStateT, OffPolicyLoopState(args, callback, writer, self._env_resets_itself()))
-
-    def _loop_begin(self, state: LoopStateT) -> None:
-        """Prepare a run, before the first env reset (nothing by default)."""
-
-    def _choose_action(self, state: LoopStateT) -> Tuple[Any, Any]:
-        """
-        :param state: (OffPolicyLoopState) the loop state (``state.obs`` is the current observation)
-        :return: (Any, Any) the action as the replay buffer keeps it, and the action given to the env
-        """
-        raise NotImplementedError("{} does not choose actions for the off-policy loop".format(type(self).__name__))
-
-    def _on_env_step(self, state: LoopStateT) -> None:
-        """After the callback accepted a step, before its transition is stored (nothing by default)."""
-
-    def _train_when_due(self, state: LoopStateT) -> Optional[Any]:
-        """
-        Train when it is time (calling ``on_rollout_end``/``on_rollout_start`` of ``state.callback`` around it).
-
-        :param state: (OffPolicyLoopState) the loop state
-        :return: (Any) the losses fetched by the training (checked to be finite), None when it did not train
-        """
-        return None
-
-    def _update_targets_when_due(self, state: LoopStateT) -> None:
-        """Update the target networks when it is time (nothing by default)."""
-
-    def _on_episode_end(self, state: LoopStateT) -> None:
-        """An episode ended; called before the env reset (nothing by default)."""
-
-    def _log_when_due(self, state: LoopStateT) -> None:
-        """The last hook of a step: write the logger table when it is time (nothing by default)."""
-
-    def _loop_end(self, state: LoopStateT) -> None:
-        """After the last step, before ``on_training_end`` (nothing by default)."""
-
-    def _callback_locals(self, state: LoopStateT) -> Dict[str, Any]:
-        """
-        :param state: (OffPolicyLoopState) the loop state
-        :return: (dict) the variables the callback sees, by name (values still UNSET are left out)
-        """
-        args = state.args
-        return visible({
-            "self": self, "total_timesteps": args.total_timesteps, "callback": state.callback,
-            "log_interval": args.log_interval, "tb_log_name": args.tb_log_name,
-            "reset_num_timesteps": args.reset_num_timesteps, "replay_wrapper": args.replay_wrapper,
-            "progress_bar": args.progress_bar, "writer": state.writer, "step": state.step, "obs": state.obs,
-            "obs_": state.obs_, "action": state.action, "new_obs": state.new_obs, "reward": state.reward,
-            "reward_": state.reward_, "terminated": state.terminated, "truncated": state.truncated,
-            "done": state.done, "info": state.info, "episode_rewards": state.episode_rewards,
-            "episode_successes": state.episode_successes,
-        })
 
     @abstractmethod
     def setup_model(self) -> None:

@@ -2,8 +2,9 @@
 The update loop of the on-policy algorithms that step a VecEnv with a runner (A2C, ACER, ACKTR, PPO2), written
 once: collect a rollout, train on it, log. The segment algorithms (PPO1, TRPO, GAIL) share
 :class:`SegmentProgress`, what follows each of their iterations. An algorithm supplies its train step
-(:meth:`_train_on_rollout`), the rows of its logger table (:meth:`_record_update`) and where its rollout keeps the
-episode data (:meth:`_rollout_episodes`); the frame around the loop is :meth:`BaseRLModel._learning`.
+(:meth:`_train_on_rollout`) and the rows of its logger table (:meth:`_record_update`); its runner's rollout gives the
+episode data as ``ep_infos``, ``true_rewards`` and ``episode_flags``. The frame around the loop is
+:meth:`BaseRLModel._learning`.
 
 The variables a callback sees at ``on_training_start`` are those the original's ``learn`` had (its arguments,
 ``new_tb_log``, ``writer``) and the algorithm's own (:meth:`_start_training`).
@@ -13,7 +14,7 @@ import sys
 import time
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Deque, Dict, Iterator, Optional, Tuple, TypeVar
+from typing import Any, Deque, Dict, Iterator, Optional, TypeVar
 
 import numpy as np
 
@@ -178,12 +179,11 @@ class OnPolicyRLModel(ActorCriticRLModel):
         clock.update_started = time.time()
         callback.on_rollout_start()
         rollout = self.runner.run(callback)
-        self._rollout_collected(rollout, update, loop, callback)
         callback.on_rollout_end()
         if not self.runner.continue_training:
             return False
 
-        ep_infos, true_rewards, episode_flags = self._rollout_episodes(rollout)
+        ep_infos, true_rewards, episode_flags = rollout.ep_infos, rollout.true_rewards, rollout.episode_flags
         assert self.ep_info_buf is not None and self.episode_reward is not None and self.n_envs is not None, \
             "made by _setup_learn"
         if self._data_parallel is not None:
@@ -254,26 +254,6 @@ class OnPolicyRLModel(ActorCriticRLModel):
         :return: (bool) whether this update writes the logger table (the first one always does)
         """
         return update == 1 or update % log_interval == 0
-
-    def _rollout_collected(self, rollout: Any, update: int, loop: Dict[str, Any],
-                           callback: BaseCallback) -> None:
-        """
-        Called after the runner returned, before ``on_rollout_end``.
-
-        :param rollout: (tuple) what the runner returned
-        :param update: (int) the index of the update, from 1
-        :param loop: (dict) the variables of the loop
-        :param callback: (BaseCallback) the callback
-        """
-
-    def _rollout_episodes(self, rollout: Any) -> Tuple[list, np.ndarray, np.ndarray]:
-        """
-        :param rollout: (NamedTuple) what the runner returned (here: one with the fields ``ep_infos``,
-            ``true_rewards`` and ``masks``, as A2C's, ACKTR's and PPO2's)
-        :return: ([dict], np.ndarray, np.ndarray) the Monitor records of the episodes that ended, the rewards as
-            the environment gave them and the episode flags of the tensorboard reward curve (``n_batch`` each)
-        """
-        return rollout.ep_infos, rollout.true_rewards, rollout.masks
 
     @abstractmethod
     def _train_on_rollout(self, rollout: Any, update: int, writer: Any,

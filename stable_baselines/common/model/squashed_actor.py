@@ -4,7 +4,8 @@ rescaled to the bounds of a Box action space, a policy with a target copy fed fr
 their hooks of the off-policy loop (see :mod:`stable_baselines.common.model.off_policy_loop`).
 """
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from contextlib import contextmanager
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -15,7 +16,8 @@ from stable_baselines.common.math_util import safe_mean, scale_action, unscale_a
 from stable_baselines.common.model.context import SetVerbosity
 from stable_baselines.common.model.off_policy import OffPolicyRLModel
 from stable_baselines.common.noise import draw_action_noise
-from stable_baselines.common.model.off_policy_loop import UNSET, LearnArguments, OffPolicyLoopState, visible
+from stable_baselines.common.model.off_policy_loop import (ABSENT, LOOP_NAMES, LearnArguments,
+                                                          OffPolicyLoopState)
 from stable_baselines.common.policies import BasePolicy
 from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.session_call import SessionCall
@@ -27,8 +29,8 @@ _ACTOR_WEIGHTS = "actor_weights"
 
 class SquashedActorLoopState(OffPolicyLoopState):
     """
-    The loop state of SAC and TD3: the learning-rate and update counters, the training information shown in the
-    logger table, and the last values of the names their callbacks have always seen.
+    The loop state of SAC and TD3: the learning-rate and update counters and the training information shown in the
+    logger table; those declared without a value exist once the run set them.
 
     :param args: (LearnArguments) the arguments of ``learn``
     :param callback: (BaseCallback) the callback made by the learn frame
@@ -37,6 +39,16 @@ class SquashedActorLoopState(OffPolicyLoopState):
     :param delayed_update_interval: (int) every how many gradient steps the delayed update runs
     :param step_kwargs: (dict) keyword arguments of ``policy.step`` when acting for exploration
     """
+
+    # the last training round: its rows, the index of its last gradient step, the remaining progress of that step
+    mb_infos_vals: List[tuple]
+    grad_step: int
+    frac: float
+    # the last logger table: the finished episodes, the speed and the last (name, value) row of training
+    # information
+    episodes_done: int
+    fps: int
+    last_logged: Tuple[str, Any]
 
     def __init__(self, args: LearnArguments, callback: Any, writer: Any, auto_reset: bool,
                  delayed_update_interval: int, step_kwargs: Dict[str, Any]) -> None:
@@ -48,12 +60,26 @@ class SquashedActorLoopState(OffPolicyLoopState):
         # the training information of the last training round (a row of `infos_names`), [] after each table
         self.infos_values: Any = []
         self.mean_reward: Optional[float] = None
-        self.mb_infos_vals: Any = UNSET
-        self.grad_step: Any = UNSET
-        self.frac: Any = UNSET
-        self.episodes_done: Any = UNSET
-        self.fps: Any = UNSET
-        self.last_logged: Any = UNSET
+
+
+def _last_logged(index: int) -> Any:
+    """:return: (callable) the reader of the name (0) or the value (1) of the last row of training information"""
+    def read(model: Any, state: SquashedActorLoopState) -> Any:
+        last = getattr(state, "last_logged", None)
+        return ABSENT if last is None else last[index]
+    return read
+
+
+# what the callbacks of SAC and TD3 see: the names of the original's local variables
+SQUASHED_ACTOR_NAMES = LOOP_NAMES.extended({
+    "delayed_update_interval": "state.delayed_update_interval", "step_kwargs": "state.step_kwargs",
+    "current_lr": "state.current_lr", "start_time": "state.start_time", "_": "state.reset_info",
+    "auto_reset": "state.auto_reset", "n_updates": "state.n_updates", "infos_values": "state.infos_values",
+    "mean_reward": "state.mean_reward", "unscaled_action": "state.env_action",
+    "mb_infos_vals": "state.mb_infos_vals", "grad_step": "state.grad_step", "frac": "state.frac",
+    "maybe_is_success": "state.maybe_is_success", "num_episodes": "state.episodes_done", "fps": "state.fps",
+    "name": _last_logged(0), "val": _last_logged(1),
+})
 
 
 class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
@@ -81,6 +107,7 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
 
     # SAC and TD3 train before the episode bookkeeping of a step
     _train_before_episode_end = True
+    _callback_names = SQUASHED_ACTOR_NAMES
     # the keyword arguments of ``policy_tf.step`` when the actor explores
     _exploration_step_kwargs: Dict[str, Any] = {}
 
@@ -272,15 +299,15 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
         return unscale_action(action_space, np.tanh(out).reshape(action_space.shape))
 
     # ---------------------------------------------------------------------------------------------- loop hooks
-    def _new_loop_state(self, args: LearnArguments, callback: Any, writer: Any) -> SquashedActorLoopState:
-        return SquashedActorLoopState(args, callback, writer, self._env_resets_itself(),
-                                      self._delayed_update_interval(), dict(self._exploration_step_kwargs))
-
-    def _loop_begin(self, state: SquashedActorLoopState) -> None:
+    @contextmanager
+    def _training_run(self, args: LearnArguments, callback: Any, writer: Any) -> Iterator[SquashedActorLoopState]:
+        state = SquashedActorLoopState(args, callback, writer, self._env_resets_itself(),
+                                       self._delayed_update_interval(), dict(self._exploration_step_kwargs))
         self.learning_rate = get_schedule_fn(self.learning_rate)
         state.current_lr = self.learning_rate(1)
         if self.action_noise is not None:
             self.action_noise.reset()
+        yield state
 
     def _choose_action(self, state: SquashedActorLoopState) -> Tuple[np.ndarray, np.ndarray]:
         # uniform random actions while warming up or when exploring at random, else the actor's (plus noise)
@@ -323,7 +350,7 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
         if self.action_noise is not None:
             self.action_noise.reset()
 
-    def _log_when_due(self, state: SquashedActorLoopState) -> None:
+    def _end_step(self, state: SquashedActorLoopState) -> None:
         if state.done or state.mean_reward is None:
             finished = state.episode_rewards[-101:-1]
             state.mean_reward = round(float(np.mean(finished)), 1) if finished else -np.inf
@@ -352,24 +379,3 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
         logger.logkv("total timesteps", self.num_timesteps)
         logger.dumpkvs()
         state.infos_values = []
-
-    def _callback_locals(self, state: SquashedActorLoopState) -> Dict[str, Any]:
-        args = state.args
-        name, val = state.last_logged if state.last_logged is not UNSET else (UNSET, UNSET)
-        return visible({
-            "self": self, "total_timesteps": args.total_timesteps, "callback": state.callback,
-            "log_interval": args.log_interval, "tb_log_name": args.tb_log_name,
-            "reset_num_timesteps": args.reset_num_timesteps, "replay_wrapper": args.replay_wrapper,
-            "progress_bar": args.progress_bar, "delayed_update_interval": state.delayed_update_interval,
-            "step_kwargs": state.step_kwargs, "writer": state.writer, "current_lr": state.current_lr,
-            "start_time": state.start_time, "episode_rewards": state.episode_rewards,
-            "episode_successes": state.episode_successes, "obs": state.obs, "_": state.reset_info,
-            "auto_reset": state.auto_reset, "obs_": state.obs_, "n_updates": state.n_updates,
-            "infos_values": state.infos_values, "mean_reward": state.mean_reward, "step": state.step,
-            "action": state.action, "unscaled_action": state.env_action, "new_obs": state.new_obs,
-            "reward": state.reward, "terminated": state.terminated, "truncated": state.truncated,
-            "info": state.info, "done": state.done, "reward_": state.reward_,
-            "mb_infos_vals": state.mb_infos_vals, "grad_step": state.grad_step, "frac": state.frac,
-            "maybe_is_success": state.maybe_is_success, "num_episodes": state.episodes_done, "fps": state.fps,
-            "name": name, "val": val,
-        })
