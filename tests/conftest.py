@@ -71,9 +71,3 @@ def pytest_terminal_summary(terminalreporter) -> None:
         for row in sorted(rows, key=lambda row: row.split("  ")[-1]):
             terminalreporter.write_line(row)
 
-
-def pytest_collection_modifyitems(config, items) -> None:
-    """The long tests (learning, ``mpirun``) run first, so that the workers of ``-n 2`` end at about the same time."""
-    def short(item) -> bool:
-        return item.get_closest_marker("slow") is None and item.get_closest_marker("mpi") is None
-    items.sort(key=short)

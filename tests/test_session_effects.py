@@ -108,3 +108,22 @@ def test_td3_copy_stale_only_after_actor_writes():
     assert copy.stale
     graph_action = model.sess.run(model.policy_tf.policy, {model.policy_tf.obs_ph: obs})
     np.testing.assert_allclose(model.policy_tf.step(obs), graph_action, rtol=1e-5, atol=1e-6)
+
+
+def test_the_assignment_of_a_resource_variable_is_a_write():
+    """``assign`` of a resource variable (every variable in TF-2 behaviour) gives a variable, not a tensor."""
+    graph = tf.Graph()
+    with graph.as_default():
+        value = tf.placeholder(tf.float32, [3])
+        variable = tf.Variable(np.zeros(3, np.float32), use_resource=True, name="resource")
+        assignment = variable.assign(value)
+        assert not isinstance(assignment, (tf.Tensor, tf.Operation))
+        sess = tf.Session(graph=graph)
+        sess.run(tf.global_variables_initializer())
+        assert CallEffects([assignment]).written == frozenset({variable.op.name})
+    watcher = _Watcher()
+    watch_writes(sess, watcher)
+    session_run(sess, [assignment], {value: np.ones(3, np.float32)})
+    assert watcher.told == [frozenset({variable.op.name})]
+    np.testing.assert_array_equal(sess.run(variable), np.ones(3, np.float32))
+    sess.close()

@@ -31,8 +31,9 @@ _SKIP_CHUNK = 1 << 20
 
 
 def _as_op(node: Any) -> Any:
-    """:return: (tf.Operation) the op of a tensor, or the op itself"""
-    return node.op if isinstance(node, tf.Tensor) else node
+    """:return: (tf.Operation) the op itself, or the op of a tensor or variable (a resource variable's assignment
+        gives a variable, whose op is the assignment)"""
+    return node if isinstance(node, tf.Operation) else node.op
 
 
 def ops_behind(fetches: Sequence[Any]) -> List[Any]:

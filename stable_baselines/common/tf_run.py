@@ -253,8 +253,9 @@ def _flat_fetches(fetches: Any) -> List[Any]:
         return flat
     if isinstance(fetches, dict):
         return _flat_fetches(list(fetches.values()))
-    if isinstance(fetches, tf.Variable):
-        return [fetches.op]
+    op = getattr(fetches, "op", None)  # a variable (a resource variable's assignment gives one): its op
+    if isinstance(op, tf.Operation):
+        return [op]
     return []  # anything else (a name, for one) is not followed
 
 
