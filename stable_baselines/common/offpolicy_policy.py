@@ -5,9 +5,10 @@ The network body shared by the feed-forward policies of the off-policy algorithm
 arguments ``layers``, ``cnn_extractor``, ``feature_extraction``, ``layer_norm`` and ``act_fun`` into the
 feature extraction (:meth:`OffPolicyFeedForward._features`) and the hidden layers (:func:`hidden_stack`,
 dense layers ``fc0``, ``fc1``, ... each optionally followed by a layer normalisation). The algorithm keeps
-its own heads. :func:`numpy_actor_variables` gathers what a NumPy copy of an MLP actor needs.
+its own heads. :func:`preset` makes the ready-made classes (``MlpPolicy``, ``LnCnnPolicy``, ...) of an
+algorithm; :func:`numpy_actor_variables` gathers what a NumPy copy of an MLP actor needs.
 """
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from gymnasium import spaces
 
@@ -126,6 +127,59 @@ class OffPolicyFeedForward(_MixinBase):
         :param obs: (tf.Tensor) the observations the actor is built on
         """
         self._numpy_actor_scope = tf.get_variable_scope().name if obs is self.processed_obs else None
+
+
+_PRESET_PARAMETERS = """
+    :param sess: (tf.Session) the session the policy runs in
+    :param ob_space: (gym.Space) observation space
+    :param ac_space: (gym.spaces.Box) action space
+    :param n_env: (int) number of environments stepped together
+    :param n_steps: (int) steps per environment in one batch
+    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
+    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+    :param _kwargs: (dict) more arguments of the algorithm's ``FeedForwardPolicy`` (``layers``, ``act_fun``, ...)
+        or of the CNN extractor
+"""
+
+
+class _Preset(_MixinBase):
+    """Constructor of a preset: the keywords of ``_fixed`` reach the ``FeedForwardPolicy`` it is put before."""
+
+    _fixed: Dict[str, Any] = {}
+
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
+                 n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False, **_kwargs: Any) -> None:
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
+                         **self._fixed, **_kwargs)
+
+
+class _PresetNoDefaults(_Preset):
+    """:class:`_Preset` whose batch arguments have no defaults (DDPG's presets)."""
+
+    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, **_kwargs):
+        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse, **_kwargs)
+
+
+def preset(base: type, name: str, summary: str, feature_extraction: str, layer_norm: bool = False,
+           batch_defaults: bool = True) -> type:
+    """
+    A ready-made policy: ``base`` (an algorithm's ``FeedForwardPolicy``) with the feature extraction and the
+    layer normalisation fixed, any other keyword passed on. The class belongs to the module of ``base``.
+
+    :param base: (type) the algorithm's feed-forward policy class
+    :param name: (str) the class name, e.g. 'LnMlpPolicy'
+    :param summary: (str) the first paragraph of its docstring (the parameters follow)
+    :param feature_extraction: (str) 'cnn' or 'mlp'
+    :param layer_norm: (bool) layer normalisation in the hidden layers (only given to ``base`` when True)
+    :param batch_defaults: (bool) ``n_env=1, n_steps=1, n_batch=None`` (False: the three are required)
+    :return: (type) the class, to be bound to ``name`` in the module of ``base``
+    """
+    fixed: Dict[str, Any] = {"feature_extraction": feature_extraction}
+    if layer_norm:
+        fixed["layer_norm"] = True
+    namespace = {"__module__": base.__module__, "__qualname__": name, "_fixed": fixed,
+                 "__doc__": "\n    {}\n{}".format(summary, _PRESET_PARAMETERS)}
+    return type(name, (_Preset if batch_defaults else _PresetNoDefaults, base), namespace)
 
 
 def _dense_stack_names(n_hidden: int, layer_norm: bool, heads: List[str]) -> List[str]:

@@ -12,7 +12,7 @@ from typing import Any, Callable, List, Optional
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward
+from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward, preset
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
 from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures, packed_observations
 from stable_baselines.common.tf_compat import tf
@@ -180,83 +180,14 @@ class FeedForwardPolicy(OffPolicyFeedForward, DDPGPolicy):
         return self.sess.run(self._qvalue, {self.obs_ph: obs, self.action_ph: action})
 
 
-class _Preset(FeedForwardPolicy):
-    """A :class:`FeedForwardPolicy` whose subclass fixes some constructor keywords (``_fixed``)."""
-
-    _fixed: dict = {}
-
-    def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=False, **_kwargs):
-        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse, **self._fixed, **_kwargs)
-
-
-class CnnPolicy(_Preset):
-    """
-    DDPG policy on images: both networks start with the Nature CNN.
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` or of the CNN extractor
-    """
-
-    _fixed = {"feature_extraction": "cnn"}
-
-
-class LnCnnPolicy(_Preset):
-    """
-    DDPG policy on images (Nature CNN) with layer normalisation in the hidden layers.
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` or of the CNN extractor
-    """
-
-    _fixed = {"feature_extraction": "cnn", "layer_norm": True}
-
-
-class MlpPolicy(_Preset):
-    """
-    DDPG policy with MLP networks (two hidden layers of 64 unless ``layers`` says otherwise).
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ...)
-    """
-
-    _fixed = {"feature_extraction": "mlp"}
-
-
-class LnMlpPolicy(_Preset):
-    """
-    DDPG policy with MLP networks and layer normalisation in the hidden layers.
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ...)
-    """
-
-    _fixed = {"feature_extraction": "mlp", "layer_norm": True}
-
-
+CnnPolicy = preset(FeedForwardPolicy, "CnnPolicy", "DDPG policy on images: both networks start with the Nature CNN.",
+                   "cnn", batch_defaults=False)
+LnCnnPolicy = preset(FeedForwardPolicy, "LnCnnPolicy", "DDPG policy on images (Nature CNN), layer-normalised hidden "
+                     "layers.", "cnn", layer_norm=True, batch_defaults=False)
+MlpPolicy = preset(FeedForwardPolicy, "MlpPolicy", "DDPG policy with MLP networks (two hidden layers of 64 unless "
+                   "``layers`` says otherwise).", "mlp", batch_defaults=False)
+LnMlpPolicy = preset(FeedForwardPolicy, "LnMlpPolicy", "DDPG policy with MLP networks, layer-normalised hidden layers.",
+                     "mlp", layer_norm=True, batch_defaults=False)
 for _policy in (CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy):
     register_policy(_policy.__name__, _policy)
 

@@ -12,7 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common import numpy_forward as nf
-from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward, numpy_actor_variables
+from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward, numpy_actor_variables, preset
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
 from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures
 from stable_baselines.common.tf_compat import tf
@@ -219,84 +219,14 @@ class _NumpyTD3Actor(nf.NumpyNetworkCopy):
         return np.tanh(out, out=out)
 
 
-class _Preset(FeedForwardPolicy):
-    """A :class:`FeedForwardPolicy` whose subclass fixes some constructor keywords (``_fixed``)."""
-
-    _fixed: dict = {}
-
-    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
-                 n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False, **_kwargs: Any) -> None:
-        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse, **self._fixed, **_kwargs)
-
-
-class CnnPolicy(_Preset):
-    """
-    TD3 policy on images: every network starts with the Nature CNN.
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` or of the CNN extractor
-    """
-
-    _fixed = {"feature_extraction": "cnn"}
-
-
-class LnCnnPolicy(_Preset):
-    """
-    TD3 policy on images (Nature CNN) with layer normalisation in the hidden layers.
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` or of the CNN extractor
-    """
-
-    _fixed = {"feature_extraction": "cnn", "layer_norm": True}
-
-
-class MlpPolicy(_Preset):
-    """
-    TD3 policy with MLP networks (two hidden layers of 64 unless ``layers`` says otherwise).
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ...)
-    """
-
-    _fixed = {"feature_extraction": "mlp"}
-
-
-class LnMlpPolicy(_Preset):
-    """
-    TD3 policy with MLP networks and layer normalisation in the hidden layers.
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ...)
-    """
-
-    _fixed = {"feature_extraction": "mlp", "layer_norm": True}
-
-
+CnnPolicy = preset(FeedForwardPolicy, "CnnPolicy", "TD3 policy on images: every network start with the Nature CNN.",
+                   "cnn")
+LnCnnPolicy = preset(FeedForwardPolicy, "LnCnnPolicy", "TD3 policy on images (Nature CNN), layer-normalised hidden "
+                     "layers.", "cnn", layer_norm=True)
+MlpPolicy = preset(FeedForwardPolicy, "MlpPolicy", "TD3 policy with MLP networks (two hidden layers of 64 unless "
+                   "``layers`` says otherwise).", "mlp")
+LnMlpPolicy = preset(FeedForwardPolicy, "LnMlpPolicy", "TD3 policy with MLP networks, layer-normalised hidden layers.",
+                     "mlp", layer_norm=True)
 for _policy in (CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy):
     register_policy(_policy.__name__, _policy)
 
