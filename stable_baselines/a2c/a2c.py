@@ -2,7 +2,6 @@
 from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
 import numpy as np
-from gymnasium import spaces
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
@@ -96,34 +95,7 @@ class A2C(OnPolicyRLModel):
     def _make_runner(self) -> AbstractEnvRunner:
         return A2CRunner(self.env, self, n_steps=self.n_steps, gamma=self.gamma)
 
-    def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
-        net = self.train_model
-        # discrete actions are pretrained through the action probabilities, others through the mean action
-        target = net.policy if isinstance(self.action_space, spaces.Discrete) else net.deterministic_action
-        return net.obs_ph, self.actions_ph, target
-
     # ------------------------------------------------------------------ graph construction
-
-    def _build_policies(self) -> Tuple[ActorCriticPolicy, ActorCriticPolicy]:
-        """
-        Create the acting network (one step for every environment) and, sharing its weights, the training
-        network (the whole rollout at once).
-
-        :return: (ActorCriticPolicy, ActorCriticPolicy) the acting and the training network
-        """
-        observation_space, action_space, n_envs = self._graph_inputs()
-        recurrent = issubclass(self.policy, RecurrentActorCriticPolicy)
-        # recurrent networks need fixed batch sizes to split the sequences; the others accept any size
-        acting_batch = n_envs if recurrent else None
-        training_batch = n_envs * self.n_steps if recurrent else None
-        spaces_args = (self.sess, observation_space, action_space)
-
-        acting = self.policy(*spaces_args, n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
-        share_weights = tf_util.outer_scope_getter("train_model")
-        with tf.variable_scope("train_model", reuse=True, custom_getter=share_weights):
-            training = self.policy(*spaces_args, n_envs, self.n_steps, training_batch, reuse=True,
-                                   **self.policy_kwargs)
-        return acting, training
 
     def _build_loss(self, train_model: ActorCriticPolicy) -> List[Tuple[Any, Any]]:
         """

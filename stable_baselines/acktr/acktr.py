@@ -117,12 +117,6 @@ class ACKTR(OnPolicyRLModel):
     def _make_runner(self) -> AbstractEnvRunner:
         return ACKTRRunner(self.env, self, n_steps=self.n_steps, gamma=self.gamma, lam=self.gae_lambda)
 
-    def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
-        net = self.train_model
-        # discrete actions are pretrained through the action probabilities, others through the mean action
-        target = net.policy if isinstance(self.action_space, spaces.Discrete) else net.deterministic_action
-        return net.obs_ph, self.actions_ph, target
-
     def _check_spaces(self) -> None:
         """Raise a clear error for the action and observation spaces ACKTR cannot handle."""
         if not isinstance(self.action_space, (spaces.Discrete, spaces.Box)):
@@ -134,27 +128,6 @@ class ACKTR(OnPolicyRLModel):
                              "Tuple with MultiInputPolicy), got {!r}".format(self.observation_space))
 
     # ------------------------------------------------------------------ graph construction
-
-    def _build_policies(self) -> Tuple[ActorCriticPolicy, ActorCriticPolicy]:
-        """
-        Create the acting network (one step for every environment) and, sharing its weights, the training
-        network (the whole rollout at once).
-
-        :return: (ActorCriticPolicy, ActorCriticPolicy) the acting and the training network
-        """
-        observation_space, action_space, n_envs = self._graph_inputs()
-        recurrent = issubclass(self.policy, RecurrentActorCriticPolicy)
-        acting_batch = n_envs if recurrent else None
-        training_batch = n_envs * self.n_steps if recurrent else None
-        spaces_args = (self.sess, observation_space, action_space)
-
-        acting = self.policy(*spaces_args, n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
-        self.params = tf_util.get_trainable_vars("model")
-        share_weights = tf_util.outer_scope_getter("train_model")
-        with tf.variable_scope("train_model", reuse=True, custom_getter=share_weights):
-            training = self.policy(*spaces_args, n_envs, self.n_steps, training_batch, reuse=True,
-                                   **self.policy_kwargs)
-        return acting, training
 
     def _build_losses(self, net: ActorCriticPolicy) -> Any:
         """
@@ -221,8 +194,7 @@ class ACKTR(OnPolicyRLModel):
 
             with self.graph.as_default():
                 step_model, train_model = self._build_policies()
-                params = self.params
-                assert params is not None, "collected by _build_policies"
+                self.params = params = tf_util.get_trainable_vars("model")
                 with tf.variable_scope("loss", reuse=False, custom_getter=tf_util.outer_scope_getter("loss")):
                     train_loss = self._build_losses(train_model)
 

@@ -14,14 +14,17 @@ import sys
 import time
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Deque, Dict, Iterator, Optional, TypeVar
+from typing import Any, Deque, Dict, Iterator, Optional, Tuple, TypeVar
 
 import numpy as np
+from gymnasium import spaces
 
 from stable_baselines import logger
+from stable_baselines.common import tf_util
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.misc_util import flatten_lists
 from stable_baselines.common.model.actor_critic import ActorCriticRLModel
+from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.schedules import SCHEDULES, Scheduler
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import total_episode_reward_logger
@@ -118,6 +121,34 @@ class OnPolicyRLModel(ActorCriticRLModel):
             if self._data_parallel is not None:
                 self._data_parallel.check_synced(self.sess.run(self.params))
         return self
+
+    def _build_policies(self) -> Tuple[ActorCriticPolicy, ActorCriticPolicy]:
+        """
+        For A2C and ACKTR: create the acting network (one step for every environment) and, sharing its
+        weights, the training network (the whole rollout at once).
+
+        :return: (ActorCriticPolicy, ActorCriticPolicy) the acting and the training network
+        """
+        observation_space, action_space, n_envs = self._graph_inputs()
+        recurrent = issubclass(self.policy, RecurrentActorCriticPolicy)
+        # recurrent networks need fixed batch sizes to split the sequences; the others accept any size
+        acting_batch = n_envs if recurrent else None
+        training_batch = n_envs * self.n_steps if recurrent else None
+        spaces_args = (self.sess, observation_space, action_space)
+
+        acting = self.policy(*spaces_args, n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
+        share_weights = tf_util.outer_scope_getter("train_model")
+        with tf.variable_scope("train_model", reuse=True, custom_getter=share_weights):
+            training = self.policy(*spaces_args, n_envs, self.n_steps, training_batch, reuse=True,
+                                   **self.policy_kwargs)
+        return acting, training
+
+    def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
+        # A2C and ACKTR: discrete actions are pretrained through the action probabilities, others through the
+        # mean action
+        net = getattr(self, "train_model")
+        target = net.policy if isinstance(self.action_space, spaces.Discrete) else net.deterministic_action
+        return net.obs_ph, getattr(self, "actions_ph"), target
 
     # ------------------------------------------------------------------ data-parallel training (mpirun)
     def _n_ranks(self) -> int:
