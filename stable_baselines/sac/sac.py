@@ -1,14 +1,10 @@
 """Soft Actor-Critic (SAC): off-policy maximum-entropy actor-critic with a squashed Gaussian actor."""
-import warnings
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import _predict_input
-from stable_baselines.common.export import UNSCALE, ExportSpec, box_spec
 from stable_baselines.common.math_util import unscale_action
-from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.squashed_actor import SquashedActorModel
 from stable_baselines.common.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
@@ -91,6 +87,10 @@ class SAC(SquashedActorModel):
                        "ent_coef", "target_entropy", "gamma", "action_noise", "random_exploration",
                        "target_update_interval", "gradient_steps")
     _exploration_step_kwargs = {"deterministic": False}
+    _exported_output = "deterministic_policy"
+    _no_probability_error = "Error: SAC does not have action probabilities."
+    _no_probability_warning = ("Even though SAC has a Gaussian policy, it cannot return a distribution as it "
+                               "is squashed by a tanh before being scaled and outputed.")
 
     def __init__(self, policy: Any, env: Any, gamma: float = 0.99, learning_rate: Union[float, Callable] = 3e-4,
                  buffer_size: int = 50000, learning_starts: int = 100, train_freq: int = 1, batch_size: int = 64,
@@ -100,41 +100,19 @@ class SAC(SquashedActorModel):
                  _init_setup_model: bool = True, policy_kwargs: Optional[Dict[str, Any]] = None,
                  full_tensorboard_log: bool = False, seed: Optional[int] = None,
                  n_cpu_tf_sess: Optional[int] = None) -> None:
-        check_gamma(gamma)
-        check_learning_rate(learning_rate)
-        for name, value in (("buffer_size", buffer_size), ("train_freq", train_freq), ("batch_size", batch_size),
-                            ("gradient_steps", gradient_steps), ("target_update_interval", target_update_interval)):
-            check_positive_int(name, value)
-        super(SAC, self).__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose,
-                                  policy_base=SACPolicy, requires_vec_env=False, policy_kwargs=policy_kwargs,
-                                  seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
-        # hyper-parameters (ent_coef becomes a tensor when learned; _ent_coef_spec keeps what was asked)
-        self.gamma, self.learning_rate, self.tau = gamma, learning_rate, tau
-        self.buffer_size, self.batch_size = buffer_size, batch_size
-        self.learning_starts, self.train_freq, self.gradient_steps = learning_starts, train_freq, gradient_steps
+        super(SAC, self).__init__(policy, env, SACPolicy, gamma, learning_rate, buffer_size, learning_starts,
+                                  train_freq, batch_size, tau, gradient_steps, action_noise, random_exploration,
+                                  verbose, tensorboard_log, policy_kwargs, full_tensorboard_log, seed, n_cpu_tf_sess,
+                                  ("target_update_interval", target_update_interval))
+        # ent_coef becomes a tensor when learned; _ent_coef_spec keeps what was asked
         self.ent_coef, self._ent_coef_spec, self.target_entropy = ent_coef, ent_coef, target_entropy
         self.target_update_interval = target_update_interval
-        self.action_noise, self.random_exploration = action_noise, random_exploration
-        self.tensorboard_log, self.full_tensorboard_log = tensorboard_log, full_tensorboard_log
-
-        # the graph (built by setup_model)
-        self.graph = self.sess = self.replay_buffer = self.summary = None
-        self.params = None
-        self.target_params: Optional[List[tf.Variable]] = None
-        self.policy_tf = None
         self.target_policy: Optional[SACPolicy] = None
-        self.observations_ph = self.processed_obs_ph = self.next_observations_ph = None
-        self.processed_next_obs_ph = self.obs_target = None
-        self.actions_ph = self.action_target = self.rewards_ph = self.terminals_ph = None
-        self.learning_rate_ph = None
         self.deterministic_action: Any = None
         self.entropy = self.value_fn = self.value_target = None
         self.log_ent_coef = None
-        self.step_ops: Optional[List[Any]] = None
         self.target_update_op: Any = None
-        self.infos_names = None
-        # the training step through sess.run: what it returns, by name, and the updates it runs
-        self._losses: Dict[str, tf.Tensor] = {}
+        # the updates of the training step through sess.run
         self._updates: List[Any] = []
 
         _parse_ent_coef(ent_coef)
@@ -293,41 +271,9 @@ class SAC(SquashedActorModel):
     def learn(self, total_timesteps: int, callback: Any = None,  # type: ignore[override]
               log_interval: Optional[int] = 4, tb_log_name: str = "SAC", reset_num_timesteps: bool = True,
               replay_wrapper: Optional[Callable] = None, progress_bar: bool = False) -> "SAC":
-        """
-        Train the model.
-
-        :param total_timesteps: (int) the number of env steps to train for
-        :param callback: (callable, [callable] or BaseCallback) called at every step (a function gets the locals
-            and globals of the loop; returning False stops training); a BaseCallback also sees the training's
-            start, end and rollouts
-        :param log_interval: (int) episodes between two logger tables (verbose=1)
-        :param tb_log_name: (str) the name of the tensorboard run
-        :param reset_num_timesteps: (bool) count the timesteps from 0 again (False: continue the count)
-        :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) wraps the replay buffer first (e.g. HER's)
-        :param progress_bar: (bool) draw a progress bar over the timesteps (needs tqdm)
-        :return: (SAC) the trained model
-        """
+        """Train the model (the arguments are those of :meth:`OffPolicyRLModel.learn`); return it."""
         return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                               replay_wrapper, progress_bar)
-
-    def action_probability(self, observation: np.ndarray, state: Any = None, mask: Any = None,
-                           actions: Any = None, logp: bool = False) -> None:
-        """
-        Not available: the squashed and rescaled Gaussian has no closed-form distribution. Warns and returns
-        None (a ValueError when ``actions`` is given), as the original did.
-
-        :param observation: (np.ndarray) the observation
-        :param state: (np.ndarray) unused (recurrent policies only)
-        :param mask: (np.ndarray) unused (recurrent policies only)
-        :param actions: (np.ndarray) not supported
-        :param logp: (bool) not supported
-        :return: (None)
-        """
-        if actions is not None:
-            raise ValueError("Error: SAC does not have action probabilities.")
-        warnings.warn("Even though SAC has a Gaussian policy, it cannot return a distribution as it "
-                      "is squashed by a tanh before being scaled and outputed.")
-        return None
 
     def predict(self, observation: np.ndarray, state: Any = None, mask: Any = None,
                 deterministic: bool = True) -> Tuple[np.ndarray, None]:
@@ -343,20 +289,7 @@ class SAC(SquashedActorModel):
         if self.policy_tf is None:
             raise ValueError("The model is not set up: call setup_model() (or create it with "
                              "_init_setup_model=True) before predict()")
-        self._check_numeric_observation(observation)
-        if deterministic:
-            action = self._predict_one_squashed(observation)
-            if action is not None:
-                return action, None
-        action_space = self._built(self.action_space, "action_space")
-        observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
-                                                                              "observation_space"))
-        squashed = self.policy_tf.step(observation, deterministic=deterministic)
-        actions = unscale_action(action_space, squashed.reshape((-1,) + action_space.shape))
-        return (actions if vectorized_env else actions[0]), None
-
-    def get_parameter_list(self) -> List[Any]:
-        return self._built(self.params, "params") + self._built(self.target_params, "target_params")
+        return self._predict_squashed(observation, deterministic, False, deterministic=deterministic), None
 
     def _setting_to_save(self, name: str) -> Any:
         # ent_coef is a tensor when learned: save what was asked for ('auto...' or the number)
@@ -364,9 +297,3 @@ class SAC(SquashedActorModel):
         if name in ("ent_coef", "target_entropy") and not isinstance(value, str):
             value = float(value)
         return value
-
-    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
-        """:return: (ExportSpec) the tanh of the actor's mean, rescaled to the bounds of the action space"""
-        policy = self._built(self.policy_tf, "policy_tf")
-        return box_spec(self.sess, policy.obs_ph, policy.deterministic_policy, self.observation_space, self.action_space,
-                        UNSCALE)

@@ -1,15 +1,10 @@
 """Twin Delayed DDPG (TD3): clipped double Q-learning, delayed policy updates and target policy smoothing."""
-import warnings
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
 from stable_baselines.common import tf_util
-from stable_baselines.common.base_class import _predict_input
-from stable_baselines.common.export import UNSCALE, ExportSpec, box_spec
 from stable_baselines.common.math_util import unscale_action
-from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.noise import draw_action_noise
 from stable_baselines.common.model.squashed_actor import SquashedActorModel
 from stable_baselines.common.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
@@ -59,6 +54,8 @@ class TD3(SquashedActorModel):
     _saved_settings = ("learning_rate", "buffer_size", "learning_starts", "train_freq", "gradient_steps",
                        "batch_size", "tau", "policy_delay", "target_noise_clip", "target_policy_noise",
                        "gamma", "action_noise", "random_exploration")
+    _no_probability_error = "Error: TD3 does not have action probabilities."
+    _no_probability_warning = "Warning: action probability is meaningless for TD3. Returning None"
 
     def __init__(self, policy: Any, env: Any, gamma: float = 0.99, learning_rate: Union[float, Callable] = 3e-4,
                  buffer_size: int = 50000, learning_starts: int = 100, train_freq: int = 100,
@@ -68,42 +65,19 @@ class TD3(SquashedActorModel):
                  _init_setup_model: bool = True, policy_kwargs: Optional[Dict[str, Any]] = None,
                  full_tensorboard_log: bool = False, seed: Optional[int] = None,
                  n_cpu_tf_sess: Optional[int] = None) -> None:
-        check_gamma(gamma)
-        check_learning_rate(learning_rate)
-        for name, value in (("buffer_size", buffer_size), ("train_freq", train_freq), ("batch_size", batch_size),
-                            ("gradient_steps", gradient_steps), ("policy_delay", policy_delay)):
-            check_positive_int(name, value)
-        super(TD3, self).__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose,
-                                  policy_base=TD3Policy, requires_vec_env=False, policy_kwargs=policy_kwargs,
-                                  seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
-        # hyper-parameters
-        self.gamma, self.learning_rate, self.tau = gamma, learning_rate, tau
-        self.buffer_size, self.batch_size = buffer_size, batch_size
-        self.learning_starts, self.train_freq, self.gradient_steps = learning_starts, train_freq, gradient_steps
+        super(TD3, self).__init__(policy, env, TD3Policy, gamma, learning_rate, buffer_size, learning_starts,
+                                  train_freq, batch_size, tau, gradient_steps, action_noise, random_exploration,
+                                  verbose, tensorboard_log, policy_kwargs, full_tensorboard_log, seed, n_cpu_tf_sess,
+                                  ("policy_delay", policy_delay))
         self.policy_delay = policy_delay
         self.target_policy_noise, self.target_noise_clip = target_policy_noise, target_noise_clip
-        self.action_noise, self.random_exploration = action_noise, random_exploration
-        self.tensorboard_log, self.full_tensorboard_log = tensorboard_log, full_tensorboard_log
-
-        # the graph (built by setup_model)
-        self.graph = self.sess = self.replay_buffer = self.summary = None
-        self.params = None
-        self.target_params: Optional[List[tf.Variable]] = None
-        self.policy_tf = None
         self.target_policy_tf: Optional[TD3Policy] = None
-        self.observations_ph = self.processed_obs_ph = self.next_observations_ph = None
-        self.processed_next_obs_ph = self.obs_target = None
-        self.actions_ph = self.action_target = self.rewards_ph = self.terminals_ph = None
-        self.learning_rate_ph = None
         self.policy_out: Any = None
         self.policy_loss: Any = None
         self.policy_train_op: Any = None
-        self.step_ops: Optional[List[Any]] = None
         self.target_ops: Optional[List[Any]] = None
-        self.infos_names = None
-        # the critics' update, run at every gradient step, and the losses a step returns, by name
+        # the critics' update, run at every gradient step
         self._critics_update: Any = None
-        self._losses: Dict[str, tf.Tensor] = {}
 
         self._check_action_space()
         if _init_setup_model:
@@ -206,40 +180,9 @@ class TD3(SquashedActorModel):
     def learn(self, total_timesteps: int, callback: Any = None,  # type: ignore[override]
               log_interval: Optional[int] = 4, tb_log_name: str = "TD3", reset_num_timesteps: bool = True,
               replay_wrapper: Optional[Callable] = None, progress_bar: bool = False) -> "TD3":
-        """
-        Train the model.
-
-        :param total_timesteps: (int) the number of env steps to train for
-        :param callback: (callable, [callable] or BaseCallback) called at every step (a function gets the locals
-            and globals of the loop; returning False stops training); a BaseCallback also sees the training's
-            start, end and rollouts
-        :param log_interval: (int) episodes between two logger tables (verbose=1)
-        :param tb_log_name: (str) the name of the tensorboard run
-        :param reset_num_timesteps: (bool) count the timesteps from 0 again (False: continue the count)
-        :param replay_wrapper: (ReplayBuffer -> ReplayBuffer) wraps the replay buffer first (e.g. HER's)
-        :param progress_bar: (bool) draw a progress bar over the timesteps (needs tqdm)
-        :return: (TD3) the trained model
-        """
+        """Train the model (the arguments are those of :meth:`OffPolicyRLModel.learn`); return it."""
         return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                               replay_wrapper, progress_bar)
-
-    def action_probability(self, observation: np.ndarray, state: Any = None, mask: Any = None,
-                           actions: Any = None, logp: bool = False) -> None:
-        """
-        Not available: TD3's actor is deterministic. Warns and returns None (a ValueError when ``actions`` is
-        given), as the original did.
-
-        :param observation: (np.ndarray) the observation
-        :param state: (np.ndarray) unused (recurrent policies only)
-        :param mask: (np.ndarray) unused (recurrent policies only)
-        :param actions: (np.ndarray) not supported
-        :param logp: (bool) not supported
-        :return: (None)
-        """
-        if actions is not None:
-            raise ValueError("Error: TD3 does not have action probabilities.")
-        warnings.warn("Warning: action probability is meaningless for TD3. Returning None")
-        return None
 
     def predict(self, observation: np.ndarray, state: Any = None, mask: Any = None,
                 deterministic: bool = True) -> Tuple[np.ndarray, None]:
@@ -255,26 +198,5 @@ class TD3(SquashedActorModel):
         if self.policy_tf is None:
             raise RuntimeError("The model has no network yet: call setup_model() (or construct it with "
                                "_init_setup_model=True) before predict()")
-        self._check_numeric_observation(observation)
         noisy = self.action_noise is not None and not deterministic
-        if not noisy:
-            action = self._predict_one_squashed(observation)
-            if action is not None:
-                return action, None
-        action_space = self._built(self.action_space, "action_space")
-        observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
-                                                                              "observation_space"))
-        squashed = self.policy_tf.step(observation)
-        if noisy:
-            squashed = np.clip(squashed + draw_action_noise(self.action_noise, action_space), -1, 1)
-        actions = unscale_action(action_space, squashed.reshape((-1,) + tuple(action_space.shape)))
-        return (actions if vectorized_env else actions[0]), None
-
-    def get_parameter_list(self) -> List[Any]:
-        return self._built(self.params, "params") + self._built(self.target_params, "target_params")
-
-    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
-        """:return: (ExportSpec) the actor's tanh output, rescaled to the bounds of the action space"""
-        policy = self._built(self.policy_tf, "policy_tf")
-        return box_spec(self.sess, policy.obs_ph, policy.policy, self.observation_space, self.action_space,
-                        UNSCALE)
+        return self._predict_squashed(observation, not noisy, noisy), None

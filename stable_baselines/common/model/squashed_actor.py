@@ -4,16 +4,20 @@ rescaled to the bounds of a Box action space, a policy with a target copy fed fr
 their hooks of the off-policy loop (see :mod:`stable_baselines.common.model.off_policy_loop`).
 """
 import time
+import warnings
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.buffers import ReplayBuffer
+from stable_baselines.common.export import UNSCALE, ExportSpec, box_spec
 from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.context import SetVerbosity
+from stable_baselines.common.model.observations import batch_observation
 from stable_baselines.common.model.off_policy import OffPolicyRLModel
 from stable_baselines.common.noise import draw_action_noise
 from stable_baselines.common.model.off_policy_loop import (ABSENT, LOOP_NAMES, LearnArguments,
@@ -110,6 +114,50 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
     _callback_names = SQUASHED_ACTOR_NAMES
     # the keyword arguments of ``policy_tf.step`` when the actor explores
     _exploration_step_kwargs: Dict[str, Any] = {}
+    # the policy's output that export writes (rescaled to the bounds), and the texts of action_probability
+    _exported_output = "policy"
+    _no_probability_error = ""
+    _no_probability_warning = ""
+
+    def __init__(self, policy: Any, env: Any, policy_base: type, gamma: float,
+                 learning_rate: Union[float, Callable], buffer_size: int, learning_starts: int, train_freq: int,
+                 batch_size: int, tau: float, gradient_steps: int, action_noise: Any, random_exploration: float,
+                 verbose: int, tensorboard_log: Optional[str], policy_kwargs: Optional[Dict[str, Any]],
+                 full_tensorboard_log: bool, seed: Optional[int], n_cpu_tf_sess: Optional[int],
+                 other_positive_int: Tuple[str, int]) -> None:
+        """
+        Check and set the hyper-parameters SAC and TD3 share (given in this order), and declare the graph's
+        attributes both have.
+
+        :param other_positive_int: ((str, int)) the algorithm's own hyper-parameter that must be a positive int
+        """
+        check_gamma(gamma)
+        check_learning_rate(learning_rate)
+        for name, value in (("buffer_size", buffer_size), ("train_freq", train_freq), ("batch_size", batch_size),
+                            ("gradient_steps", gradient_steps), other_positive_int):
+            check_positive_int(name, value)
+        super().__init__(policy=policy, env=env, replay_buffer=None, verbose=verbose, policy_base=policy_base,
+                         requires_vec_env=False, policy_kwargs=policy_kwargs, seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
+        self.gamma, self.learning_rate, self.tau = gamma, learning_rate, tau
+        self.buffer_size, self.batch_size = buffer_size, batch_size
+        self.learning_starts, self.train_freq, self.gradient_steps = learning_starts, train_freq, gradient_steps
+        self.action_noise, self.random_exploration = action_noise, random_exploration
+        self.tensorboard_log, self.full_tensorboard_log = tensorboard_log, full_tensorboard_log
+        # the graph (built by setup_model)
+        self.graph = self.sess = self.replay_buffer = self.summary = None
+        self.params: Any = None
+        self.target_params: Optional[List[tf.Variable]] = None
+        self.policy_tf = None
+        self.observations_ph = self.processed_obs_ph = self.next_observations_ph = None
+        self.processed_next_obs_ph = self.obs_target = None
+        self.actions_ph = self.action_target = None
+        self.rewards_ph: Any = None
+        self.terminals_ph: Any = None
+        self.learning_rate_ph = None
+        self.step_ops: Optional[List[Any]] = None
+        self.infos_names = None
+        # the losses a training step returns, by name
+        self._losses = {}
 
     def _delayed_update_interval(self) -> int:
         """:return: (int) every how many gradient steps the delayed update runs"""
@@ -264,6 +312,57 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
         raise NotImplementedError
 
     # ---------------------------------------------------------------------------------------------- acting
+    def action_probability(self, observation: np.ndarray, state: Any = None, mask: Any = None,
+                           actions: Any = None, logp: bool = False) -> None:
+        """
+        Not available: the actor's action has no distribution to return. Warns and returns None (a ValueError when
+        ``actions`` is given), as the original did.
+
+        :param observation: (np.ndarray) the observation
+        :param state: (np.ndarray) unused (recurrent policies only)
+        :param mask: (np.ndarray) unused (recurrent policies only)
+        :param actions: (np.ndarray) not supported
+        :param logp: (bool) not supported
+        :return: (None)
+        """
+        if actions is not None:
+            raise ValueError(self._no_probability_error)
+        warnings.warn(self._no_probability_warning)
+        return None
+
+    def get_parameter_list(self) -> List[Any]:
+        return self._built(self.params, "params") + self._built(self.target_params, "target_params")
+
+    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
+        """:return: (ExportSpec) the actor's tanh output, rescaled to the bounds of the action space"""
+        policy = self._built(self.policy_tf, "policy_tf")
+        return box_spec(self.sess, policy.obs_ph, getattr(policy, self._exported_output), self.observation_space,
+                        self.action_space, UNSCALE)
+
+    def _predict_squashed(self, observation: Any, one_row: bool, noisy: bool, **step_kwargs: Any) -> np.ndarray:
+        """
+        ``predict``'s action for an observation (or a batch of them), rescaled to the action space.
+
+        :param observation: (Any) what the user passed to ``predict``
+        :param one_row: (bool) whether the NumPy copy of the actor may answer for a single observation
+        :param noisy: (bool) add the model's action noise to the actor's action
+        :param step_kwargs: (dict) keyword arguments of ``policy_tf.step``
+        :return: (np.ndarray) the action (a batch of them for a batch of observations)
+        """
+        self._check_numeric_observation(observation)
+        if one_row:
+            action = self._predict_one_squashed(observation)
+            if action is not None:
+                return action
+        action_space = self._built(self.action_space, "action_space")
+        observation, vectorized_env = batch_observation(observation, self._built(self.observation_space,
+                                                                                 "observation_space"))
+        squashed = self.policy_tf.step(observation, **step_kwargs)
+        if noisy:
+            squashed = np.clip(squashed + draw_action_noise(self.action_noise, action_space), -1, 1)
+        actions = unscale_action(action_space, squashed.reshape((-1,) + tuple(action_space.shape)))
+        return actions if vectorized_env else actions[0]
+
     def _check_numeric_observation(self, observation: Any) -> None:
         """
         Raise a ValueError when ``predict`` was given text (a string or an array of strings) for an observation.
