@@ -123,7 +123,7 @@ def checks(n_seeds: int = 20) -> None:
       recomputation for the same observations and actions (1 means the clipped objective starts unbiased);
     - the generator is not re-seeded by a second ``learn``.
     """
-    from stable_baselines.common.numpy_forward import make_rng  # pylint: disable=import-outside-toplevel
+    from stable_baselines.common.engine.numpy_forward import make_rng  # pylint: disable=import-outside-toplevel
     noise, targets = [], []
     for seed in range(n_seeds):
         model = make_model("ppo2_box", "numpy", seed)

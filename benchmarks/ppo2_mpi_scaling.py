@@ -72,7 +72,7 @@ def _optimizer_steps(algo: str, settings: Dict[str, int]) -> int:
 # ------------------------------------------------------------------------------------------------
 def worker_throughput(algo: str, task: str, updates: int) -> None:
     from stable_baselines import A2C, PPO2
-    from stable_baselines.common.data_parallel import ALLREDUCE_STATS
+    from stable_baselines.common.model.data_parallel import ALLREDUCE_STATS
     from stable_baselines.common.misc_util import mpi_rank_or_zero
     n_envs, settings = CASES[(algo, task)]
     rank = mpi_rank_or_zero()

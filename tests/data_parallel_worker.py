@@ -13,7 +13,7 @@ import sys
 
 from stable_baselines import A2C, PPO2
 from stable_baselines.common.callbacks import BaseCallback
-from stable_baselines.common.data_parallel import OPT_OUT_VARIABLE
+from stable_baselines.common.model.data_parallel import OPT_OUT_VARIABLE
 from stable_baselines.bench import Monitor
 from stable_baselines.common.vec_env import DummyVecEnv
 

@@ -1,4 +1,4 @@
-"""Replay buffers written and read without pickle (common/buffer_files.py), including hostile files."""
+"""Replay buffers written and read without pickle (common/storage/buffer_files.py), including hostile files."""
 import io
 import json
 import os
@@ -8,7 +8,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from stable_baselines.common.buffer_files import load_buffer, save_buffer
+from stable_baselines.common.storage.buffer_files import load_buffer, save_buffer
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from stable_baselines.common.safe_loading import limits
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError

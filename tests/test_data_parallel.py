@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from stable_baselines import A2C, PPO2
-from stable_baselines.common.data_parallel import OPT_OUT_VARIABLE, launcher_world_size
+from stable_baselines.common.model.data_parallel import OPT_OUT_VARIABLE, launcher_world_size
 
 from mpi_helpers import NO_MPIRUN_REASON, REPO_ROOT, find_mpirun, run_mpirun
 

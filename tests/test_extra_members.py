@@ -1,5 +1,5 @@
 """
-The extra members of a zip model file (stable_baselines.common.model.extra_members): written beside the
+The extra members of a zip model file (stable_baselines.common.storage.extra_members): written beside the
 original's three members, read back without pickle within their size bounds, unknown ones ignored, and every
 algorithm's save / load going through the model hooks.
 """
@@ -15,7 +15,7 @@ import pytest
 from stable_baselines import DQN, HER, PPO2, SAC, TRPO
 from stable_baselines.common import save_util
 from stable_baselines.common.bit_flipping_env import BitFlippingEnv
-from stable_baselines.common.model import extra_members
+from stable_baselines.common.storage import extra_members
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 

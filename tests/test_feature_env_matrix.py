@@ -519,7 +519,7 @@ def test_a_deterministic_graph_step_counts_the_sample_it_draws(policy: str) -> N
     A deterministic step through the graph also computes the negative log-likelihood of a sampled action, so the
     sampling op draws: the count must say so, or a resumed model draws other actions than the saved one would.
     """
-    from stable_baselines.common.tf_random_draws import session_draws
+    from stable_baselines.common.engine.tf_random_draws import session_draws
 
     model = PPO2(policy, make_env("DummyVecEnv", "dict", 1), n_steps=8, nminibatches=1, seed=0, n_cpu_tf_sess=1,
                  policy_kwargs=dict(n_lstm=8) if "Lstm" in policy else None)

@@ -275,7 +275,7 @@ def _random_streams_file(saved_sac: str, folder: Any) -> str:
 
 def _frame_store_file(folder: Any) -> str:
     """:return: (str) a 2 KB replay-buffer file whose frame store would allocate 2**20 slots of 1024x1024x4 frames"""
-    from stable_baselines.common.buffer_files import save_buffer
+    from stable_baselines.common.storage.buffer_files import save_buffer
     from tests.test_buffer_files import make_buffer, members_of, write_members
     path = str(folder / "buffer.npz")
     save_buffer(make_buffer("frames", False, 30), path)
@@ -302,7 +302,7 @@ def bomb_reports(saved_ppo2: str, saved_sac: str, tmp_path_factory: Any) -> Dict
         actions[kind] = "from stable_baselines import PPO2; PPO2.load({!r})".format(path)
     actions["random streams"] = "from stable_baselines import SAC; SAC.load({!r}, env='Pendulum-v1')".format(
         _random_streams_file(saved_sac, folder))
-    actions["frame store"] = "from stable_baselines.common.buffer_files import load_buffer; load_buffer({!r})".format(
+    actions["frame store"] = "from stable_baselines.common.storage.buffer_files import load_buffer; load_buffer({!r})".format(
         _frame_store_file(folder))
     return _in_child(actions)
 
@@ -463,7 +463,7 @@ def test_an_archive_with_two_members_of_one_name_is_refused_by_every_reader(save
                                                                              tmp_path: Any) -> None:
     """Two members named alike: which one a reader takes is not for the file to decide."""
     from stable_baselines import PPO2
-    from stable_baselines.common.buffer_files import load_buffer, save_buffer
+    from stable_baselines.common.storage.buffer_files import load_buffer, save_buffer
     from stable_baselines.gail import ExpertDataset
     from tests.test_buffer_files import make_buffer
     ambiguous = "holds several members named '{}'"
@@ -497,7 +497,7 @@ def test_an_archive_with_two_members_of_one_name_is_refused_by_every_reader(save
 
 
 def test_a_replay_buffer_of_nan_transitions_is_refused(tmp_path: Any) -> None:
-    from stable_baselines.common.buffer_files import load_buffer, save_buffer
+    from stable_baselines.common.storage.buffer_files import load_buffer, save_buffer
     from tests.test_buffer_files import make_buffer, members_of, npy_bytes, write_members
     path = str(tmp_path / "buffer.npz")
     save_buffer(make_buffer("vector", True, 12), path)

@@ -1,9 +1,9 @@
-"""The shared feed-forward body of the SAC / TD3 / DDPG policies (common/offpolicy_policy.py)."""
+"""The shared feed-forward body of the SAC / TD3 / DDPG policies (common/policy_parts/offpolicy_policy.py)."""
 import numpy as np
 import pytest
 from gymnasium import spaces
 
-from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward, hidden_stack
+from stable_baselines.common.policy_parts.offpolicy_policy import OffPolicyFeedForward, hidden_stack
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.ddpg import policies as ddpg_policies
 from stable_baselines.sac import policies as sac_policies

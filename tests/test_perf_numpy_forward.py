@@ -1,5 +1,5 @@
 """
-The NumPy inference path of feed-forward actor-critic policies (common/numpy_forward.py,
+The NumPy inference path of feed-forward actor-critic policies (common/engine/numpy_forward.py,
 FeedForwardPolicy.enable_numpy_forward) gives the graph's answers, falls back to the graph for
 what it does not support, and is refreshed whenever the library changes the weights.
 Also: tf_util.feed_callable, and the fast paths of DummyVecEnv.
@@ -14,7 +14,7 @@ import pytest
 from gymnasium import spaces
 
 from stable_baselines import A2C, PPO2
-from stable_baselines.common import numpy_forward as nf
+from stable_baselines.common.engine import numpy_forward as nf
 from stable_baselines.common.identity_env import (IdentityEnv, IdentityEnvBox, IdentityEnvMultiBinary,
                                                   IdentityEnvMultiDiscrete)
 from stable_baselines.common.policies import ActorCriticPolicy, FeedForwardPolicy, MlpLstmPolicy, MlpPolicy

@@ -10,7 +10,7 @@ import pytest
 from gymnasium import spaces
 
 from stable_baselines import DQN, SAC, TD3
-from stable_baselines.common import numpy_forward as nf
+from stable_baselines.common.engine import numpy_forward as nf
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.gym_compat import make_env
@@ -345,7 +345,7 @@ def test_feed_callable_skips_rechecks_but_still_casts_and_rejects():
 
 
 def test_session_call_runs_update_tensors_without_fetching_them():
-    from stable_baselines.common.session_call import SessionCall
+    from stable_baselines.common.model.session_call import SessionCall
     graph = tf.Graph()
     with graph.as_default():
         inp = tf.placeholder(tf.float32, [], name="x")
@@ -364,7 +364,7 @@ def test_session_call_runs_update_tensors_without_fetching_them():
 
 
 def test_polyak_fresh_reads_see_the_updates_they_follow():
-    from stable_baselines.common.target_updates import polyak_updates
+    from stable_baselines.common.engine.target_updates import polyak_updates
     graph = tf.Graph()
     with graph.as_default():
         source = tf.Variable(np.array([1.0, 2.0], dtype=np.float32))

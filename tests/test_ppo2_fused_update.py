@@ -1,5 +1,5 @@
 """
-PPO2's update in one session call (``ppo2/fused_update.py``, ``common/repeated_step.py``): the parameters after a
+PPO2's update in one session call (``ppo2/fused_update.py``, ``common/engine/repeated_step.py``): the parameters after a
 seeded ``learn`` and the logged losses are those of the loop of one session call per minibatch, bit for bit, on
 every kind of action space, with action masks, dict observations and a CNN; the cases that keep the loop still do.
 """
@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from stable_baselines import PPO2
 from stable_baselines.common.identity_env import IdentityEnv, IdentityEnvBox, IdentityEnvMultiDiscrete
-from stable_baselines.common.repeated_step import RepeatedStep, run_indices
+from stable_baselines.common.engine.repeated_step import RepeatedStep, run_indices
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv
 from stable_baselines.ppo2.fused_update import _normalised_per_step, normalised_advantages

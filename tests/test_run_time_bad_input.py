@@ -2,7 +2,7 @@
 Bad input that shows only while a model runs — an env whose observations do not fit its space, NaN rewards, action
 noise of the wrong size, ragged observations or out-of-range actions given to ``predict``/``action_probability``:
 each ends in an error naming what was expected and what was given, checked where the values enter the collectors
-(stable_baselines/common/env_values.py), so every algorithm says the same.
+(stable_baselines/common/model/env_values.py), so every algorithm says the same.
 """
 from typing import Any
 

@@ -16,7 +16,8 @@ import pytest
 
 from stable_baselines import PPO2, SAC
 from stable_baselines.common import save_util
-from stable_baselines.common.model import extra_members, normalization
+from stable_baselines.common.model import normalization
+from stable_baselines.common.storage import extra_members
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.running_mean_std import RunningMeanStd
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError

@@ -1,5 +1,5 @@
 """
-The one choke point of session calls (common/tf_run.py): what a call draws and writes is found from the graph,
+The one choke point of session calls (common/engine/tf_run.py): what a call draws and writes is found from the graph,
 counted and reported by ``session_run``, ``FeedCallable`` and ``function``, never by the algorithms.
 """
 import numpy as np
@@ -8,8 +8,8 @@ import pytest
 from stable_baselines import TD3
 from stable_baselines.common import tf_util
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_random_draws import session_draws
-from stable_baselines.common.tf_run import CallEffects, session_run, watch_writes
+from stable_baselines.common.engine.tf_random_draws import session_draws
+from stable_baselines.common.engine.tf_run import CallEffects, session_run, watch_writes
 
 
 class _Watcher:

@@ -1,9 +1,9 @@
-"""The shape arithmetic of a repeated step, settled while the loop is built (common/shape_folding.py)."""
+"""The shape arithmetic of a repeated step, settled while the loop is built (common/engine/shape_folding.py)."""
 import numpy as np
 import pytest
 
-from stable_baselines.common.repeated_step import RepeatedStep
-from stable_baselines.common.shape_folding import ShapeFolder
+from stable_baselines.common.engine.repeated_step import RepeatedStep
+from stable_baselines.common.engine.shape_folding import ShapeFolder
 from stable_baselines.common.tf_compat import tf
 
 
@@ -125,7 +125,7 @@ def test_rows_per_step_must_be_a_positive_int(rows):
 
 def test_a_kernel_answer_is_asked_once_and_the_loop_is_the_same(monkeypatch):
     """Models of the same sizes ask the kernels the same questions: the second loop asks none, and is the same."""
-    from stable_baselines.common import shape_folding
+    from stable_baselines.common.engine import shape_folding
 
     monkeypatch.setattr(shape_folding, "_KERNEL_ANSWERS", {})
     asked = []

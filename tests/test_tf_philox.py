@@ -1,5 +1,5 @@
 """
-TensorFlow's seeded uniform draws reproduced in NumPy (stable_baselines/common/tf_philox.py), checked bit for bit
+TensorFlow's seeded uniform draws reproduced in NumPy (stable_baselines/common/engine/tf_philox.py), checked bit for bit
 against the graph, and the rollouts of A2C and PPO2 that use them.
 """
 import numpy as np
@@ -7,10 +7,10 @@ import pytest
 
 from stable_baselines import A2C, PPO2
 from stable_baselines.common import runners
-from stable_baselines.common.numpy_forward import numpy_activation
+from stable_baselines.common.engine.numpy_forward import numpy_activation
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_philox import OpUniformStream, philox_words, uniform_draws
-from stable_baselines.common.tf_random_draws import (OpDrawCount, add_draws, record_draws, session_draws,
+from stable_baselines.common.engine.tf_philox import OpUniformStream, philox_words, uniform_draws
+from stable_baselines.common.engine.tf_random_draws import (OpDrawCount, add_draws, record_draws, session_draws,
                                                       set_session_draws, settle_draws, values_drawn)
 from stable_baselines.common.vec_env import DummyVecEnv
 from tests.test_a2c_ppo2 import ZOO_CARTPOLE_KWARGS, make_env

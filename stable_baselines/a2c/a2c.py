@@ -6,15 +6,15 @@ import numpy as np
 from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
-from stable_baselines.common.data_parallel import averaged_gradients, data_parallel_for
+from stable_baselines.common.model.data_parallel import averaged_gradients, data_parallel_for
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
-from stable_baselines.common.returns import discount_with_dones, discounted_returns  # noqa: F401 (public here)
-from stable_baselines.common.rollouts import ReturnsBatch, collect_rollout, stopped_batch
+from stable_baselines.common.model.returns import discount_with_dones, discounted_returns  # noqa: F401 (public here)
+from stable_baselines.common.model.rollouts import ReturnsBatch, collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
-from stable_baselines.common.summaries import input_info_summaries
+from stable_baselines.common.model.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_util import float_input, mse
 

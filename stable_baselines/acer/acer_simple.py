@@ -14,9 +14,9 @@ from stable_baselines.common.model.arguments import check_gamma, check_learning_
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
-from stable_baselines.common.rollouts import collect_rollout, stopped_batch
+from stable_baselines.common.model.rollouts import collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner
-from stable_baselines.common.summaries import input_info_summaries
+from stable_baselines.common.model.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_layers import batch_to_seq, seq_to_batch
 from stable_baselines.common.tf_util import avg_norm, check_shape, gradient_add, q_explained_variance

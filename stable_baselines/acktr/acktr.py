@@ -13,10 +13,10 @@ from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
-from stable_baselines.common.returns import discounted_returns, gae_advantages
-from stable_baselines.common.rollouts import ReturnsBatch, collect_rollout, stopped_batch
+from stable_baselines.common.model.returns import discounted_returns, gae_advantages
+from stable_baselines.common.model.rollouts import ReturnsBatch, collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
-from stable_baselines.common.summaries import input_info_summaries
+from stable_baselines.common.model.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import float_input, mse
 

@@ -361,7 +361,7 @@ class ReplayBuffer(object):
                 self._normalize_obs(obses_tp1, env), dones)
 
     # ----------------------------------------------------------------------------------------------------------
-    # content as plain arrays (common/buffer_files.py writes and reads them)
+    # content as plain arrays (common/storage/buffer_files.py writes and reads them)
     # ----------------------------------------------------------------------------------------------------------
     def to_arrays(self) -> Tuple[dict, Dict[str, np.ndarray]]:
         """

@@ -11,7 +11,7 @@ import gymnasium
 from stable_baselines import logger
 from stable_baselines.bench import Monitor
 from stable_baselines.common.cmd_util import _monitor_path, atari_arg_parser, make_atari_env
-from stable_baselines.common.data_parallel import SEED_STRIDE, data_parallel_launch
+from stable_baselines.common.model.data_parallel import SEED_STRIDE, data_parallel_launch
 from stable_baselines.common.misc_util import mpi_rank_or_zero
 from stable_baselines.common.vec_env import VecEnv, VecFrameStack
 

@@ -15,7 +15,7 @@ import numpy as np
 from mpi4py import MPI
 
 from stable_baselines.common import tf_util
-from stable_baselines.common.data_parallel import allreduce_gradient
+from stable_baselines.common.model.data_parallel import allreduce_gradient
 from stable_baselines.common.tf_compat import tf
 
 

@@ -2,7 +2,7 @@
 Experience collection of the on-policy algorithms.
 
 - :class:`AbstractEnvRunner`: base of the vectorized runners of A2C, ACER, ACKTR and PPO2; the step loop itself
-  is :func:`~stable_baselines.common.rollouts.collect_rollout`.
+  is :func:`~stable_baselines.common.model.rollouts.collect_rollout`.
 - :func:`traj_segment_generator`: fixed-length segments of one environment (PPO1, TRPO, GAIL).
 - :func:`add_vtarg_and_adv`: GAE advantages and TD(lambda) targets of such a segment.
 """
@@ -13,10 +13,10 @@ import numpy as np
 
 from stable_baselines.common.action_masks import env_action_masks, mask_width
 from stable_baselines.common.callbacks import BaseCallback
-from stable_baselines.common.env_values import check_observation, check_rewards_finite
+from stable_baselines.common.model.env_values import check_observation, check_rewards_finite
 from stable_baselines.common.gym_compat import reset_env, step_env
-from stable_baselines.common.returns import gae_advantages
-from stable_baselines.common.rollouts import clip_to_space, notify_step
+from stable_baselines.common.model.returns import gae_advantages
+from stable_baselines.common.model.rollouts import clip_to_space, notify_step
 from stable_baselines.common.vec_env import VecEnv
 
 
@@ -26,7 +26,7 @@ class AbstractEnvRunner(ABC):
     (current observations, recurrent states, episode-start flags) from one rollout to the next.
     A rollout holds ``n_steps`` steps of every environment, ``n_steps * n_envs`` transitions in all.
 
-    Subclasses implement :meth:`_run`; those built on :func:`~stable_baselines.common.rollouts.collect_rollout`
+    Subclasses implement :meth:`_run`; those built on :func:`~stable_baselines.common.model.rollouts.collect_rollout`
     choose what differs through :attr:`recorded_outputs`, :attr:`start_states_name`,
     :attr:`advance_before_callback` and the hooks :meth:`policy_step`, :meth:`extra_columns`, :meth:`after_step`.
 
@@ -97,7 +97,7 @@ class AbstractEnvRunner(ABC):
     def sampled_model_step(self) -> Tuple[Any, ...]:
         """
         :meth:`model_step`, answered by the NumPy copy of the acting policy when it has one (see
-        :meth:`~stable_baselines.common.fast_path.FastPath.sampled_step`; masked steps and a ``step`` the user
+        :meth:`~stable_baselines.common.model.fast_path.FastPath.sampled_step`; masked steps and a ``step`` the user
         replaced go through :meth:`model_step`)
 
         :return: (tuple) actions, values, states, negative log-likelihoods

@@ -31,7 +31,7 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, NamedTuple,
 import cloudpickle
 import numpy as np
 
-from stable_baselines.common.model import extra_members
+from stable_baselines.common.storage import extra_members
 from stable_baselines.common.safe_loading import limits, load_pickle
 from stable_baselines.common.safe_loading.archive import ZIP_MAGIC, ParameterArchive, ZipModel, parse_json, \
     read_parameter_archive, read_whole
@@ -375,7 +375,7 @@ def save_to_zip(save_path_or_file: PathOrFile, data: Optional[Dict[str, Any]] = 
     :param params: (OrderedDict) Model parameters (variable name -> array) being stored, in order
         (None: no ``parameters`` / ``parameter_list`` members)
     :param extra: (dict) registered extra members, name -> value (JSON value or dict of arrays, see
-        :mod:`stable_baselines.common.model.extra_members`), written after the original's three members
+        :mod:`stable_baselines.common.storage.extra_members`), written after the original's three members
     :return: (str) the path written to, or None for a file-like object
     """
     serialized_data = data_to_json(data) if data is not None else None
@@ -462,7 +462,7 @@ class ModelFile(NamedTuple):
     :param data: (dict) the class parameters (None when not read, or absent)
     :param params: (ModelParameters) the parameters, read once the model knows its variables
     :param members: (dict) the registered extra members of a zip file, decoded (see
-        :mod:`stable_baselines.common.model.extra_members`); empty for ``.pkl`` files
+        :mod:`stable_baselines.common.storage.extra_members`); empty for ``.pkl`` files
     :param what: (str) the file, for messages
     """
 

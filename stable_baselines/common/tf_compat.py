@@ -219,7 +219,7 @@ def dim_value(dim: Any) -> Optional[int]:
 
 
 # ---------------------------------------------------------------------------------- graph internals, in one place
-# The repeated training step (common/repeated_step.py, common/shape_folding.py) builds inside a tf.while_loop and
+# The repeated training step (common/engine/repeated_step.py, common/engine/shape_folding.py) builds inside a tf.while_loop and
 # needs what TensorFlow's public API does not offer; these are the only uses of its private names.
 def control_flow_context(owner: Any) -> Any:
     """

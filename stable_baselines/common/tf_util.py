@@ -3,7 +3,7 @@ TensorFlow helpers every algorithm uses: small tensor expressions (losses, entro
 variable lookup by scope, and the tensorboard episode-reward logger.
 
 Running graphs (sessions, :func:`function`, :class:`FeedCallable`) lives in
-:mod:`stable_baselines.common.tf_run`, flat parameter vectors in :mod:`stable_baselines.common.tf_flat`,
+:mod:`stable_baselines.common.engine.tf_run`, flat parameter vectors in :mod:`stable_baselines.common.engine.tf_flat`,
 the recurrent batch/sequence reshaping in :mod:`stable_baselines.common.tf_layers`; all are
 importable from here too, where the manual documents them.
 """
@@ -13,10 +13,10 @@ from typing import Any, Callable, List, Optional, Sequence
 import numpy as np
 
 from stable_baselines.common.tf_compat import dim_value, tf
-from stable_baselines.common.tf_flat import (  # noqa: F401
+from stable_baselines.common.engine.tf_flat import (  # noqa: F401
     GetFlat, SetFromFlat, flatgrad, intprod, numel, var_shape)
 from stable_baselines.common.tf_layers import batch_to_seq, seq_to_batch  # noqa: F401
-from stable_baselines.common.tf_run import (  # noqa: F401
+from stable_baselines.common.engine.tf_run import (  # noqa: F401
     FeedCallable, feed_callable, function, in_session, initialize, make_session, session_run,
     single_threaded_session, variables_written)
 

@@ -22,7 +22,7 @@ from stable_baselines.common.export import UNSCALE, ExportSpec, box_spec
 from stable_baselines.common.gym_compat import as_gymnasium_env
 from stable_baselines.common.math_util import unscale_action
 from stable_baselines.common.noise import draw_action_noise
-from stable_baselines.common.persistence import SettingKind
+from stable_baselines.common.storage.persistence import SettingKind
 from stable_baselines.common.safe_loading.saved_objects import LegacyReplayMemory
 from stable_baselines.common.structured_obs import packed_width
 from stable_baselines.common.tf_compat import tf

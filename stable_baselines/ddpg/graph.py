@@ -16,7 +16,7 @@ from stable_baselines.common.model.off_policy import OffPolicyRLModel
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.mpi_running_mean_std import RunningMeanStd
 from stable_baselines.common.structured_obs import is_structured_space
-from stable_baselines.common.target_updates import hard_updates, polyak_update
+from stable_baselines.common.engine.target_updates import hard_updates, polyak_update
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.ddpg.cycles import DDPGRun
 from stable_baselines.ddpg.statistics import reduce_std, reduce_var, stats_ops_and_names

@@ -12,7 +12,7 @@ from typing import Any, Callable, List, Optional
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward, preset
+from stable_baselines.common.policy_parts.offpolicy_policy import OffPolicyFeedForward, preset
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
 from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures, packed_observations
 from stable_baselines.common.tf_compat import tf

@@ -19,7 +19,7 @@ from stable_baselines.common.model.off_policy_loop import LearnArguments, check_
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from stable_baselines.common.export import ARGMAX, ExportSpec
 from stable_baselines.common.schedules import LinearSchedule
-from stable_baselines.common.session_call import SessionCall
+from stable_baselines.common.model.session_call import SessionCall
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.deepq.build_graph import DQNGraph, build_dqn_graph
 from stable_baselines.deepq.loop_state import DQN_NAMES, DQNLoopState

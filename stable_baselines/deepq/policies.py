@@ -5,7 +5,7 @@ Variables are created under ``tf.variable_scope("model", reuse=reuse)`` with the
 in the original order: ``model/action_value/fully_connected/weights``, ``model/action_value/LayerNorm/beta``,
 ..., then (dueling) ``model/state_value/...``; so parameter files saved by the original library load into them.
 
-They do not build on the body the other off-policy policies share (``common/offpolicy_policy.py``): its hidden
+They do not build on the body the other off-policy policies share (``common/policy_parts/offpolicy_policy.py``): its hidden
 layers are ``dense`` layers named ``fc0``, ``fc1``, ... (``kernel``/``bias``), DQN's are unnamed
 ``fully_connected`` layers (``weights``/``biases``) that DQN files of the original library hold; its
 constructor does not take the shared observation placeholders (``obs_phs``) that DQN's network copies (target,
@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common import numpy_forward as nf
+from stable_baselines.common.engine import numpy_forward as nf
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
 from stable_baselines.common.policy_parts.multi_input import encode_entries, packed_observations
 from stable_baselines.common.structured_obs import is_structured_space
@@ -226,7 +226,7 @@ class FeedForwardPolicy(DQNPolicy):
                              variables: Optional[Sequence[tf.Variable]] = None) -> bool:
         """
         Let ``step`` and ``proba_step`` compute the Q-values in NumPy from a copy of the weights instead of
-        calling the session (see :mod:`stable_baselines.common.numpy_forward`): MLP feature extraction with a
+        calling the session (see :mod:`stable_baselines.common.engine.numpy_forward`): MLP feature extraction with a
         supported activation, dueling or not, layer-normalized or not. The copy is read from the graph on first
         use and after :meth:`invalidate_numpy_forward`; DQN also hands it the weights fetched with every
         training step.

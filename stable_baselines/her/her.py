@@ -17,7 +17,7 @@ from stable_baselines.common.base_class import BaseRLModel, OffPolicyRLModel, _U
 from stable_baselines.common.export import ExportSpec
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, make_env
 from stable_baselines.common.model.observations import reject_reset_tuple
-from stable_baselines.common.persistence import NONE, NUMBER, SIZED_SPACE, SettingKind
+from stable_baselines.common.storage.persistence import NONE, NUMBER, SIZED_SPACE, SettingKind
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines.her.replay_buffer import (GoalSelectionStrategy, HERReplayWrapperFactory,

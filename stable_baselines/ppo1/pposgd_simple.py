@@ -19,7 +19,7 @@ from stable_baselines.common.mpi_moments import mpi_moments
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.runners import add_vtarg_and_adv, traj_segment_generator
 from stable_baselines.common.schedules import SCHEDULES
-from stable_baselines.common.summaries import input_info_summaries
+from stable_baselines.common.model.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import total_episode_reward_logger
 

@@ -3,14 +3,14 @@ The whole update of PPO2 (every epoch, every minibatch) in one session call, for
 
 The minibatch order is drawn in NumPy with the same generator calls as the minibatch loop, the per-minibatch
 advantage normalisation is computed in NumPy as there, and the Adam steps run in a graph loop made by
-:class:`stable_baselines.common.repeated_step.RepeatedStep` from the model's own training step, so the parameters
+:class:`stable_baselines.common.engine.repeated_step.RepeatedStep` from the model's own training step, so the parameters
 and the statistics are those of the loop of session calls.
 """
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from stable_baselines.common.repeated_step import RepeatedStep, optional_repeated_step, run_indices
+from stable_baselines.common.engine.repeated_step import RepeatedStep, optional_repeated_step, run_indices
 
 
 def normalised_advantages(returns: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -7,15 +7,15 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
-from stable_baselines.common.data_parallel import averaged_gradients, data_parallel_for
+from stable_baselines.common.model.data_parallel import averaged_gradients, data_parallel_for
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import (check_gamma, check_learning_rate, check_minibatches,
                                                       check_positive_int)
 from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
-from stable_baselines.common.repeated_step import run_indices
-from stable_baselines.common.returns import gae_advantages
-from stable_baselines.common.rollouts import collect_rollout, stopped_batch
+from stable_baselines.common.engine.repeated_step import run_indices
+from stable_baselines.common.model.returns import gae_advantages
+from stable_baselines.common.model.rollouts import collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
 from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.tf_compat import tf

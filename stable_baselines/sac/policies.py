@@ -11,12 +11,12 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common import numpy_forward as nf
-from stable_baselines.common.offpolicy_policy import OffPolicyFeedForward, numpy_actor_variables, preset
+from stable_baselines.common.engine import numpy_forward as nf
+from stable_baselines.common.policy_parts.offpolicy_policy import OffPolicyFeedForward, numpy_actor_variables, preset
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
 from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_run import session_run
+from stable_baselines.common.engine.tf_run import session_run
 from stable_baselines.common.tf_layers import dense
 
 EPS = 1e-6  # Avoid NaN (prevents division by zero or log of zero)
@@ -256,7 +256,7 @@ class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
                              variables: Optional[Sequence[tf.Variable]] = None) -> bool:
         """
         Compute ``step`` and ``proba_step`` in NumPy from a copy of the actor's weights instead of running the
-        session (see :mod:`stable_baselines.common.numpy_forward`). Only an MLP actor built by ``make_actor``
+        session (see :mod:`stable_baselines.common.engine.numpy_forward`). Only an MLP actor built by ``make_actor``
         on the policy's own observations, with a supported activation, qualifies. The copy is refreshed
         from the graph after :meth:`invalidate_numpy_forward`; SAC also passes it the weights it fetches at
         each training step.

@@ -6,7 +6,7 @@ import numpy as np
 from stable_baselines.common import tf_util
 from stable_baselines.common.math_util import unscale_action
 from stable_baselines.common.model.squashed_actor import SquashedActorModel
-from stable_baselines.common.target_updates import hard_updates, mirrored_variables, polyak_updates
+from stable_baselines.common.engine.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.sac.policies import SACPolicy
 

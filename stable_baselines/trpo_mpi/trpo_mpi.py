@@ -28,10 +28,10 @@ from stable_baselines.common.misc_util import zipsame
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.on_policy import SegmentProgress, learn_locals
 from stable_baselines.common.mpi_adam import MpiAdam
-from stable_baselines.common.persistence import EXPERT_DATASET, NONE
+from stable_baselines.common.storage.persistence import EXPERT_DATASET, NONE
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.runners import add_vtarg_and_adv, traj_segment_generator
-from stable_baselines.common.summaries import input_info_summaries
+from stable_baselines.common.model.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import total_episode_reward_logger
 

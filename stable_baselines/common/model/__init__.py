@@ -12,4 +12,8 @@ public path of its classes):
 - :mod:`.parameters`: assigning parameter values; :mod:`.loading`: ``load``; :mod:`.pretraining`: behaviour
   cloning; :mod:`.context`: verbosity and tensorboard writer of a ``learn`` call;
   :mod:`.arguments`: argument checks shared by the algorithms.
+- :mod:`.rollouts`, :mod:`.returns`, :mod:`.env_values`: collecting rollouts, their returns, checking what the
+  env hands over; :mod:`.session_call`, :mod:`.summaries`: a training step's session call and its tensorboard
+  summaries; :mod:`.fast_path`: the NumPy copy of a policy behind ``predict``; :mod:`.data_parallel`:
+  training over MPI ranks.
 """

@@ -15,9 +15,9 @@ from gymnasium import spaces
 from stable_baselines import logger
 from stable_baselines.common import save_util, tf_util
 from stable_baselines.common.callbacks import BaseCallback, CallbackList, ConvertCallback, ProgressBarCallback
-from stable_baselines.common.data_parallel import DataParallel
+from stable_baselines.common.model.data_parallel import DataParallel
 from stable_baselines.common.export import ExportSpec, check_export_format, export_model
-from stable_baselines.common.fast_path import FastPath
+from stable_baselines.common.model.fast_path import FastPath
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, seed_on_next_reset
 from stable_baselines.common.math_util import safe_mean
 from stable_baselines.common.misc_util import set_global_seeds
@@ -32,7 +32,7 @@ from stable_baselines.common.model.loading import load_model
 from stable_baselines.common.model.observations import is_vectorized_observation, softmax
 from stable_baselines.common.model.pretraining import behaviour_cloning, build_cloning_graph, check_pretrain_inputs
 from stable_baselines.common.model.training_state import restore_training_state_members, training_state_members
-from stable_baselines.common.persistence import COMMON_SETTINGS, SettingKind
+from stable_baselines.common.storage.persistence import COMMON_SETTINGS, SettingKind
 from stable_baselines.common.policies import get_policy_from_name
 from stable_baselines.common.vec_env import VecEnv, VecNormalize
 from stable_baselines.common.vec_env.vec_normalize import NormalizationStatistics
@@ -62,7 +62,7 @@ class BaseRLModel(ABC):
 
     # the settings a model file holds for this algorithm (saved in this order, before COMMON_SETTINGS); names of
     # older versions' files that are read and dropped; kinds of the settings that the defaults do not tell
-    # (see stable_baselines.common.persistence)
+    # (see stable_baselines.common.storage.persistence)
     _saved_settings: Tuple[str, ...] = ()
     _legacy_settings: Tuple[str, ...] = ()
     _setting_kinds: Dict[str, SettingKind] = {}
@@ -592,7 +592,7 @@ class BaseRLModel(ABC):
         Rebuild a model from a file written by ``save``.
 
         Loading never runs code from the file: its entries must be the settings this algorithm saves, each of the
-        expected kind (see :mod:`stable_baselines.common.persistence` and the manual's page on saving).
+        expected kind (see :mod:`stable_baselines.common.storage.persistence` and the manual's page on saving).
 
         :param load_path: (str or file-like) the model file
         :param env: (gymnasium.Env or VecEnv) the environment to run the model on (None: predict only)
@@ -632,7 +632,7 @@ class BaseRLModel(ABC):
     def _extra_members_to_save(self) -> Dict[str, Any]:
         """
         :return: (dict) the extra members ``save`` writes beside the original's three, name -> value (see
-            :mod:`stable_baselines.common.model.extra_members`): the VecNormalize statistics, if any
+            :mod:`stable_baselines.common.storage.extra_members`): the VecNormalize statistics, if any
         """
         return normalization.statistics_members(self.get_normalization_statistics())
 

@@ -1,8 +1,8 @@
 """
 ``ALGO.load``: a model rebuilt from a model file, taking from the file only the settings the algorithm saves
-(checked by :mod:`stable_baselines.common.persistence`) and the parameter arrays (read against the shapes of
+(checked by :mod:`stable_baselines.common.storage.persistence`) and the parameter arrays (read against the shapes of
 the rebuilt model's variables); last, the model restores what it wants from the file's extra members
-(:mod:`stable_baselines.common.model.extra_members`).
+(:mod:`stable_baselines.common.storage.extra_members`).
 """
 import inspect
 import os
@@ -14,7 +14,7 @@ import numpy as np
 from stable_baselines.common import save_util
 from stable_baselines.common.gym_compat import convert_space
 from stable_baselines.common.model.training_state import has_training_state
-from stable_baselines.common.persistence import SettingKind, check_settings
+from stable_baselines.common.storage.persistence import SettingKind, check_settings
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 
 

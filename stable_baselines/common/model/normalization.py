@@ -3,7 +3,7 @@ The ``VecNormalize`` statistics inside a model file, so that one file is enough 
 normalized observations.
 
 ``model.save`` of a model whose environment holds a ``VecNormalize`` adds two extra members (see
-:mod:`stable_baselines.common.model.extra_members`): ``vec_normalize.json`` (the settings: ``clip_obs``,
+:mod:`stable_baselines.common.storage.extra_members`): ``vec_normalize.json`` (the settings: ``clip_obs``,
 ``clip_reward``, ``gamma``, ``epsilon``, ``norm_obs``, ``norm_reward`` and the layout ``format``) and
 ``vec_normalize.npz`` (``obs_mean``, ``obs_var``, ``obs_count``, ``ret_mean``, ``ret_var``, ``ret_count`` as
 float64 arrays). With a Dict observation space normalized per key (``norm_obs_keys``), the settings also list
@@ -18,7 +18,7 @@ from typing import Any, Dict, Optional
 from gymnasium import spaces
 
 from stable_baselines.common.model.environment import user_env
-from stable_baselines.common.model.extra_members import register_member
+from stable_baselines.common.storage.extra_members import register_member
 from stable_baselines.common.safe_loading import limits
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, VecNormalize

@@ -7,7 +7,7 @@ from typing import Any, Tuple
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.env_values import allowed_values
+from stable_baselines.common.model.env_values import allowed_values
 from stable_baselines.common.structured_obs import (add_batch_axis, check_no_extra_entries, entry_name, entry_values, is_batch,
                                                     is_structured_space, pack_batch, space_entries)
 

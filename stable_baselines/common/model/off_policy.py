@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.buffer_files import load_buffer, save_buffer
+from stable_baselines.common.storage.buffer_files import load_buffer, save_buffer
 from stable_baselines.common.buffers import ReplayBufferWrapper
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.training_state import episode_from_plain, episode_to_plain

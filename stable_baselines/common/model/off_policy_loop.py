@@ -46,7 +46,7 @@ from typing import Any, Callable, ContextManager, Dict, Generic, Iterator, List,
 
 import numpy as np
 
-from stable_baselines.common.env_values import check_observation
+from stable_baselines.common.model.env_values import check_observation
 from stable_baselines.common.gym_compat import reset_env, step_env
 
 

@@ -24,7 +24,7 @@ from stable_baselines.common.model.off_policy_loop import (ABSENT, LOOP_NAMES, L
                                                           OffPolicyLoopState)
 from stable_baselines.common.policies import BasePolicy
 from stable_baselines.common.schedules import get_schedule_fn
-from stable_baselines.common.session_call import SessionCall
+from stable_baselines.common.model.session_call import SessionCall
 from stable_baselines.common.tf_compat import tf
 
 # the name of the fetched actor weights in a single-call training step

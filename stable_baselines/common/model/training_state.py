@@ -11,7 +11,7 @@ What a :class:`TrainingState` holds:
   generators of the model's action and observation spaces;
 - where TensorFlow's random operations stand: a graph seeded with ``seed`` gives each random op a fixed stream,
   restarted by every new session; the library counts what its session calls draw from these ops
-  (:mod:`stable_baselines.common.tf_random_draws`) and a restored model draws (and drops) as many values from the
+  (:mod:`stable_baselines.common.engine.tf_random_draws`) and a restored model draws (and drops) as many values from the
   same ops first;
 - ``num_timesteps``, the objects of the model that keep state outside TensorFlow (MPI Adam optimizers, action
   noise, adaptive parameter-noise specs), the replay buffer of an off-policy model (in the format of
@@ -27,14 +27,14 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-from stable_baselines.common.buffer_files import buffer_from_bytes, buffer_to_bytes
+from stable_baselines.common.storage.buffer_files import buffer_from_bytes, buffer_to_bytes
 from stable_baselines.common.buffers import ReplayBuffer
-from stable_baselines.common.model.extra_members import register_member
+from stable_baselines.common.storage.extra_members import register_member
 from stable_baselines.common.noise import ActionNoise, AdaptiveParamNoiseSpec
 from stable_baselines.common.safe_loading import limits
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_random_draws import RANDOM_OP_TYPES, session_draws, set_session_draws
+from stable_baselines.common.engine.tf_random_draws import RANDOM_OP_TYPES, session_draws, set_session_draws
 
 VERSION = 1
 # values drawn per session call when a restored model advances a random op
@@ -45,7 +45,7 @@ MAX_SCALAR_DRAWS = 1 << 20
 # a value of an op of scalar output costs a session call: as much time as drawing this many values in one call
 SCALAR_DRAW_COST = 2048
 _MAX_JSON_INT = 1 << 130
-# the members of a model file that hold it (see stable_baselines.common.model.extra_members)
+# the members of a model file that hold it (see stable_baselines.common.storage.extra_members)
 STATE_MEMBER = register_member("training_state/state.json", 64 << 20)
 ARRAYS_MEMBER = register_member("training_state/arrays.npz", 4 * limits.MAX_PARAMETER_BYTES)
 BUFFER_MEMBER = register_member("training_state/replay_buffer.npz", limits.MAX_REPLAY_BUFFER_BYTES + (1 << 20))

@@ -8,6 +8,8 @@ The pieces behind :mod:`stable_baselines.common.policies`, one concern per modul
 - ``numpy_actor_critic``: the NumPy copy of a feed-forward MLP policy;
 - ``presets``: ``MlpPolicy``, ``CnnPolicy``, ``MlpLstmPolicy`` ... (fixed constructor arguments);
 - ``registry``: ``register_policy`` and ``get_policy_from_name``.
+- ``offpolicy_policy``: the feed-forward base of the DDPG, SAC and TD3 policies (public at their algorithms'
+  ``policies`` modules).
 
 Import them from :mod:`stable_baselines.common.policies`. The public classes and functions say they live there
 (``__module__``): model files name them by that path, and the original library reads our files.

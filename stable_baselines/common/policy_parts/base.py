@@ -21,8 +21,8 @@ from stable_baselines.common.input import observation_input
 from stable_baselines.common.policy_parts import public
 from stable_baselines.common.safe_loading.classes import register_policy_base
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_random_draws import settle_draws
-from stable_baselines.common.tf_run import session_run
+from stable_baselines.common.engine.tf_random_draws import settle_draws
+from stable_baselines.common.engine.tf_run import session_run
 
 
 @public

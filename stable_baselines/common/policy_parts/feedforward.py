@@ -8,14 +8,14 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.numpy_forward import numpy_forward_enabled
+from stable_baselines.common.engine.numpy_forward import numpy_forward_enabled
 from stable_baselines.common.policy_parts import public
 from stable_baselines.common.policy_parts.base import ActorCriticPolicy
 from stable_baselines.common.policy_parts.extractors import NetArch, mlp_extractor, nature_cnn
 from stable_baselines.common.policy_parts.numpy_actor_critic import NumpyActorCriticForward
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import flatten, linear
-from stable_baselines.common.tf_random_draws import settle_draws
+from stable_baselines.common.engine.tf_random_draws import settle_draws
 from stable_baselines.common.tf_util import FeedCallable, feed_callable
 
 # the MLP of a policy built without ``layers`` or ``net_arch``
@@ -141,7 +141,7 @@ class FeedForwardPolicy(ActorCriticPolicy):
         """
         Answer ``step`` (deterministic), ``proba_step`` and ``value`` in NumPy, from a copy of the weights
         read on first use and after each :meth:`invalidate_numpy_forward`
-        (see :mod:`stable_baselines.common.numpy_forward`). Only MLP policies whose three methods are
+        (see :mod:`stable_baselines.common.engine.numpy_forward`). Only MLP policies whose three methods are
         this class's qualify; the graph still answers whatever the copy cannot reproduce exactly.
 
         :param rng: (np.random.Generator) generator of sampled actions (None: unseeded)

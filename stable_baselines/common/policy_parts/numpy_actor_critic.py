@@ -1,5 +1,5 @@
 """
-The NumPy copy of a feed-forward MLP actor-critic policy (see :mod:`stable_baselines.common.numpy_forward`):
+The NumPy copy of a feed-forward MLP actor-critic policy (see :mod:`stable_baselines.common.engine.numpy_forward`):
 ``step``, ``proba_step`` and ``value`` without a session call, from weights read out of the graph.
 """
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common import numpy_forward as nf
+from stable_baselines.common.engine import numpy_forward as nf
 from stable_baselines.common.distributions import (BernoulliProbabilityDistribution,
                                                    CategoricalProbabilityDistribution,
                                                    DiagGaussianProbabilityDistribution,
@@ -31,7 +31,7 @@ _NO_STD = np.zeros((1, 0), dtype=np.float32)
 class NumpyActorCriticForward(object):
     """
     The inference of a feed-forward MLP actor-critic policy in NumPy (see
-    :mod:`stable_baselines.common.numpy_forward`), from a copy of the weights that is read from the
+    :mod:`stable_baselines.common.engine.numpy_forward`), from a copy of the weights that is read from the
     graph (one session call) whenever :attr:`stale` is set. Every method returns None when it cannot
     answer exactly like the graph (unexpected input), and the policy then runs the graph.
 

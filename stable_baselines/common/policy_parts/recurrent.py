@@ -14,7 +14,7 @@ from stable_baselines.common.policy_parts.extractors import (NetArch, branch_siz
                                                              is_layer_size, nature_cnn)
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import batch_to_seq, flatten, linear, lstm, seq_to_batch
-from stable_baselines.common.tf_run import session_run
+from stable_baselines.common.engine.tf_run import session_run
 
 # the layers before the LSTM of a legacy (``layers``) MLP policy that gives none
 DEFAULT_LAYERS = (64, 64)

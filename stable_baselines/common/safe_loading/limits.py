@@ -18,7 +18,7 @@ MAX_PARAMETER_BYTES = 1 << 30
 MAX_DATASET_BYTES = 1 << 30
 #: largest image of an expert dataset whose observations are image files (width x height x channels bytes)
 MAX_IMAGE_BYTES = 64 << 20
-#: largest replay buffer file (``stable_baselines.common.buffer_files.load_buffer``): its size on disk and the
+#: largest replay buffer file (``stable_baselines.common.storage.buffer_files.load_buffer``): its size on disk and the
 #: total of the arrays the buffer it describes allocates (an Atari buffer of 1e6 frame stacks takes about 7.5 GB)
 MAX_REPLAY_BUFFER_BYTES = 16 << 30
 #: largest capacity (transitions) of a replay buffer read from a file

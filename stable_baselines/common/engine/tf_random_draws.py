@@ -7,7 +7,7 @@ drawn, whatever the calls that drew them. Knowing how many values each op of a s
 another session of the same graph to continue identically: it draws as many first (see
 :func:`stable_baselines.common.model.training_state.advance_random_ops`).
 
-The library's session calls (:mod:`stable_baselines.common.tf_run`) count the draws of what they run with
+The library's session calls (:mod:`stable_baselines.common.engine.tf_run`) count the draws of what they run with
 :func:`count_draws`; the counts of a session are :func:`session_draws`.
 """
 import weakref
@@ -170,7 +170,7 @@ def values_drawn(sess: Any, op_name: str) -> int:
 def add_draws(sess: Any, op: Any, n_values: int) -> None:
     """
     Count values computed outside the graph in place of a random op's next ones (see
-    :mod:`stable_baselines.common.tf_philox`) as drawn by the op. Its kernel has not moved past them: the
+    :mod:`stable_baselines.common.engine.tf_philox`) as drawn by the op. Its kernel has not moved past them: the
     session's next call of the op's users must be preceded by :func:`settle_draws`.
 
     :param sess: (tf.Session) the session whose op's stream they come from

@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Literal, Optional, Sequen
 import numpy as np
 
 if TYPE_CHECKING:
-    from stable_baselines.common.tf_philox import OpUniformStream
+    from stable_baselines.common.engine.tf_philox import OpUniformStream
 
 LAYER_NORM_EPSILON = 1e-12
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)

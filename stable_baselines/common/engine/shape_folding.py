@@ -1,6 +1,6 @@
 """
 Shape arithmetic settled while a training step is copied into a loop body
-(see :class:`stable_baselines.common.repeated_step.RepeatedStep`).
+(see :class:`stable_baselines.common.engine.repeated_step.RepeatedStep`).
 
 The gradient of every broadcasting operation carries a little integer program (``Shape``,
 ``BroadcastGradientArgs``, ``Reshape``, ``Sum`` over the broadcast axes, ...), and a loop body runs each

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Protoco
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.env_values import check_observation, check_rewards_finite
+from stable_baselines.common.model.env_values import check_observation, check_rewards_finite
 
 if TYPE_CHECKING:
     from stable_baselines.common.callbacks import BaseCallback

@@ -4,7 +4,7 @@ Running graphs: sessions, a cheap repeated ``sess.run`` (:class:`FeedCallable`) 
 
 Every session call of the library goes through :func:`session_run`, a :class:`FeedCallable` or a :func:`function`:
 the one place that keeps the books of what a call changes besides its results (:class:`CallEffects`): it counts
-the values drawn by the random ops it ran (:mod:`stable_baselines.common.tf_random_draws`, for exact resume) and
+the values drawn by the random ops it ran (:mod:`stable_baselines.common.engine.tf_random_draws`, for exact resume) and
 tells the session's watchers (:func:`watch_writes`, the NumPy fast path) which variables it wrote.
 """
 import functools
@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, MutableMapping, Optiona
 import numpy as np
 
 from stable_baselines.common.tf_compat import quiet_device_start, tf
-from stable_baselines.common.tf_random_draws import count_draws, ops_behind, random_ops_among
+from stable_baselines.common.engine.tf_random_draws import count_draws, ops_behind, random_ops_among
 
 
 # ------------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set
 
 import numpy as np
 
-from stable_baselines.common.shape_folding import ShapeFolder
+from stable_baselines.common.engine.shape_folding import ShapeFolder
 from stable_baselines.common.tf_compat import control_flow_context, is_ref_dtype, tf
 
 # operations that hold state: never copied, the copies refer to the original ones
@@ -73,7 +73,7 @@ class RepeatedStep:
     :param name: (str) name scope of the copies
     :param rows_per_step: (int) the number of rows every iteration gathers, when it is always the same (the
         copies then have static shapes, and the shape arithmetic of the step is settled once, see
-        :mod:`stable_baselines.common.shape_folding`; the indices fed must then have this many columns)
+        :mod:`stable_baselines.common.engine.shape_folding`; the indices fed must then have this many columns)
     :raises NotRepeatable: the step contains an operation that cannot be copied faithfully, or depends on a
         placeholder of none of the three kinds
     """

@@ -2,12 +2,12 @@
 The NumPy fast path of one model, behind one object.
 
 A session call costs far more than the forward pass of a small MLP, so the policies that can (see
-:mod:`stable_baselines.common.numpy_forward`) act from a NumPy copy of their weights. Each model owns one
+:mod:`stable_baselines.common.engine.numpy_forward`) act from a NumPy copy of their weights. Each model owns one
 :class:`FastPath` (``model.fast_path``); the algorithms use nothing else to reach the copies:
 
 - ``enable(policy, variables=None)`` when the acting graph is built: the policy keeps a copy if its kind allows;
 - nothing after a change of the weights: every session call of the library reports the variables it wrote (a
-  training step, a load, MPI synchronisation; see :func:`stable_baselines.common.tf_run.session_run`) to
+  training step, a load, MPI synchronisation; see :func:`stable_baselines.common.engine.tf_run.session_run`) to
   ``variables_written``, and the copies holding one of them read the graph again before their next use;
 - ``weights_after(policy, ops)`` / ``receive_weights(policy, values)`` for a training step done in one session
   call: the step also returns the copy's new weights, so the copy never needs a call of its own;
@@ -25,12 +25,12 @@ from typing import Any, Callable, FrozenSet, Optional, Sequence, Tuple
 
 import numpy as np
 
-from stable_baselines.common.numpy_forward import make_rng
+from stable_baselines.common.engine.numpy_forward import make_rng
 from stable_baselines.common.policy_parts.base import BasePolicy
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_philox import OpUniformStream
-from stable_baselines.common.tf_random_draws import random_ops_behind
-from stable_baselines.common.tf_run import watch_writes
+from stable_baselines.common.engine.tf_philox import OpUniformStream
+from stable_baselines.common.engine.tf_random_draws import random_ops_behind
+from stable_baselines.common.engine.tf_run import watch_writes
 
 # graph_draws_of: a policy whose sampling op was not looked for yet
 _NOT_LOOKED_UP: Any = object()
@@ -189,7 +189,7 @@ class FastPath:
         """
         The seeded uniform op behind the policy's sampled action, when there is one: the NumPy draws of
         :meth:`sampled_step` then take its numbers (TensorFlow's stream, reproduced by
-        :mod:`stable_baselines.common.tf_philox`), so they pick the actions the graph would have picked.
+        :mod:`stable_baselines.common.engine.tf_philox`), so they pick the actions the graph would have picked.
 
         :param policy: (BasePolicy) the acting policy
         :return: (OpUniformStream or None) the op's stream in the policy's session; None for an unseeded graph or

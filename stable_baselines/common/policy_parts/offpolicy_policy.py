@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from gymnasium import spaces
 
-from stable_baselines.common import numpy_forward as nf
-from stable_baselines.common.policies import BasePolicy, nature_cnn
+from stable_baselines.common.engine import numpy_forward as nf
+from stable_baselines.common.policy_parts.base import BasePolicy
+from stable_baselines.common.policy_parts.extractors import nature_cnn
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import dense, flatten, layer_norm as layer_norm_layer
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from stable_baselines.common.misc_util import mpi_size_or_one
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_run import session_run
+from stable_baselines.common.engine.tf_run import session_run
 
 # "0" (or "false", "no", "off") makes every rank of an MPI launch train on its own
 OPT_OUT_VARIABLE = "STABLE_BASELINES_DATA_PARALLEL"

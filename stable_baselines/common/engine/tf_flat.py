@@ -8,7 +8,7 @@ from typing import Any, Iterable, List, Optional, Sequence
 import numpy as np
 
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_run import session_run
+from stable_baselines.common.engine.tf_run import session_run
 
 
 def var_shape(tensor: Any) -> List[int]:

@@ -8,7 +8,7 @@ from position ``p`` fills them four at a time: group ``g`` is the Philox block o
 32-bit words turned into a float in [0, 1) by putting its low 23 bits under the exponent of 1.0 and subtracting 1.
 
 So the values the op would give in its next call follow from its two seeds and the number of values it has drawn
-in the session so far (:mod:`stable_baselines.common.tf_random_draws` keeps that number): :func:`uniform_draws`
+in the session so far (:mod:`stable_baselines.common.engine.tf_random_draws` keeps that number): :func:`uniform_draws`
 computes them bit for bit, and :class:`OpUniformStream` stands in for one op of a session, keeping the count
 up to date and computing the values of many future calls of the same size in one vectorised pass.
 """
@@ -16,7 +16,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from stable_baselines.common.tf_random_draws import OpDrawCount
+from stable_baselines.common.engine.tf_random_draws import OpDrawCount
 
 # the multipliers of the Philox-4x32 round and the constants added to the key between rounds
 _MUL_A = np.uint64(0xD2511F53)
@@ -104,7 +104,7 @@ class OpUniformStream:
     """
     A seeded float32 ``RandomUniform`` op of a session, drawn in NumPy: :meth:`draw` gives what the op's next call
     would give and counts the values as drawn by that op in the session (an exact resume sees them all; graph calls
-    of the op can alternate with NumPy draws when :func:`~stable_baselines.common.tf_random_draws.settle_draws`
+    of the op can alternate with NumPy draws when :func:`~stable_baselines.common.engine.tf_random_draws.settle_draws`
     precedes them).
 
     Calls of one size are computed ``lookahead`` at a time: the position of a call depends only on the op's count
