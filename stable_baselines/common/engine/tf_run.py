@@ -296,6 +296,9 @@ def _shape_fits(expected: Optional[tuple], given: tuple) -> bool:
     return all(want is None or want == got for want, got in zip(expected, given))
 
 
+_NOT_BUILT = object()
+
+
 class FeedCallable(object):
     """
     ``f(*values)`` computing ``sess.run(fetches, dict(zip(feeds, values)))`` at a fraction of the cost.
@@ -331,7 +334,9 @@ class FeedCallable(object):
         # per feed, the shape of the last array accepted as it was (exact ndarray of the feed's dtype): an array of
         # that type and shape is passed on without a new check
         self._accepted: List[Optional[tuple]] = [None] * len(self.feeds)
-        self._callable = self._build_callable()
+        # built at the first call: TensorFlow prepares the subgraph then, as Session.run would at its first call, and
+        # a call that is never made (a variant of a training step the settings do not use) costs nothing
+        self._callable: Any = _NOT_BUILT
         self._effects = CallEffects(self.fetches)
 
     def _build_callable(self) -> Optional[Callable]:
@@ -381,6 +386,8 @@ class FeedCallable(object):
                 self.n_args, ", ".join(feed.name for feed in self.feeds), len(args)))
         if not self._all_positions:
             args = tuple(args[position] for position in self._positions)
+        if self._callable is _NOT_BUILT:
+            self._callable = self._build_callable()
         if self._callable is None or not self.fetches:
             values = self.sess.run(self.fetches, dict(zip(self.feeds, args)))
         else:
