@@ -8,6 +8,10 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # oneDNN's fused kernels round differently on some CPUs (seen: LayerNorm-LSTM probabilities 6e-4 off the original
 # library's on a machine with AMX); the comparisons with the original's numbers use TensorFlow's reference kernels
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+# the two workers of ``pytest -n 2`` (and the processes tests start) share the machine's cores: a session made with
+# n_cpu_tf_sess=None gets one thread per pool (make_session reads RCALL_NUM_CPU for its default, as the original's did)
+# instead of pools as large as the machine in every process
+os.environ.setdefault("RCALL_NUM_CPU", "1")
 # CI runs as root; Open MPI refuses that unless told it is intended
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
