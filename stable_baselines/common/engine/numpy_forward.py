@@ -313,7 +313,8 @@ class SingleRowStack(object):
         self._input_view = self._input[0, :n_in]
         self._steps = []
         # a single row's answer already differs from the graph's within float32 rounding (the folded bias), so it
-        # takes NumPy's tanh: the kernel-exact one costs ~10 us per layer, the whole budget of a predict
+        # takes NumPy's tanh: the kernel-exact one would cost a single-row predict as much as the rest of it
+        # (docs/misc/performance.rst)
         if activation is _tanh:
             activation = _tanh_fast
         source = self._input
