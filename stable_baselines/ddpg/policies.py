@@ -12,9 +12,11 @@ from typing import Any, Callable, List, Optional
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.policy_parts.offpolicy_policy import OffPolicyFeedForward, preset
+from stable_baselines.common.policy_parts.offpolicy_policy import (BOX, NETWORK, DeterministicActor,
+                                                                   OffPolicyFeedForward, presets)
+from stable_baselines.common.policy_parts.ready_made import BATCH, parameters_doc
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
-from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures, packed_observations
+from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures, multi_input_doc, packed_observations
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import dense
 
@@ -24,19 +26,11 @@ def _small_uniform() -> Any:
     return tf.random_uniform_initializer(minval=-3e-3, maxval=3e-3)
 
 
-class DDPGPolicy(BasePolicy):
-    """
+class DDPGPolicy(DeterministicActor, BasePolicy):
+    __doc__ = """
     Base of the DDPG policies: a deterministic actor and one Q-value critic. Subclasses build the networks.
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space (DDPG acts in continuous spaces only)
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param scale: (bool) divide image observations by 255
-    """
+""" + parameters_doc(*BATCH, "scale", ac_space=BOX + " (DDPG acts in continuous spaces only)")
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False) -> None:
@@ -48,17 +42,6 @@ class DDPGPolicy(BasePolicy):
         self.qvalue_fn: Any = None
         self.policy = None
 
-    def make_actor(self, obs: Optional[tf.Tensor] = None, reuse: bool = False, scope: str = "pi") -> tf.Tensor:
-        """
-        Build the actor.
-
-        :param obs: (tf.Tensor) observations to act on (None: the policy's processed observations)
-        :param reuse: (bool) reuse the variables of the scope
-        :param scope: (str) variable scope of the actor (also the name of its output layer)
-        :return: (tf.Tensor) the actions, in [-1, 1]
-        """
-        raise NotImplementedError
-
     def make_critic(self, obs: Optional[tf.Tensor] = None, action: Optional[tf.Tensor] = None,
                     reuse: bool = False, scope: str = "qf") -> tf.Tensor:
         """
@@ -69,28 +52,6 @@ class DDPGPolicy(BasePolicy):
         :param reuse: (bool) reuse the variables of the scope
         :param scope: (str) variable scope of the critic
         :return: (tf.Tensor) the Q-values, shape (batch, 1)
-        """
-        raise NotImplementedError
-
-    def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
-        """
-        Actions for a batch of observations.
-
-        :param obs: (np.ndarray) observations
-        :param state: (np.ndarray) unused (no recurrent state)
-        :param mask: (np.ndarray) unused (no recurrent state)
-        :return: (np.ndarray) actions in [-1, 1]
-        """
-        raise NotImplementedError
-
-    def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
-        """
-        The actor is deterministic: the actions of :meth:`step`.
-
-        :param obs: (np.ndarray) observations
-        :param state: (np.ndarray) unused (no recurrent state)
-        :param mask: (np.ndarray) unused (no recurrent state)
-        :return: (np.ndarray) actions in [-1, 1]
         """
         raise NotImplementedError
 
@@ -109,24 +70,11 @@ class DDPGPolicy(BasePolicy):
 
 
 class FeedForwardPolicy(OffPolicyFeedForward, DDPGPolicy):
-    """
+    __doc__ = """
     DDPG policy whose actor and critic are feed-forward networks over CNN features or flattened observations
     (each network has its own weights).
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param layers: ([int]) widths of the hidden layers of both networks (None: [64, 64])
-    :param cnn_extractor: (function (tf.Tensor, ``**kwargs``): tf.Tensor) the CNN of 'cnn' feature extraction
-    :param feature_extraction: (str) 'cnn' or 'mlp'
-    :param layer_norm: (bool) layer normalisation in the hidden layers
-    :param act_fun: (tf.function) activation of the hidden layers
-    :param kwargs: (dict) arguments of the CNN extractor
-    """
+""" + parameters_doc(*BATCH, *NETWORK, ac_space=BOX)
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: Optional[int], reuse: bool = False,
@@ -170,9 +118,6 @@ class FeedForwardPolicy(OffPolicyFeedForward, DDPGPolicy):
             raise RuntimeError("The actor has not been built: call make_actor() before step()")
         return self.sess.run(self.policy, {self.obs_ph: obs})
 
-    def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
-        return self.step(obs, state, mask)
-
     def value(self, obs: np.ndarray, action: np.ndarray, state: Optional[np.ndarray] = None,
               mask: Optional[np.ndarray] = None) -> Any:
         if self._qvalue is None:
@@ -180,28 +125,12 @@ class FeedForwardPolicy(OffPolicyFeedForward, DDPGPolicy):
         return self.sess.run(self._qvalue, {self.obs_ph: obs, self.action_ph: action})
 
 
-CnnPolicy = preset(FeedForwardPolicy, "CnnPolicy", "DDPG policy on images: both networks start with the Nature CNN.",
-                   "cnn", batch_defaults=False)
-LnCnnPolicy = preset(FeedForwardPolicy, "LnCnnPolicy", "DDPG policy on images (Nature CNN), layer-normalised hidden "
-                     "layers.", "cnn", layer_norm=True, batch_defaults=False)
-MlpPolicy = preset(FeedForwardPolicy, "MlpPolicy", "DDPG policy with MLP networks (two hidden layers of 64 unless "
-                   "``layers`` says otherwise).", "mlp", batch_defaults=False)
-LnMlpPolicy = preset(FeedForwardPolicy, "LnMlpPolicy", "DDPG policy with MLP networks, layer-normalised hidden layers.",
-                     "mlp", layer_norm=True, batch_defaults=False)
-for _policy in (CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy):
-    register_policy(_policy.__name__, _policy)
-
+CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy = presets(FeedForwardPolicy, "DDPG", batch_defaults=False)
 
 
 class MultiInputPolicy(MultiInputFeatures, FeedForwardPolicy):
-    """
-    DDPG policy for Dict and Tuple observation spaces (nested too): in the actor and in the critic, every entry is
-    encoded by its kind (the Nature CNN for images, an MLP for vectors, one-hot for discrete entries, see
-    :func:`~stable_baselines.common.policy_parts.multi_input.encode_entries`), the codes are concatenated, then the
-    hidden ``layers`` follow. DDPG's ``normalize_observations`` does not apply (use ``VecNormalize``).
-
-    Parameters: those of :class:`~stable_baselines.common.policy_parts.multi_input.MultiInputFeatures`.
-    """
+    __doc__ = multi_input_doc("DDPG", "critic", "DDPG's ``normalize_observations`` does not apply (use\n"
+                                 "    ``VecNormalize``).")
 
     def value(self, obs: Any, action: np.ndarray, state: Optional[np.ndarray] = None,
               mask: Optional[np.ndarray] = None) -> Any:

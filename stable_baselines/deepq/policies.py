@@ -18,30 +18,28 @@ from gymnasium import spaces
 
 from stable_baselines.common.engine import numpy_forward as nf
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
-from stable_baselines.common.policy_parts.multi_input import encode_entries, packed_observations
-from stable_baselines.common.structured_obs import is_structured_space
+from stable_baselines.common.policy_parts.multi_input import (ENCODERS, STRUCTURED, GraphOnly, encode_entries,
+                                                             encoder_settings, packed_observations)
+from stable_baselines.common.policy_parts.ready_made import BATCH, four_presets, parameters_doc
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import flatten, fully_connected, layer_norm as layer_norm_layer
 
 
+# the wording of the parameters of the DQN policies
+_WORDING = dict(
+    ac_space="(gym.Space) action space (Discrete)",
+    obs_phs="(tf.Tensor, tf.Tensor) existing observation placeholder and processed observation to build on (DQN's\n"
+            "        networks share them), or None to create them (``obs_ph`` is accepted as another name for it)",
+    dueling="(bool) split the network into a state value and centred action advantages (dueling architecture,\n"
+            "        https://arxiv.org/abs/1511.06581)")
+
+
 class DQNPolicy(BasePolicy):
-    """
+    __doc__ = """
     Base of the DQN policies: a network giving one Q-value per discrete action (``q_values``) and their softmax
     (``policy_proba``).
 
-    :param sess: (TensorFlow session) the session
-    :param ob_space: (Gym Space) the observation space
-    :param ac_space: (Gym Space) the action space (Discrete)
-    :param n_env: (int) the number of environments
-    :param n_steps: (int) the number of steps per environment in a batch
-    :param n_batch: (int) the batch size (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an existing network
-    :param scale: (bool) divide image observations by 255
-    :param obs_phs: (TensorFlow Tensor, TensorFlow Tensor) existing observation placeholder and processed
-        observation to build on (DQN's networks share them), or None to create them
-    :param dueling: (bool) split the network into a state value and centred action advantages (dueling
-        architecture, https://arxiv.org/abs/1511.06581)
-    """
+""" + parameters_doc(*BATCH, "scale", "obs_phs", "dueling", **_WORDING)
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False,
@@ -104,30 +102,14 @@ def _hidden_stack(features: tf.Tensor, layers: List[int], layer_norm: bool, act_
 
 
 class FeedForwardPolicy(DQNPolicy):
-    """
+    __doc__ = """
     A feed-forward Q network: CNN features (``cnn_extractor``) or the flattened observation through ``layers``,
     then one linear output per action; with ``dueling``, a second stream of the same hidden layers gives the state
     value, and ``Q = V + (A - mean(A))``.
 
-    :param sess: (TensorFlow session) the session
-    :param ob_space: (Gym Space) the observation space
-    :param ac_space: (Gym Space) the action space (Discrete)
-    :param n_env: (int) the number of environments
-    :param n_steps: (int) the number of steps per environment in a batch
-    :param n_batch: (int) the batch size (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an existing network
-    :param layers: ([int]) the sizes of the hidden layers (None: [64, 64]); with CNN features only the state-value
-        stream uses them
-    :param cnn_extractor: (function (TensorFlow Tensor, ``**kwargs``): (TensorFlow Tensor)) the CNN turning
-        (scaled) images into features
-    :param feature_extraction: (str) "cnn" or "mlp"
-    :param obs_phs: (TensorFlow Tensor, TensorFlow Tensor) existing observation placeholder and processed
-        observation to build on, or None (``obs_ph`` is accepted as another name for it)
-    :param layer_norm: (bool) layer normalisation after each hidden layer (before the activation)
-    :param dueling: (bool) the dueling architecture (https://arxiv.org/abs/1511.06581)
-    :param act_fun: (tf.func) the activation of the hidden layers
-    :param kwargs: (dict) extra keyword arguments for ``cnn_extractor``
-    """
+""" + parameters_doc(*BATCH, "layers", "cnn_extractor", "feature_extraction", "obs_phs", "layer_norm", "dueling",
+                     "act_fun", "kwargs", layers="([int]) the sizes of the hidden layers (None: [64, 64]); with CNN "
+                     "features only the state-value\n        stream uses them", **_WORDING)
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: Optional[int], reuse: bool = False, layers: Optional[List[int]] = None,
@@ -183,15 +165,6 @@ class FeedForwardPolicy(DQNPolicy):
 
     def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
              deterministic: bool = True) -> Tuple[np.ndarray, np.ndarray, None]:
-        """
-        Actions and Q-values for a batch of observations.
-
-        :param obs: (np.ndarray float or int) the observations
-        :param state: (np.ndarray float) unused (no recurrent DQN policy)
-        :param mask: (np.ndarray float) unused
-        :param deterministic: (bool) the greedy actions (True) or actions drawn from the softmax of the Q-values
-        :return: (np.ndarray int, np.ndarray float, np.ndarray float) the actions, the Q-values, None (no state)
-        """
         forward = self._numpy_forward
         q_values = None if forward is None else forward.q_values(obs)
         if q_values is None:
@@ -208,14 +181,6 @@ class FeedForwardPolicy(DQNPolicy):
 
     def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None,
                    mask: Optional[np.ndarray] = None) -> np.ndarray:
-        """
-        The softmax of the Q-values for a batch of observations.
-
-        :param obs: (np.ndarray float or int) the observations
-        :param state: (np.ndarray float) unused
-        :param mask: (np.ndarray float) unused
-        :return: (np.ndarray float) one probability per action and observation
-        """
         forward = self._numpy_forward
         q_values = None if forward is None else forward.q_values(obs)
         if q_values is not None:
@@ -336,97 +301,37 @@ class _NumpyQNetwork(nf.NumpyNetworkCopy):
         return state_score + (scores - scores.mean(axis=1, keepdims=True))
 
 
-_PRESET_PARAMETERS = """
-    :param sess: (TensorFlow session) the session
-    :param ob_space: (Gym Space) the observation space
-    :param ac_space: (Gym Space) the action space (Discrete)
-    :param n_env: (int) the number of environments
-    :param n_steps: (int) the number of steps per environment in a batch
-    :param n_batch: (int) the batch size (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an existing network
-    :param obs_ph: (TensorFlow Tensor, TensorFlow Tensor) existing observation placeholder and processed
-        observation to build on, or None (``obs_phs`` is accepted as another name for it)
-    :param dueling: (bool) the dueling architecture (https://arxiv.org/abs/1511.06581)
-    :param kwargs: (dict) further arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ...) and of
-        the CNN feature extraction
-"""
-
-
 class _PresetPolicy(FeedForwardPolicy):
-    __doc__ = """
-    A :class:`FeedForwardPolicy` whose feature extraction and layer normalisation its subclass fixes.
-""" + _PRESET_PARAMETERS
+    """A DQN :class:`FeedForwardPolicy` whose subclass fixes some constructor keywords (``_fixed``)."""
 
-    feature_extraction_kind = "mlp"
-    normalized = False
+    _fixed: Dict[str, Any] = {}
 
     def __init__(self, sess, ob_space, ac_space, n_env, n_steps, n_batch,
                  reuse=False, obs_ph=None, dueling=True, **kwargs):
         other_spelling = kwargs.pop("obs_phs", None)
         super(_PresetPolicy, self).__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse,
-                                            feature_extraction=self.feature_extraction_kind,
                                             obs_phs=other_spelling if obs_ph is None else obs_ph, dueling=dueling,
-                                            layer_norm=self.normalized, **kwargs)
+                                            **self._fixed, **kwargs)
 
 
-class CnnPolicy(_PresetPolicy):
-    __doc__ = """
-    DQN policy on the features of the Nature CNN (Mnih et al., 2015).
-""" + _PRESET_PARAMETERS
-
-    feature_extraction_kind = "cnn"
-
-
-class LnCnnPolicy(_PresetPolicy):
-    __doc__ = """
-    DQN policy on the features of the Nature CNN, with layer-normalised hidden layers.
-""" + _PRESET_PARAMETERS
-
-    feature_extraction_kind = "cnn"
-    normalized = True
-
-
-class MlpPolicy(_PresetPolicy):
-    __doc__ = """
-    DQN policy with a multi-layer perceptron (two hidden layers of 64 by default).
-""" + _PRESET_PARAMETERS
-
-
-class LnMlpPolicy(_PresetPolicy):
-    __doc__ = """
-    DQN policy with a multi-layer perceptron, with layer-normalised hidden layers.
-""" + _PRESET_PARAMETERS
-
-    normalized = True
-
-
+CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy = four_presets(
+    (_PresetPolicy,), "DQN", parameters_doc(*BATCH, "obs_ph=obs_phs", "dueling", "kwargs", **dict(
+        _WORDING, kwargs="(dict) further arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ...)")),
+    always_layer_norm=True)
 for _policy in (CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy):
     register_policy(_policy.__name__, _policy)
 
 
-class MultiInputPolicy(FeedForwardPolicy):
-    """
+class MultiInputPolicy(GraphOnly, FeedForwardPolicy):
+    __doc__ = """
     DQN policy for Dict and Tuple observation spaces (nested too): every entry encoded by its kind (the Nature CNN
     for images, an MLP for vectors, one-hot for discrete entries, see
     :func:`~stable_baselines.common.policy_parts.multi_input.encode_entries`), the codes concatenated, then the
     hidden ``layers`` of the Q network (dueling or not). The encoders live in ``model/action_value/entry_<name>``.
 
-    :param sess: (TensorFlow session) the session
-    :param ob_space: (gymnasium.spaces.Dict or gymnasium.spaces.Tuple) the observation space
-    :param ac_space: (Gym Space) the action space (Discrete)
-    :param n_env: (int) the number of environments
-    :param n_steps: (int) the number of steps per environment in a batch
-    :param n_batch: (int) the batch size (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an existing network
-    :param obs_phs: (TensorFlow Tensor, TensorFlow Tensor) existing observation placeholder and processed
-        observation to build on, or None
-    :param dueling: (bool) the dueling architecture
-    :param cnn_extractor: (callable) ``f(scaled_images, **cnn_kwargs) -> features`` for image entries
-    :param mlp_extractor_arch: ([int]) hidden widths of the MLP of each vector entry (None: [64])
-    :param extractors: ({str: callable}) encoders by entry name (``"image"``, ``"robot/position"``, ``"[0]"``)
-    :param cnn_kwargs: (dict) passed on to ``cnn_extractor``
-    :param kwargs: (dict) further arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ``layer_norm``)
-    """
+""" + parameters_doc(*BATCH, "obs_phs", "dueling", *ENCODERS, "cnn_kwargs", "kwargs", **dict(
+        _WORDING, ob_space=STRUCTURED,
+        kwargs="(dict) further arguments of :class:`FeedForwardPolicy` (``layers``, ``act_fun``, ``layer_norm``)"))
 
     reads_structured_observations = True
 
@@ -436,14 +341,10 @@ class MultiInputPolicy(FeedForwardPolicy):
                  cnn_extractor: Callable = nature_cnn, mlp_extractor_arch: Optional[Sequence[int]] = None,
                  extractors: Optional[Dict[str, Callable]] = None, cnn_kwargs: Optional[Dict[str, Any]] = None,
                  **kwargs: Any) -> None:
-        if not is_structured_space(ob_space):
-            raise ValueError("Error: MultiInputPolicy is for Dict and Tuple observation spaces, got {}; use MlpPolicy "
-                             "or CnnPolicy".format(ob_space))
+        self._encoder_settings = encoder_settings(ob_space, cnn_extractor, mlp_extractor_arch, extractors, cnn_kwargs)
         if "obs_ph" in kwargs:
             spelled_obs_ph = kwargs.pop("obs_ph")
             obs_phs = spelled_obs_ph if obs_phs is None else obs_phs
-        self._encoder_settings = dict(cnn_extractor=cnn_extractor, mlp_extractor_arch=mlp_extractor_arch,
-                                      extractors=extractors, **(cnn_kwargs or {}))
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, feature_extraction="mlp",
                          obs_phs=obs_phs, dueling=dueling, **kwargs)
 
@@ -458,19 +359,6 @@ class MultiInputPolicy(FeedForwardPolicy):
     def proba_step(self, obs: Any, state: Optional[np.ndarray] = None,
                    mask: Optional[np.ndarray] = None) -> np.ndarray:
         return super().proba_step(packed_observations(obs, self.ob_space), state, mask)
-
-    def enable_numpy_forward(self, rng: Optional[np.random.Generator] = None,
-                             variables: Optional[Sequence[tf.Variable]] = None) -> bool:
-        """
-        No NumPy copy of this network: ``step`` and ``proba_step`` always answer through the graph.
-
-        :param rng: (np.random.Generator) unused
-        :param variables: ([tf.Variable]) unused
-        :return: (bool) False
-        """
-        del rng, variables
-        self._numpy_forward = None
-        return False
 
 
 register_policy("MultiInputPolicy", MultiInputPolicy)

@@ -12,9 +12,11 @@ import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.engine import numpy_forward as nf
-from stable_baselines.common.policy_parts.offpolicy_policy import OffPolicyFeedForward, numpy_actor_variables, preset
+from stable_baselines.common.policy_parts.offpolicy_policy import (BOX, NETWORK, OffPolicyFeedForward,
+                                                                   numpy_actor_variables, presets)
+from stable_baselines.common.policy_parts.ready_made import BATCH, parameters_doc
 from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
-from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures
+from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures, multi_input_doc
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.engine.tf_run import session_run
 from stable_baselines.common.tf_layers import dense
@@ -81,19 +83,11 @@ def apply_squashing_func(mu_: tf.Tensor, pi_: tf.Tensor, logp_pi: tf.Tensor) -> 
 
 
 class SACPolicy(BasePolicy):
-    """
+    __doc__ = """
     Base of the SAC policies: a stochastic actor squashed by tanh and the critics (a state value and
     two Q-values). Subclasses build the networks.
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space (SAC acts in continuous spaces only)
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param scale: (bool) divide image observations by 255
-    """
+""" + parameters_doc(*BATCH, "scale", ac_space=BOX + " (SAC acts in continuous spaces only)")
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
                  n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False, scale: bool = False) -> None:
@@ -164,25 +158,12 @@ class SACPolicy(BasePolicy):
 
 
 class FeedForwardPolicy(OffPolicyFeedForward, SACPolicy):
-    """
+    __doc__ = """
     SAC policy whose actor and critics are feed-forward networks over shared-shape features (CNN or
     flattened observations; the actor and the critics have their own weights).
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param layers: ([int]) widths of the hidden layers of every network (None: [64, 64])
-    :param cnn_extractor: (function (tf.Tensor, ``**kwargs``): tf.Tensor) the CNN of 'cnn' feature extraction
-    :param feature_extraction: (str) 'cnn' or 'mlp'
-    :param reg_weight: (float) weight of the regularisation loss of the actor's parameters
-    :param layer_norm: (bool) layer normalisation in the hidden layers
-    :param act_fun: (tf.function) activation of the hidden layers
-    :param kwargs: (dict) arguments of the CNN extractor
-    """
+""" + parameters_doc(*BATCH, *NETWORK[:3], "reg_weight", *NETWORK[3:], ac_space=BOX,
+                     reg_weight="(float) weight of the regularisation loss of the actor's parameters")
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
                  n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False,
@@ -362,27 +343,11 @@ class _NumpySACActor(nf.NumpyNetworkCopy):
         return [mean, np.exp(log_std)]
 
 
-CnnPolicy = preset(FeedForwardPolicy, "CnnPolicy", "SAC policy on images: every network start with the Nature CNN.",
-                   "cnn")
-LnCnnPolicy = preset(FeedForwardPolicy, "LnCnnPolicy", "SAC policy on images (Nature CNN), layer-normalised hidden "
-                     "layers.", "cnn", layer_norm=True)
-MlpPolicy = preset(FeedForwardPolicy, "MlpPolicy", "SAC policy with MLP networks (two hidden layers of 64 unless "
-                   "``layers`` says otherwise).", "mlp")
-LnMlpPolicy = preset(FeedForwardPolicy, "LnMlpPolicy", "SAC policy with MLP networks, layer-normalised hidden layers.",
-                     "mlp", layer_norm=True)
-for _policy in (CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy):
-    register_policy(_policy.__name__, _policy)
+CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy = presets(FeedForwardPolicy, "SAC")
 
 
 class MultiInputPolicy(MultiInputFeatures, FeedForwardPolicy):
-    """
-    SAC policy for Dict and Tuple observation spaces (nested too): in the actor and in the critics, every entry is
-    encoded by its kind (the Nature CNN for images, an MLP for vectors, one-hot for discrete entries, see
-    :func:`~stable_baselines.common.policy_parts.multi_input.encode_entries`), the codes are concatenated, then the
-    hidden ``layers`` follow. The encoders live in ``<network>/entry_<name>`` (e.g. ``pi/entry_position``).
-
-    Parameters: those of :class:`~stable_baselines.common.policy_parts.multi_input.MultiInputFeatures`.
-    """
+    __doc__ = multi_input_doc("SAC")
 
 
 register_policy("MultiInputPolicy", MultiInputPolicy)

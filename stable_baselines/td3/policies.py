@@ -12,26 +12,20 @@ import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.engine import numpy_forward as nf
-from stable_baselines.common.policy_parts.offpolicy_policy import OffPolicyFeedForward, numpy_actor_variables, preset
-from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy
-from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures
+from stable_baselines.common.policy_parts.offpolicy_policy import (BOX, NETWORK, DeterministicActor,
+                                                                   OffPolicyFeedForward, numpy_actor_variables, presets)
+from stable_baselines.common.policy_parts.ready_made import BATCH, parameters_doc
+from stable_baselines.common.policies import BasePolicy, nature_cnn, register_policy  # noqa: F401 (public here too)
+from stable_baselines.common.policy_parts.multi_input import MultiInputFeatures, multi_input_doc
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import dense
 
 
-class TD3Policy(BasePolicy):
-    """
+class TD3Policy(DeterministicActor, BasePolicy):
+    __doc__ = """
     Base of the TD3 policies: a deterministic actor and two Q-value critics. Subclasses build the networks.
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space (TD3 acts in continuous spaces only)
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param scale: (bool) divide image observations by 255
-    """
+""" + parameters_doc(*BATCH, "scale", ac_space=BOX + " (TD3 acts in continuous spaces only)")
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
                  n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False, scale: bool = False) -> None:
@@ -42,17 +36,6 @@ class TD3Policy(BasePolicy):
         self.qf1 = None
         self.qf2 = None
         self.policy = None
-
-    def make_actor(self, obs: Optional[tf.Tensor] = None, reuse: bool = False, scope: str = "pi") -> tf.Tensor:
-        """
-        Build the actor.
-
-        :param obs: (tf.Tensor) observations to act on (None: the policy's processed observations)
-        :param reuse: (bool) reuse the variables of the scope
-        :param scope: (str) variable scope of the actor
-        :return: (tf.Tensor) the actions, in [-1, 1]
-        """
-        raise NotImplementedError
 
     def make_critics(self, obs: Optional[tf.Tensor] = None, action: Optional[tf.Tensor] = None,
                      reuse: bool = False, scope: str = "values_fn") -> Tuple[tf.Tensor, tf.Tensor]:
@@ -67,57 +50,13 @@ class TD3Policy(BasePolicy):
         """
         raise NotImplementedError
 
-    def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
-        """
-        Actions for a batch of observations.
-
-        :param obs: (np.ndarray) observations
-        :param state: (np.ndarray) unused (no recurrent state)
-        :param mask: (np.ndarray) unused (no recurrent state)
-        :return: (np.ndarray) actions in [-1, 1]
-        """
-        raise NotImplementedError
-
-    def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
-        """
-        The actor is deterministic: the same as :meth:`step`.
-
-        :param obs: (np.ndarray) observations
-        :param state: (np.ndarray) unused (no recurrent state)
-        :param mask: (np.ndarray) unused (no recurrent state)
-        :return: (np.ndarray) actions in [-1, 1]
-        """
-        return self.step(obs, state, mask)
-
 
 class FeedForwardPolicy(OffPolicyFeedForward, TD3Policy):
-    """
+    __doc__ = """
     TD3 policy whose actor and critics are feed-forward networks over CNN features or flattened observations
     (each network has its own weights).
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param layers: ([int]) widths of the hidden layers of every network (None: [64, 64])
-    :param cnn_extractor: (function (tf.Tensor, ``**kwargs``): tf.Tensor) the CNN of 'cnn' feature extraction
-    :param feature_extraction: (str) 'cnn' or 'mlp'
-    :param layer_norm: (bool) layer normalisation in the hidden layers
-    :param act_fun: (tf.function) activation of the hidden layers
-    :param kwargs: (dict) arguments of the CNN extractor
-    """
-
-    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
-                 n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False,
-                 layers: Optional[List[int]] = None, cnn_extractor: Callable = nature_cnn,
-                 feature_extraction: str = "cnn", layer_norm: bool = False, act_fun: Callable = tf.nn.relu,
-                 **kwargs: Any) -> None:
-        super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse, layers=layers,
-                         cnn_extractor=cnn_extractor, feature_extraction=feature_extraction,
-                         layer_norm=layer_norm, act_fun=act_fun, **kwargs)
+""" + parameters_doc(*BATCH, *NETWORK, ac_space=BOX)
 
     def make_actor(self, obs: Optional[tf.Tensor] = None, reuse: bool = False, scope: str = "pi") -> tf.Tensor:
         if obs is None:
@@ -219,29 +158,13 @@ class _NumpyTD3Actor(nf.NumpyNetworkCopy):
         return np.tanh(out, out=out)
 
 
-CnnPolicy = preset(FeedForwardPolicy, "CnnPolicy", "TD3 policy on images: every network start with the Nature CNN.",
-                   "cnn")
-LnCnnPolicy = preset(FeedForwardPolicy, "LnCnnPolicy", "TD3 policy on images (Nature CNN), layer-normalised hidden "
-                     "layers.", "cnn", layer_norm=True)
-MlpPolicy = preset(FeedForwardPolicy, "MlpPolicy", "TD3 policy with MLP networks (two hidden layers of 64 unless "
-                   "``layers`` says otherwise).", "mlp")
-LnMlpPolicy = preset(FeedForwardPolicy, "LnMlpPolicy", "TD3 policy with MLP networks, layer-normalised hidden layers.",
-                     "mlp", layer_norm=True)
-for _policy in (CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy):
-    register_policy(_policy.__name__, _policy)
+CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy = presets(FeedForwardPolicy, "TD3")
 
 __all__ = ["TD3Policy", "FeedForwardPolicy", "CnnPolicy", "LnCnnPolicy", "MlpPolicy", "LnMlpPolicy"]
 
 
 class MultiInputPolicy(MultiInputFeatures, FeedForwardPolicy):
-    """
-    TD3 policy for Dict and Tuple observation spaces (nested too): in the actor and in the critics, every entry is
-    encoded by its kind (the Nature CNN for images, an MLP for vectors, one-hot for discrete entries, see
-    :func:`~stable_baselines.common.policy_parts.multi_input.encode_entries`), the codes are concatenated, then the
-    hidden ``layers`` follow. The encoders live in ``<network>/entry_<name>`` (e.g. ``pi/entry_position``).
-
-    Parameters: those of :class:`~stable_baselines.common.policy_parts.multi_input.MultiInputFeatures`.
-    """
+    __doc__ = multi_input_doc("TD3")
 
 
 register_policy("MultiInputPolicy", MultiInputPolicy)

@@ -21,6 +21,7 @@ from stable_baselines.common.policy_parts import public
 from stable_baselines.common.policy_parts.base import ActorCriticPolicy
 from stable_baselines.common.policy_parts.extractors import NetArch, dense_layer, mlp_extractor, nature_cnn
 from stable_baselines.common.policy_parts.feedforward import DEFAULT_LAYERS, FeedForwardPolicy
+from stable_baselines.common.policy_parts.ready_made import BATCH, PARAMETERS, parameters_doc
 from stable_baselines.common.policy_parts.recurrent import LstmPolicy
 from stable_baselines.common.preprocessing import is_image_space
 from stable_baselines.common.structured_obs import (add_batch_axis, entry_name, is_batch, is_structured_space,
@@ -31,6 +32,9 @@ from stable_baselines.common.tf_util import FeedCallable
 
 # the MLP of a vector entry when ``mlp_extractor_arch`` is not given
 DEFAULT_ENTRY_MLP = (64,)
+# the parameters of the entries' encoders, and the observation space of the policies for structured observations
+ENCODERS = ("cnn_extractor=entry_cnn", "mlp_extractor_arch", "extractors")
+STRUCTURED = "(gymnasium.spaces.Dict or gymnasium.spaces.Tuple) observation space"
 
 
 def entry_scope(name: str) -> str:
@@ -106,27 +110,16 @@ def packed_observations(obs: Any, ob_space: spaces.Space) -> Any:
 
 @public
 class MultiInputPolicy(FeedForwardPolicy):
-    """
+    __doc__ = """
     Actor-critic policy for Dict and Tuple observation spaces (nested too): every entry is encoded by its kind
     (the Nature CNN for images, an MLP for vectors, one-hot for discrete entries), the codes are concatenated and
     go through the MLP of ``net_arch`` to the policy and value heads. Its observation placeholder takes packed rows
     (see :mod:`stable_baselines.common.structured_obs`); ``step``, ``proba_step`` and ``value`` also accept the
     structured observations themselves.
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gymnasium.spaces.Dict or gymnasium.spaces.Tuple) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int or None) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param net_arch: (list) the MLP after the concatenation (default: separate pi and vf branches of 64, 64)
-    :param act_fun: (callable) activation of the MLPs
-    :param cnn_extractor: (callable) ``f(scaled_images, **kwargs) -> features`` for image entries
-    :param mlp_extractor_arch: ([int]) hidden widths of the MLP of each vector entry (None: [64])
-    :param extractors: ({str: callable}) encoders by entry name (``"image"``, ``"robot/position"``, ``"[0]"``)
-    :param kwargs: (dict) passed on to ``cnn_extractor``
-    """
+""" + parameters_doc(*BATCH, "net_arch", "act_fun", *ENCODERS, "kwargs", ob_space=STRUCTURED,
+                     net_arch="(list) the MLP after the concatenation (default: separate pi and vf branches of 64, 64)",
+                     act_fun="(callable) activation of the MLPs", kwargs=PARAMETERS["cnn_kwargs"])
 
     reads_structured_observations = True
 
@@ -159,27 +152,15 @@ class MultiInputPolicy(FeedForwardPolicy):
 
 @public
 class MultiInputLstmPolicy(LstmPolicy):
-    """
+    __doc__ = """
     Recurrent actor-critic policy for Dict and Tuple observation spaces (nested too): every entry is encoded by its
     kind, as in :class:`MultiInputPolicy`; the concatenated codes feed an LSTM of ``n_lstm`` cells whose output
     feeds the policy and value heads. ``step``, ``proba_step`` and ``value`` take packed rows or the structured
     observations themselves.
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gymnasium.spaces.Dict or gymnasium.spaces.Tuple) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param n_lstm: (int) cells of the LSTM
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param act_fun: (callable) activation of the entries' MLPs
-    :param layer_norm: (bool) a layer-normalised LSTM
-    :param cnn_extractor: (callable) ``f(scaled_images, **kwargs) -> features`` for image entries
-    :param mlp_extractor_arch: ([int]) hidden widths of the MLP of each vector entry (None: [64])
-    :param extractors: ({str: callable}) encoders by entry name (``"image"``, ``"robot/position"``, ``"[0]"``)
-    :param kwargs: (dict) passed on to ``cnn_extractor``
-    """
+""" + parameters_doc(*BATCH[:6], "n_lstm", "reuse", "act_fun", "layer_norm", *ENCODERS, "kwargs", ob_space=STRUCTURED,
+                     act_fun="(callable) activation of the entries' MLPs", layer_norm="(bool) a layer-normalised LSTM",
+                     kwargs=PARAMETERS["cnn_kwargs"])
 
     reads_structured_observations = True
 
@@ -201,8 +182,26 @@ class MultiInputLstmPolicy(LstmPolicy):
         return super()._recurrent_feed(packed_observations(obs, self.ob_space), state, mask)
 
 
-class MultiInputFeatures:
-    """
+class GraphOnly:
+    """Mixin of the policies for structured observations: no NumPy copy of their networks, the graph answers."""
+
+    _numpy_forward: Any
+
+    def enable_numpy_forward(self, rng: Optional[Any] = None, variables: Optional[Sequence[Any]] = None) -> bool:
+        """
+        No NumPy copy of these networks: the policy always answers through the graph.
+
+        :param rng: (np.random.Generator) unused
+        :param variables: ([tf.Variable]) unused
+        :return: (bool) False
+        """
+        del rng, variables
+        self._numpy_forward = None
+        return False
+
+
+class MultiInputFeatures(GraphOnly):
+    __doc__ = """
     Mixin of the off-policy ``MultiInputPolicy`` classes (SAC, TD3, DDPG): put it before the algorithm's
     ``FeedForwardPolicy``; its constructor takes the encoder settings (``cnn_extractor``, ``mlp_extractor_arch``,
     ``extractors``, ``cnn_kwargs``) and builds that policy with ``feature_extraction="mlp"``. Every network
@@ -210,25 +209,13 @@ class MultiInputFeatures:
     copy of the actor is not available (the graph answers). ``step`` and ``proba_step`` take the observations as
     the environment gives them (dicts or tuples, one or a batch) and pack them for the algorithm's policy.
 
-    :param sess: (TensorFlow session) the session
-    :param ob_space: (gymnasium.spaces.Dict or gymnasium.spaces.Tuple) the observation space
-    :param ac_space: (Gym Space) the action space (Box)
-    :param n_env: (int) the number of environments
-    :param n_steps: (int) the number of steps per environment in a batch
-    :param n_batch: (int) the batch size (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an existing network
-    :param cnn_extractor: (callable) ``f(scaled_images, **cnn_kwargs) -> features`` for image entries
-    :param mlp_extractor_arch: ([int]) hidden widths of the MLP of each vector entry (None: [64])
-    :param extractors: ({str: callable}) encoders by entry name (``"image"``, ``"robot/position"``, ``"[0]"``)
-    :param cnn_kwargs: (dict) passed on to ``cnn_extractor``
-    :param kwargs: (dict) further arguments of the algorithm's ``FeedForwardPolicy`` (``layers``, ``act_fun``,
-        ``layer_norm``)
-    """
+""" + parameters_doc(*BATCH, *ENCODERS, "cnn_kwargs", "kwargs", ob_space=STRUCTURED,
+                     ac_space="(gym.spaces.Box) action space", kwargs="(dict) further arguments of the algorithm's "
+                     "``FeedForwardPolicy`` (``layers``, ``act_fun``, ``layer_norm``)")
 
     reads_structured_observations = True
     ob_space: spaces.Space
     activ_fn: Callable
-    _numpy_forward: Any
 
     def __init__(self, sess: Any, ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1, n_steps: int = 1,
                  n_batch: Optional[int] = None, reuse: bool = False, cnn_extractor: Callable = nature_cnn,
@@ -254,17 +241,23 @@ class MultiInputFeatures:
         """The algorithm policy's ``proba_step`` (same further arguments) on the packed observations."""
         return super().proba_step(packed_observations(obs, self.ob_space), *args, **kwargs)  # type: ignore[misc]
 
-    def enable_numpy_forward(self, rng: Optional[Any] = None, variables: Optional[Sequence[Any]] = None) -> bool:
-        """
-        No NumPy copy of these networks: the policy always answers through the graph.
 
-        :param rng: (np.random.Generator) unused
-        :param variables: ([tf.Variable]) unused
-        :return: (bool) False
-        """
-        del rng, variables
-        self._numpy_forward = None
-        return False
+def multi_input_doc(algorithm: str, networks: str = "critics",
+                    note: str = "The encoders live in ``<network>/entry_<name>`` (e.g. ``pi/entry_position``).") -> str:
+    """
+    :param algorithm: (str) the algorithm's name
+    :param networks: (str) its networks beside the actor ('critic', 'critics')
+    :param note: (str) the last sentence of the first paragraph
+    :return: (str) the docstring of the algorithm's ``MultiInputPolicy`` (built on :class:`MultiInputFeatures`)
+    """
+    return """
+    {} policy for Dict and Tuple observation spaces (nested too): in the actor and in the {}, every entry is
+    encoded by its kind (the Nature CNN for images, an MLP for vectors, one-hot for discrete entries, see
+    :func:`~stable_baselines.common.policy_parts.multi_input.encode_entries`), the codes are concatenated, then the
+    hidden ``layers`` follow. {}
+
+    Parameters: those of :class:`~stable_baselines.common.policy_parts.multi_input.MultiInputFeatures`.
+""".format(algorithm, networks, note)
 
 
 def encoder_settings(ob_space: spaces.Space, cnn_extractor: Callable, mlp_extractor_arch: Optional[Sequence[int]],
@@ -286,5 +279,5 @@ def encoder_settings(ob_space: spaces.Space, cnn_extractor: Callable, mlp_extrac
                 **(cnn_kwargs or {}))
 
 
-__all__ = ["MultiInputPolicy", "MultiInputLstmPolicy", "MultiInputFeatures", "encode_entries", "encoder_settings",
-           "entry_scope", "packed_observations"]
+__all__ = ["MultiInputPolicy", "MultiInputLstmPolicy", "MultiInputFeatures", "GraphOnly", "encode_entries", "encoder_settings",
+           "entry_scope", "multi_input_doc", "packed_observations"]

@@ -5,18 +5,26 @@ The network body shared by the feed-forward policies of the off-policy algorithm
 arguments ``layers``, ``cnn_extractor``, ``feature_extraction``, ``layer_norm`` and ``act_fun`` into the
 feature extraction (:meth:`OffPolicyFeedForward._features`) and the hidden layers (:func:`hidden_stack`,
 dense layers ``fc0``, ``fc1``, ... each optionally followed by a layer normalisation). The algorithm keeps
-its own heads. :func:`preset` makes the ready-made classes (``MlpPolicy``, ``LnCnnPolicy``, ...) of an
-algorithm; :func:`numpy_actor_variables` gathers what a NumPy copy of an MLP actor needs.
+its own heads. :class:`DeterministicActor` documents the actor of DDPG and TD3; :func:`presets` makes the
+ready-made classes (``MlpPolicy``, ``LnCnnPolicy``, ...) of an algorithm; :func:`numpy_actor_variables` gathers
+what a NumPy copy of an MLP actor needs.
 """
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.engine import numpy_forward as nf
 from stable_baselines.common.policy_parts.base import BasePolicy
 from stable_baselines.common.policy_parts.extractors import nature_cnn
+from stable_baselines.common.policy_parts.ready_made import BATCH, four_presets, parameters_doc
+from stable_baselines.common.policy_parts.registry import register_policy
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import dense, flatten, layer_norm as layer_norm_layer
+
+# the parameters of the feed-forward networks, and the action space of the off-policy policies
+NETWORK = ("layers", "cnn_extractor", "feature_extraction", "layer_norm", "act_fun", "kwargs")
+BOX = "(gym.spaces.Box) action space"
 
 
 def hidden_stack(inputs: tf.Tensor, sizes: Sequence[int], act_fun: Callable, layer_norm: bool,
@@ -49,29 +57,17 @@ else:
 
 
 class OffPolicyFeedForward(_MixinBase):
-    """
+    __doc__ = """
     Mixin of the feed-forward off-policy policies; put it before the algorithm's policy base class, whose
     constructor receives ``scale=True`` for CNN features.
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param layers: ([int]) widths of the hidden layers of every network (None: [64, 64])
-    :param cnn_extractor: (function (tf.Tensor, ``**kwargs``): tf.Tensor) the CNN of 'cnn' feature extraction
-    :param feature_extraction: (str) 'cnn' or 'mlp'
-    :param layer_norm: (bool) layer normalisation in the hidden layers
-    :param act_fun: (tf.function) activation of the hidden layers
-    :param kwargs: (dict) arguments of the CNN extractor
-    """
+""" + parameters_doc(*BATCH, *NETWORK, ac_space=BOX)
 
-    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
-                 n_steps: int, n_batch: Optional[int], reuse: bool = False, layers: Optional[List[int]] = None,
-                 cnn_extractor: Callable = nature_cnn, feature_extraction: str = "cnn", layer_norm: bool = False,
-                 act_fun: Callable = tf.nn.relu, **kwargs: Any) -> None:
+    def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int = 1,
+                 n_steps: int = 1, n_batch: Optional[int] = None, reuse: bool = False,
+                 layers: Optional[List[int]] = None, cnn_extractor: Callable = nature_cnn,
+                 feature_extraction: str = "cnn", layer_norm: bool = False, act_fun: Callable = tf.nn.relu,
+                 **kwargs: Any) -> None:
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse=reuse,
                          scale=(feature_extraction == "cnn"))
         if feature_extraction not in ("cnn", "mlp"):
@@ -130,17 +126,41 @@ class OffPolicyFeedForward(_MixinBase):
         self._numpy_actor_scope = tf.get_variable_scope().name if obs is self.processed_obs else None
 
 
-_PRESET_PARAMETERS = """
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.spaces.Box) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) more arguments of the algorithm's ``FeedForwardPolicy`` (``layers``, ``act_fun``, ...)
-        or of the CNN extractor
-"""
+class DeterministicActor(_MixinBase):
+    """Mixin of the DDPG and TD3 policy bases: what their deterministic actor answers."""
+
+    def make_actor(self, obs: Optional[tf.Tensor] = None, reuse: bool = False, scope: str = "pi") -> tf.Tensor:
+        """
+        Build the actor.
+
+        :param obs: (tf.Tensor) observations to act on (None: the policy's processed observations)
+        :param reuse: (bool) reuse the variables of the scope
+        :param scope: (str) variable scope of the actor
+        :return: (tf.Tensor) the actions, in [-1, 1]
+        """
+        raise NotImplementedError
+
+    def step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
+        """
+        Actions for a batch of observations.
+
+        :param obs: (np.ndarray) observations
+        :param state: (np.ndarray) unused (no recurrent state)
+        :param mask: (np.ndarray) unused (no recurrent state)
+        :return: (np.ndarray) actions in [-1, 1]
+        """
+        raise NotImplementedError
+
+    def proba_step(self, obs: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None) -> Any:
+        """
+        The actor is deterministic: the actions of :meth:`step`.
+
+        :param obs: (np.ndarray) observations
+        :param state: (np.ndarray) unused (no recurrent state)
+        :param mask: (np.ndarray) unused (no recurrent state)
+        :return: (np.ndarray) actions in [-1, 1]
+        """
+        return self.step(obs, state, mask)
 
 
 class _Preset(_MixinBase):
@@ -161,26 +181,24 @@ class _PresetNoDefaults(_Preset):
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, reuse, **_kwargs)
 
 
-def preset(base: type, name: str, summary: str, feature_extraction: str, layer_norm: bool = False,
-           batch_defaults: bool = True) -> type:
+def presets(base: type, algorithm: str, batch_defaults: bool = True) -> Tuple[type, type, type, type]:
     """
-    A ready-made policy: ``base`` (an algorithm's ``FeedForwardPolicy``) with the feature extraction and the
-    layer normalisation fixed, any other keyword passed on. The class belongs to the module of ``base``.
+    The ready-made classes ``CnnPolicy``, ``LnCnnPolicy``, ``MlpPolicy``, ``LnMlpPolicy`` of an algorithm: ``base``
+    (its ``FeedForwardPolicy``) with the feature extraction (and the layer normalisation) fixed, any other keyword
+    passed on. They belong to the module of ``base`` and are registered under their names.
 
     :param base: (type) the algorithm's feed-forward policy class
-    :param name: (str) the class name, e.g. 'LnMlpPolicy'
-    :param summary: (str) the first paragraph of its docstring (the parameters follow)
-    :param feature_extraction: (str) 'cnn' or 'mlp'
-    :param layer_norm: (bool) layer normalisation in the hidden layers (only given to ``base`` when True)
+    :param algorithm: (str) the algorithm's name, for the docstrings
     :param batch_defaults: (bool) ``n_env=1, n_steps=1, n_batch=None`` (False: the three are required)
-    :return: (type) the class, to be bound to ``name`` in the module of ``base``
+    :return: ((type, type, type, type)) the four classes, to be bound to their names in the module of ``base``
     """
-    fixed: Dict[str, Any] = {"feature_extraction": feature_extraction}
-    if layer_norm:
-        fixed["layer_norm"] = True
-    namespace = {"__module__": base.__module__, "__qualname__": name, "_fixed": fixed,
-                 "__doc__": "\n    {}\n{}".format(summary, _PRESET_PARAMETERS)}
-    return type(name, (_Preset if batch_defaults else _PresetNoDefaults, base), namespace)
+    more = ("(dict) more arguments of the algorithm's ``FeedForwardPolicy`` (``layers``, ``act_fun``, ...) or of "
+            "the CNN extractor")
+    made = four_presets((_Preset if batch_defaults else _PresetNoDefaults, base), algorithm,
+                        parameters_doc(*BATCH, "_kwargs", ac_space=BOX, _kwargs=more))
+    for policy in made:
+        register_policy(policy.__name__, policy)
+    return made
 
 
 def _dense_stack_names(n_hidden: int, layer_norm: bool, heads: List[str]) -> List[str]:

@@ -9,6 +9,7 @@ from gymnasium import spaces
 
 from stable_baselines.common.policy_parts import public
 from stable_baselines.common.policy_parts.feedforward import FeedForwardPolicy
+from stable_baselines.common.policy_parts.ready_made import BATCH, parameters_doc, preset
 from stable_baselines.common.policy_parts.recurrent import LstmPolicy
 from stable_baselines.common.tf_compat import tf
 
@@ -33,114 +34,30 @@ class _LstmPreset(LstmPolicy):
         super().__init__(sess, ob_space, ac_space, n_env, n_steps, n_batch, n_lstm, reuse, **self._fixed, **_kwargs)
 
 
-@public
-class MlpPolicy(_FeedForwardPreset):
-    """
-    Actor-critic policy with an MLP: two layers of 64 units for the policy, two for the value
-    function (unless ``net_arch`` says otherwise).
+# the last parameter of the MLP presets, and of the CNN ones
+_MORE = "(dict) more arguments of :class:`{}` (``net_arch``, ``act_fun``)"
+_CNN_KWARGS = "(dict) arguments of the CNN extractor"
+_MLP_DOC = parameters_doc(*BATCH, "_kwargs", _kwargs=_MORE.format("FeedForwardPolicy"))
+_CNN_DOC = parameters_doc(*BATCH, "_kwargs", _kwargs=_CNN_KWARGS)
+_LSTM = BATCH[:6] + ("n_lstm", "reuse", "_kwargs")
+_MLP_LSTM_DOC = parameters_doc(*_LSTM, _kwargs=_MORE.format("LstmPolicy"))
+_CNN_LSTM_DOC = parameters_doc(*_LSTM, _kwargs=_CNN_KWARGS)
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) more arguments of :class:`FeedForwardPolicy` (``net_arch``, ``act_fun``)
-    """
-
-    _fixed = {"feature_extraction": "mlp"}
-
-
-@public
-class CnnPolicy(_FeedForwardPreset):
-    """
-    Actor-critic policy on images, through the Nature CNN (:func:`nature_cnn`) both heads share.
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) arguments of the CNN extractor
-    """
-
-    _fixed = {"feature_extraction": "cnn"}
-
-
-@public
-class MlpLstmPolicy(_LstmPreset):
-    """
-    Actor-critic policy with an MLP (two layers of 64) then an LSTM.
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param n_lstm: (int) cells of the LSTM
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) more arguments of :class:`LstmPolicy` (``net_arch``, ``act_fun``)
-    """
-
-    _fixed = {"layer_norm": False, "feature_extraction": "mlp"}
-
-
-@public
-class MlpLnLstmPolicy(_LstmPreset):
-    """
-    Actor-critic policy with an MLP (two layers of 64) then a layer-normalised LSTM.
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param n_lstm: (int) cells of the LSTM
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) more arguments of :class:`LstmPolicy` (``net_arch``, ``act_fun``)
-    """
-
-    _fixed = {"layer_norm": True, "feature_extraction": "mlp"}
-
-
-@public
-class CnnLstmPolicy(_LstmPreset):
-    """
-    Actor-critic policy on images: the Nature CNN, then an LSTM.
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param n_lstm: (int) cells of the LSTM
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) arguments of the CNN extractor
-    """
-
-    _fixed = {"layer_norm": False, "feature_extraction": "cnn"}
-
-
-@public
-class CnnLnLstmPolicy(_LstmPreset):
-    """
-    Actor-critic policy on images: the Nature CNN, then a layer-normalised LSTM.
-
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param n_lstm: (int) cells of the LSTM
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param _kwargs: (dict) arguments of the CNN extractor
-    """
-
-    _fixed = {"layer_norm": True, "feature_extraction": "cnn"}
+MlpPolicy = public(preset(
+    (_FeedForwardPreset,), "MlpPolicy", "Actor-critic policy with an MLP: two layers of 64 units for the policy, two "
+    "for the value\n    function (unless ``net_arch`` says otherwise).", _MLP_DOC, feature_extraction="mlp"))
+CnnPolicy = public(preset(
+    (_FeedForwardPreset,), "CnnPolicy", "Actor-critic policy on images, through the Nature CNN (:func:`nature_cnn`) "
+    "both heads share.", _CNN_DOC, feature_extraction="cnn"))
+MlpLstmPolicy = public(preset(
+    (_LstmPreset,), "MlpLstmPolicy", "Actor-critic policy with an MLP (two layers of 64) then an LSTM.",
+    _MLP_LSTM_DOC, layer_norm=False, feature_extraction="mlp"))
+MlpLnLstmPolicy = public(preset(
+    (_LstmPreset,), "MlpLnLstmPolicy", "Actor-critic policy with an MLP (two layers of 64) then a layer-normalised "
+    "LSTM.", _MLP_LSTM_DOC, layer_norm=True, feature_extraction="mlp"))
+CnnLstmPolicy = public(preset(
+    (_LstmPreset,), "CnnLstmPolicy", "Actor-critic policy on images: the Nature CNN, then an LSTM.", _CNN_LSTM_DOC,
+    layer_norm=False, feature_extraction="cnn"))
+CnnLnLstmPolicy = public(preset(
+    (_LstmPreset,), "CnnLnLstmPolicy", "Actor-critic policy on images: the Nature CNN, then a layer-normalised LSTM.",
+    _CNN_LSTM_DOC, layer_norm=True, feature_extraction="cnn"))

@@ -12,6 +12,7 @@ from stable_baselines.common.policy_parts import public
 from stable_baselines.common.policy_parts.base import ActorCriticPolicy
 from stable_baselines.common.policy_parts.extractors import (NetArch, branch_sizes, branch_width, dense_layer,
                                                              is_layer_size, nature_cnn)
+from stable_baselines.common.policy_parts.ready_made import BATCH, parameters_doc
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import batch_to_seq, flatten, linear, lstm, seq_to_batch
 from stable_baselines.common.engine.tf_run import session_run
@@ -22,21 +23,14 @@ DEFAULT_LAYERS = (64, 64)
 
 @public
 class RecurrentActorCriticPolicy(ActorCriticPolicy):
-    """
+    __doc__ = """
     An actor-critic policy whose step also reads and returns a state per environment (an LSTM's,
     or any other memory: see https://arxiv.org/abs/1905.12937). Adds the placeholders ``dones_ph``
     (episode starts, which reset the state) and ``states_ph`` in the ``input`` scope.
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param state_shape: (tuple) shape of one environment's state
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param scale: (bool) divide bounded Box observations (images) into [0, 1]
-    """
+""" + parameters_doc(*BATCH[:6], "state_shape", "reuse", "scale",
+                     state_shape="(tuple) shape of one environment's state",
+                     scale="(bool) divide bounded Box observations (images) into [0, 1]")
 
     recurrent = True
 
@@ -90,20 +84,13 @@ def _check_batch(n_batch: Optional[int], n_env: Optional[int], n_steps: Optional
 
 @public
 class LstmPolicy(RecurrentActorCriticPolicy):
-    """
+    __doc__ = """
     Actor-critic policy with an LSTM of ``n_lstm`` cells (state: cell and hidden vectors, ``2 * n_lstm``).
     Without ``net_arch``, the torso (Nature CNN, or the MLP ``layers`` named ``pi_fc{i}``) feeds the
     LSTM, whose output feeds both heads. With ``net_arch`` (MLP only), ``'lstm'`` marks where the LSTM
     sits among the shared layers: ``[64, 'lstm', dict(pi=[32], vf=[32])]``.
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int) rows of the placeholders (n_env * n_steps)
-    :param n_lstm: (int) cells of the LSTM
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+""" + parameters_doc(*BATCH[:6], "n_lstm", "reuse") + """\
     :param layers: ([int]) deprecated: MLP widths before the LSTM (default [64, 64])
     :param net_arch: (list) the network, with one ``'lstm'`` among the shared layers; overrides ``layers``
     :param act_fun: (callable) activation of the MLP
