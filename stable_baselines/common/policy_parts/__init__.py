@@ -7,7 +7,8 @@ The pieces behind :mod:`stable_baselines.common.policies`, one concern per modul
 - ``recurrent``: :class:`RecurrentActorCriticPolicy` and :class:`LstmPolicy`;
 - ``numpy_actor_critic``: the NumPy copy of a feed-forward MLP policy;
 - ``presets``: ``MlpPolicy``, ``CnnPolicy``, ``MlpLstmPolicy`` ... (fixed constructor arguments);
-- ``registry``: ``register_policy`` and ``get_policy_from_name``.
+- ``registry``: ``register_policy`` and ``get_policy_from_name``;
+- ``ready_made``: the making of ready-made classes (``preset``) and the wording of the usual constructor parameters;
 - ``offpolicy_policy``: the feed-forward base of the DDPG, SAC and TD3 policies (public at their algorithms'
   ``policies`` modules).
 
