@@ -3,24 +3,22 @@ from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
 import numpy as np
 
-from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
 from stable_baselines.common.model.data_parallel import averaged_gradients, data_parallel_for
 from stable_baselines.common.math_util import explained_variance
-from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
-from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
+from stable_baselines.common.model.on_policy import (MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock,
+                                                     check_rollout_arguments)
+from stable_baselines.common.policies import ActorCriticPolicy
 from stable_baselines.common.model.returns import discount_with_dones, discounted_returns  # noqa: F401 (public here)
 from stable_baselines.common.model.rollouts import ReturnsBatch, collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
-from stable_baselines.common.model.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_util import float_input, mse
 
 
 class A2C(OnPolicyRLModel):
-    """
+    __doc__ = """
     Advantage Actor Critic, the synchronous counterpart of A3C (Mnih et al. 2016,
     https://arxiv.org/abs/1602.01783): ``n_envs`` environment copies are stepped together, and every
     ``n_steps`` steps one RMSProp update is made from the whole batch, combining the policy gradient
@@ -43,17 +41,7 @@ class A2C(OnPolicyRLModel):
         stability (default: 1e-5)
     :param lr_schedule: (str) how the learning rate evolves during training: 'linear', 'constant',
         'double_linear_con', 'middle_drop' or 'double_middle_drop'
-    :param verbose: (int) amount of output: 0 nothing, 1 training statistics, 2 also TensorFlow messages
-    :param tensorboard_log: (str) directory for the tensorboard event files (None: no tensorboard logging)
-    :param _init_setup_model: (bool) build the graph in the constructor (False is used when loading)
-    :param policy_kwargs: (dict) extra keyword arguments for the policy constructor
-    :param full_tensorboard_log: (bool) add histograms and run metadata to the tensorboard log
-        (the files can become large)
-    :param seed: (int) seed of the python, numpy and TensorFlow generators; None leaves them unseeded.
-        Runs are only reproducible with ``n_cpu_tf_sess=1``
-    :param n_cpu_tf_sess: (int) number of threads of the TensorFlow session
-        (None: as many as the machine has cores)
-    """
+""" + MODEL_SETTINGS_DOC
 
     _supports_action_masks = True
     _saved_settings = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "alpha",
@@ -66,9 +54,7 @@ class A2C(OnPolicyRLModel):
                  _init_setup_model: bool = True, policy_kwargs: Optional[Dict[str, Any]] = None,
                  full_tensorboard_log: bool = False, seed: Optional[int] = None,
                  n_cpu_tf_sess: Optional[int] = None) -> None:
-        check_positive_int("n_steps", n_steps)
-        check_gamma(gamma)
-        check_learning_rate(learning_rate, schedule_allowed=False)
+        check_rollout_arguments("n_steps", n_steps, gamma, learning_rate)
         # hyperparameters (these are also what `save` writes)
         self.gamma, self.n_steps = gamma, n_steps
         self.vf_coef, self.ent_coef, self.max_grad_norm = vf_coef, ent_coef, max_grad_norm
@@ -84,9 +70,7 @@ class A2C(OnPolicyRLModel):
         # the weights of the NumPy copy after an update, fetched with it (None: no copy)
         self._weights_after_update: Optional[Any] = None
 
-        super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
-                         _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
-                         seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
+        super().__init__(policy, env, verbose, _init_setup_model, policy_kwargs, seed, n_cpu_tf_sess)
 
         # when loading, the spaces are known even without an environment, so the graph can be built
         if _init_setup_model:
@@ -133,8 +117,7 @@ class A2C(OnPolicyRLModel):
     def setup_model(self) -> None:
         with SetVerbosity(self.verbose):
             self._check_policy_class()
-            observation_space, _, n_envs = self._graph_inputs()
-            self.n_batch = n_envs * self.n_steps
+            self.n_batch = self._graph_inputs()[2] * self.n_steps
             self._data_parallel = data_parallel_for("A2C")
             self._new_graph_and_session()
 
@@ -143,11 +126,7 @@ class A2C(OnPolicyRLModel):
                 with tf.variable_scope("loss", reuse=False):
                     grads_and_vars = self._build_loss(train_model)
 
-                summarised_inputs = [('discounted_rewards', self.rewards_ph),
-                                     ('learning_rate', self.learning_rate_ph),
-                                     ('advantage', self.advs_ph)]
-                input_info_summaries(summarised_inputs, train_model.obs_ph, observation_space,
-                                     self.full_tensorboard_log)
+                self._summarise_returns_inputs(train_model)
 
                 optimizer = tf.train.RMSPropOptimizer(learning_rate=self.learning_rate_ph, decay=self.alpha,
                                                       epsilon=self.epsilon, momentum=self.momentum)
@@ -155,13 +134,7 @@ class A2C(OnPolicyRLModel):
                     self.apply_backprop = optimizer.apply_gradients(grads_and_vars)
 
                 self.train_model, self.step_model = train_model, step_model
-                self._act_with(step_model)
-                self.value, self.initial_state = step_model.value, step_model.initial_state
-                tf.global_variables_initializer().run(session=self.sess)
-                # acting runs in NumPy where possible; the copy of the weights is refreshed after each update
-                self.fast_path.enable(step_model)
-
-                self.summary = tf.summary.merge_all()
+                self._act_and_initialise(step_model)
                 # the copy's new weights come back with the update itself (None: no copy, the graph acts)
                 self._weights_after_update = self.fast_path.weights_after(step_model, [self.apply_backprop])
 
@@ -171,33 +144,15 @@ class A2C(OnPolicyRLModel):
                     actions: np.ndarray, values: np.ndarray, update: int,
                     writer: Any = None, action_masks: Optional[np.ndarray] = None) -> Tuple[float, float, float]:
         """
-        Make one gradient update from a rollout.
+        Make one gradient update from a rollout. The arguments are those of :meth:`_update_feed`, but ``update`` (the
+        index of the update, the tensorboard step) and ``writer`` (the tensorboard writer, or None).
 
-        :param obs: ([float]) observations of the rollout
-        :param states: ([float]) recurrent state at the start of the rollout (None for feed-forward policies)
-        :param rewards: ([float]) discounted, bootstrapped returns (the value targets)
-        :param masks: ([bool]) episode-start flags (used by recurrent policies)
-        :param actions: ([float]) actions that were taken
-        :param values: ([float]) value estimates made while acting
-        :param update: (int) index of this update, used as the tensorboard step
-        :param writer: (TensorFlow Summary.writer) tensorboard writer, or None
-        :param action_masks: ([bool]) the allowed actions of each transition (None: the model uses no masks)
         :return: (float, float, float) policy loss, value loss and policy entropy
         """
-        advantages = rewards - values
         # the schedule ticks once per transition of every rank
-        current_lr = self._advance_learning_rate(len(obs) * self._n_ranks())
-
-        feeds = [self.train_model.obs_ph, self.actions_ph, self.advs_ph, self.rewards_ph, self.learning_rate_ph]
-        feed_values = [obs, actions, advantages, rewards, current_lr]
-        if states is not None:
-            recurrent = self.train_model
-            assert isinstance(recurrent, RecurrentActorCriticPolicy), "a policy with a state is recurrent"
-            feeds.extend([recurrent.states_ph, recurrent.dones_ph])
-            feed_values.extend([states, masks])
-        if action_masks is not None:
-            feeds.append(self.train_model.action_mask_ph)
-            feed_values.append(action_masks)
+        feed = self._update_feed(obs, states, rewards, masks, actions, values,
+                                 self._advance_learning_rate(len(obs) * self._n_ranks()), action_masks)
+        feeds, feed_values = list(feed), list(feed.values())
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.apply_backprop]
         if writer is None and self._weights_after_update is not None:
@@ -213,28 +168,7 @@ class A2C(OnPolicyRLModel):
             policy_loss, value_loss, policy_entropy, _ = run_update(*feed_values)
         else:
             policy_loss, value_loss, policy_entropy = self._train_step_logged(
-                dict(zip(feeds, feed_values)), fetches, update, writer)
-        return policy_loss, value_loss, policy_entropy
-
-    def _train_step_logged(self, feed_dict: Dict[Any, Any], fetches: List[Any], update: int,
-                           writer: Any) -> Tuple[float, float, float]:
-        """
-        The update of `_train_step` when tensorboard is on: the summaries are evaluated with it, and with
-        ``full_tensorboard_log`` every tenth update also records a full trace (memory, compute time).
-
-        :return: (float, float, float) policy loss, value loss and policy entropy
-        """
-        global_step = update * self.n_batch
-        run_kwargs = {}
-        trace = self.full_tensorboard_log and (1 + update) % 10 == 0
-        if trace:
-            run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
-                              run_metadata=tf.RunMetadata())
-        summary, policy_loss, value_loss, policy_entropy, _ = tf_util.session_run(
-            self.sess, [self.summary] + fetches, feed_dict, **run_kwargs)
-        if trace:
-            writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % global_step)
-        writer.add_summary(summary, global_step)
+                feed, fetches, update, update * self.n_batch, writer)
         return policy_loss, value_loss, policy_entropy
 
     def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
@@ -251,12 +185,9 @@ class A2C(OnPolicyRLModel):
 
     def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         values, returns, value_loss, policy_entropy = stats
-        rows = [("nupdates", update), ("total_timesteps", self.num_timesteps),
-                ("fps", clock.fps(update * self._global_batch())), ("policy_entropy", float(policy_entropy)),
-                ("value_loss", float(value_loss)), ("explained_variance", float(explained_variance(values, returns)))]
-        for key, value in rows:
-            logger.record_tabular(key, value)
-        self._log_episode_stats()
+        self._record_rows(update, clock.fps(update * self._global_batch()), [
+            ("policy_entropy", float(policy_entropy)), ("value_loss", float(value_loss)),
+            ("explained_variance", float(explained_variance(values, returns)))])
 
     def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 100, tb_log_name: str = "A2C",
               reset_num_timesteps: bool = True, progress_bar: bool = False) -> "A2C":

@@ -10,9 +10,9 @@ from stable_baselines import logger
 from stable_baselines.acer.buffer import ACERBatch, Buffer
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
-from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.callbacks import BaseCallback
-from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
+from stable_baselines.common.model.on_policy import (MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock,
+                                                     check_rollout_arguments)
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.model.rollouts import collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner
@@ -130,7 +130,7 @@ class EpisodeStats:
 
 
 class ACER(OnPolicyRLModel):
-    """
+    __doc__ = """
     ACER, Actor-Critic with Experience Replay (Wang et al. 2016, https://arxiv.org/abs/1611.01224): an
     off-policy actor-critic for discrete actions. Every on-policy segment is learned from once and stored;
     segments drawn from the replay buffer (``replay_ratio`` of them on average per segment) are learned from
@@ -165,16 +165,7 @@ class ACER(OnPolicyRLModel):
         stays bounded (default: True)
     :param alpha: (float) decay of the exponential moving average of the parameters (the average policy)
     :param delta: (float) bound of the KL divergence between the average policy and the updated one (default: 1)
-    :param verbose: (int) amount of output: 0 nothing, 1 training statistics, 2 also TensorFlow messages
-    :param tensorboard_log: (str) directory for the tensorboard event files (None: no tensorboard logging)
-    :param _init_setup_model: (bool) build the graph in the constructor (False is used when loading)
-    :param policy_kwargs: (dict) extra keyword arguments for the policy constructor
-    :param full_tensorboard_log: (bool) add histograms and run metadata to the tensorboard log
-        (the files can become large)
-    :param seed: (int) seed of the python, numpy and TensorFlow generators; None leaves them unseeded.
-        Runs are only reproducible with ``n_cpu_tf_sess=1``
-    :param n_cpu_tf_sess: (int) number of threads of the TensorFlow session (None: as many as the machine has cores)
-    """
+""" + MODEL_SETTINGS_DOC
 
     _supports_action_masks = True
     _saved_settings = ("gamma", "n_steps", "q_coef", "ent_coef", "max_grad_norm", "learning_rate",
@@ -190,9 +181,7 @@ class ACER(OnPolicyRLModel):
                  tensorboard_log: Optional[str] = None, _init_setup_model: bool = True,
                  policy_kwargs: Optional[Dict[str, Any]] = None, full_tensorboard_log: bool = False,
                  seed: Optional[int] = None, n_cpu_tf_sess: Optional[int] = 1) -> None:
-        check_positive_int("n_steps", n_steps)
-        check_gamma(gamma)
-        check_learning_rate(learning_rate, schedule_allowed=False)
+        check_rollout_arguments("n_steps", n_steps, gamma, learning_rate)
         # hyperparameters (these are also what `save` writes)
         self.gamma, self.n_steps = gamma, n_steps
         self.q_coef, self.ent_coef, self.max_grad_norm = q_coef, ent_coef, max_grad_norm
@@ -214,9 +203,7 @@ class ACER(OnPolicyRLModel):
         # the variables of the update loop while learn runs (the callback sees each segment through them)
         self._learn_loop: Optional[Dict[str, Any]] = None
 
-        super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
-                         _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
-                         seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
+        super().__init__(policy, env, verbose, _init_setup_model, policy_kwargs, seed, n_cpu_tf_sess)
         if self.action_space is not None:
             self._check_action_space(self.action_space)
         if _init_setup_model:
@@ -267,15 +254,8 @@ class ACER(OnPolicyRLModel):
 
         :return: (ActorCriticPolicy, ActorCriticPolicy, ActorCriticPolicy) acting, training and average networks
         """
-        observation_space, action_space, n_envs = self._graph_inputs()
-        recurrent = issubclass(self.policy, RecurrentActorCriticPolicy)
-        spaces_args = (self.sess, observation_space, action_space, n_envs)
-        segment_rows = n_envs * (self.n_steps + 1)
-
-        acting = self.policy(*spaces_args, 1, n_envs if recurrent else None, reuse=False, **self.policy_kwargs)
+        acting, training = self._build_policies(bootstrap_step=True)
         self.params = tf_util.get_trainable_vars("model")
-        with tf.variable_scope("train_model", reuse=True, custom_getter=tf_util.outer_scope_getter("train_model")):
-            training = self.policy(*spaces_args, self.n_steps + 1, segment_rows, reuse=True, **self.policy_kwargs)
 
         with tf.variable_scope("moving_average"):
             self.average_params = [tf.get_variable(param.op.name, shape=param.shape, dtype=param.dtype.base_dtype,
@@ -293,7 +273,9 @@ class ACER(OnPolicyRLModel):
             return averages[name]
 
         with tf.variable_scope("polyak_model", reuse=True, custom_getter=read_average):
-            average = self.policy(*spaces_args, self.n_steps + 1, segment_rows, reuse=True, **self.policy_kwargs)
+            # the shapes of the training network
+            average = self.policy(self.sess, *self._graph_inputs(), self.n_steps + 1, training.n_batch, reuse=True,
+                                  **self.policy_kwargs)
         return acting, training, average
 
     def _build_loss(self, net: ActorCriticPolicy, average_net: ActorCriticPolicy) -> Dict[str, Any]:

@@ -5,24 +5,22 @@ from typing import Any, Dict, List, Optional, Tuple, Type, Union
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines import logger
 from stable_baselines.acktr.kfac import KfacOptimizer
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
-from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
+from stable_baselines.common.model.on_policy import MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock
+from stable_baselines.common.policies import ActorCriticPolicy
 from stable_baselines.common.model.returns import discounted_returns, gae_advantages
 from stable_baselines.common.model.rollouts import ReturnsBatch, collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
-from stable_baselines.common.model.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import float_input, mse
 
 
 class ACKTR(OnPolicyRLModel):
-    """
+    __doc__ = """
     ACKTR, Actor Critic using Kronecker-Factored Trust Region (Wu et al. 2017, https://arxiv.org/abs/1708.05144):
     A2C's rollouts and losses, optimised by natural-gradient steps whose curvature is approximated per layer by
     Kronecker factors (K-FAC) and whose size is bounded by a trust region.
@@ -53,20 +51,11 @@ class ACKTR(OnPolicyRLModel):
     :param kfac_clip: (float) trust-region radius of the policy's natural-gradient step
     :param lr_schedule: (str) how the step size evolves: 'linear', 'constant', 'double_linear_con',
         'middle_drop' or 'double_middle_drop'
-    :param verbose: (int) amount of output: 0 nothing, 1 training statistics, 2 also TensorFlow messages
-    :param tensorboard_log: (str) directory for the tensorboard event files (None: no tensorboard logging)
-    :param _init_setup_model: (bool) build the graph in the constructor (False is used when loading)
     :param async_eigen_decomp: (bool) kept for compatibility; our K-FAC always decomposes inside the train op
     :param kfac_update: (int) number of updates between two eigen-decompositions of the factors
-    :param policy_kwargs: (dict) extra keyword arguments for the policy constructor
     :param gae_lambda: (float) lambda of the Generalized Advantage Estimator; None (default): the n-step
         discounted returns of A2C
-    :param full_tensorboard_log: (bool) add histograms and run metadata to the tensorboard log
-        (the files can become large)
-    :param seed: (int) seed of the python, numpy and TensorFlow generators; None leaves them unseeded.
-        Runs are only reproducible with ``n_cpu_tf_sess=1``
-    :param n_cpu_tf_sess: (int) number of threads of the TensorFlow session (None: as many as the machine has cores)
-    """
+""" + MODEL_SETTINGS_DOC
 
     _supports_action_masks = True
     _saved_settings = ("gamma", "gae_lambda", "n_steps", "vf_coef", "ent_coef", "vf_fisher_coef",
@@ -108,9 +97,7 @@ class ACKTR(OnPolicyRLModel):
                           "initial_state", "n_batch", "summary"):
             setattr(self, attribute, None)
 
-        super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
-                         _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
-                         seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
+        super().__init__(policy, env, verbose, _init_setup_model, policy_kwargs, seed, n_cpu_tf_sess)
         if _init_setup_model:
             self.setup_model()
 
@@ -188,8 +175,7 @@ class ACKTR(OnPolicyRLModel):
             self._check_spaces()
             if self.n_cpu_tf_sess is None and self.nprocs is not None:
                 self.n_cpu_tf_sess = self.nprocs
-            observation_space, _, n_envs = self._graph_inputs()
-            self.n_batch = n_envs * self.n_steps
+            self.n_batch = self._graph_inputs()[2] * self.n_steps
             self._new_graph_and_session()
 
             with self.graph.as_default():
@@ -198,11 +184,7 @@ class ACKTR(OnPolicyRLModel):
                 with tf.variable_scope("loss", reuse=False, custom_getter=tf_util.outer_scope_getter("loss")):
                     train_loss = self._build_losses(train_model)
 
-                summarised_inputs = [('discounted_rewards', self.rewards_ph),
-                                     ('learning_rate', self.learning_rate_ph),
-                                     ('advantage', self.advs_ph)]
-                input_info_summaries(summarised_inputs, train_model.obs_ph, observation_space,
-                                     self.full_tensorboard_log)
+                self._summarise_returns_inputs(train_model)
 
                 self.optim = KfacOptimizer(
                     learning_rate=self.learning_rate_ph, clip_kl=self.kfac_clip, momentum=0.9,
@@ -215,13 +197,7 @@ class ACKTR(OnPolicyRLModel):
                 self.train_op, self.q_runner = self.optim.apply_gradients(list(zip(self.grads_check, params)))
 
                 self.train_model, self.step_model = train_model, step_model
-                self._act_with(step_model)
-                self.value, self.initial_state = step_model.value, step_model.initial_state
-                tf.global_variables_initializer().run(session=self.sess)
-                # acting runs in NumPy where possible; the copy of the weights is refreshed after each update
-                self.fast_path.enable(step_model)
-
-                self.summary = tf.summary.merge_all()
+                self._act_and_initialise(step_model)
 
     # ------------------------------------------------------------------ training
 
@@ -229,44 +205,20 @@ class ACKTR(OnPolicyRLModel):
                     actions: np.ndarray, values: np.ndarray, update: int,
                     writer: Any, action_masks: Optional[np.ndarray] = None) -> Tuple[float, float, float]:
         """
-        Make one K-FAC update from a rollout.
+        Make one K-FAC update from a rollout. The arguments are those of :meth:`_update_feed`, but ``update`` (the
+        index of the update, the base of the tensorboard step) and ``writer`` (the tensorboard writer, or None).
 
-        :param obs: ([float]) observations of the rollout
-        :param states: ([float]) recurrent state at the start of the rollout (None for feed-forward policies)
-        :param rewards: ([float]) the returns (value targets)
-        :param masks: ([bool]) episode-start flags (used by recurrent policies)
-        :param actions: ([float]) actions that were taken
-        :param values: ([float]) value estimates made while acting
-        :param update: (int) index of this update, used for the tensorboard step
-        :param writer: (TensorFlow Summary.writer) tensorboard writer, or None
-        :param action_masks: ([bool]) the allowed actions of each transition (None: the model uses no masks)
         :return: (float, float, float) policy loss, value loss and policy entropy
         """
-        feed_dict = {self.train_model.obs_ph: obs, self.actions_ph: actions, self.advs_ph: rewards - values,
-                     self.rewards_ph: rewards, self.learning_rate_ph: self._advance_learning_rate(len(obs))}
-        if states is not None:
-            recurrent = self.train_model
-            assert isinstance(recurrent, RecurrentActorCriticPolicy), "a policy with a state is recurrent"
-            feed_dict[recurrent.states_ph] = states
-            feed_dict[recurrent.dones_ph] = masks
-        if action_masks is not None:
-            feed_dict[self.train_model.action_mask_ph] = action_masks
+        feed_dict = self._update_feed(obs, states, rewards, masks, actions, values, self._advance_learning_rate(len(obs)),
+                                      action_masks)
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.train_op]
         if writer is None:
             policy_loss, value_loss, policy_entropy, _ = tf_util.session_run(self.sess, fetches, feed_dict)
         else:
-            global_step = update * (self.n_batch + 1)
-            run_kwargs: Dict[str, Any] = {}
-            trace = self.full_tensorboard_log and (1 + update) % 10 == 0
-            if trace:
-                run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
-                                  run_metadata=tf.RunMetadata())
-            summary, policy_loss, value_loss, policy_entropy, _ = tf_util.session_run(
-                self.sess, [self.summary] + fetches, feed_dict, **run_kwargs)
-            if trace:
-                writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % global_step)
-            writer.add_summary(summary, global_step)
+            policy_loss, value_loss, policy_entropy = self._train_step_logged(feed_dict, fetches, update,
+                                                                              update * (self.n_batch + 1), writer)
         return policy_loss, value_loss, policy_entropy
 
     def _start_training(self, total_timesteps: int, started: float) -> Dict[str, Any]:
@@ -284,13 +236,9 @@ class ACKTR(OnPolicyRLModel):
 
     def _record_update(self, update: int, stats: Any, loop: Dict[str, Any], clock: UpdateClock) -> None:
         values, returns, (policy_loss, value_loss, policy_entropy) = stats
-        rows = [("nupdates", update), ("total_timesteps", self.num_timesteps),
-                ("fps", clock.fps(update * self.n_batch)), ("policy_entropy", float(policy_entropy)),
-                ("policy_loss", float(policy_loss)), ("value_loss", float(value_loss)),
-                ("explained_variance", float(explained_variance(values, returns)))]
-        for key, value in rows:
-            logger.record_tabular(key, value)
-        self._log_episode_stats()
+        self._record_rows(update, clock.fps(update * self.n_batch), [
+            ("policy_entropy", float(policy_entropy)), ("policy_loss", float(policy_loss)),
+            ("value_loss", float(value_loss)), ("explained_variance", float(explained_variance(values, returns)))])
 
     def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 100, tb_log_name: str = "ACKTR",
               reset_num_timesteps: bool = True, progress_bar: bool = False) -> "ACKTR":

@@ -1,7 +1,8 @@
 """
 What the algorithms' command-line scripts (``python -m stable_baselines.<algo>.run_atari`` and
-``run_mujoco`` / ``run_robotics``) have in common: their options, the environments they train on, and
-the train-then-close step. Each script only declares its model and what it changes.
+``run_mujoco`` / ``run_robotics``, the DQN experiments) have in common: their options, the environments they
+train on, and the train-then-close (or train-then-save) step. Each script only declares its model and what it
+changes.
 """
 import argparse
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Tuple, TypeVar
@@ -124,6 +125,73 @@ def monitored_atari_env(env_id: str, rank: int, wrap: Optional[Callable[[gymnasi
 
     env = Monitor(make_atari(env_id), _monitor_path(logger.get_dir(), rank))
     return (wrap_deepmind if wrap is None else wrap)(env)
+
+
+def parse_and_train(parser: argparse.ArgumentParser, train: Callable[..., Any],
+                    argv: Optional[Sequence[str]]) -> None:
+    """
+    The ``main`` of the MPI scripts: parse the command line and call the script's
+    ``train(env_id, num_timesteps, seed)`` (the task id, the budget, and the seed of rank 0).
+
+    :param parser: (ArgumentParser) the options (``--env``, ``--num-timesteps``, ``--seed``)
+    :param train: (function) the script's ``train``
+    :param argv: ([str]) the arguments (None: ``sys.argv``)
+    """
+    args = parser.parse_args(argv)
+    train(args.env, num_timesteps=args.num_timesteps, seed=args.seed)
+
+
+def learn_on_rank(model_class: Callable[..., Model], policy: Any, env: Any, num_timesteps: int, rank: int,
+                  worker_seed: int, root_verbose: int = 1, **hyperparameters: Any) -> Model:
+    """
+    The training of one MPI rank: ``model_class(policy, env, **hyperparameters)`` with this rank's seed (verbose
+    on rank 0 only), trained, then the environment closed.
+
+    :param model_class: (type) the algorithm
+    :param policy: (type) the policy class
+    :param env: (Gym Environment) this rank's environment
+    :param num_timesteps: (int) the training budget
+    :param rank: (int) the MPI rank
+    :param worker_seed: (int) the seed of this rank
+    :param root_verbose: (int) the verbosity of rank 0
+    :param hyperparameters: (dict) the other arguments of the model
+    :return: (BaseRLModel) the trained model
+    """
+    def make_model(rank_env: Any) -> Model:
+        return model_class(policy, rank_env, **hyperparameters, verbose=root_verbose if rank == 0 else 0,
+                           seed=worker_seed)
+
+    return learn_and_close(env, make_model, num_timesteps)
+
+
+def train_parser(description: str, default_save_path: str) -> argparse.ArgumentParser:
+    """
+    :param description: (str) the script's description
+    :param default_save_path: (str) the model file written when ``--save-path`` is not given
+    :return: (ArgumentParser) the options of a script that trains one model and saves it (``--max-timesteps``,
+        ``--save-path``, ``--seed``, ``--verbose``)
+    """
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument('--max-timesteps', type=int, default=100000, help="Training budget, in steps")
+    parser.add_argument('--save-path', default=default_save_path, type=str, help="Where to save the model")
+    parser.add_argument('--seed', default=None, type=int, help="Random seed")
+    parser.add_argument('--verbose', default=1, type=int, help="Verbosity (0: none, 1: training table)")
+    return parser
+
+
+def learn_and_save(model: Model, args: argparse.Namespace, callback: Any = None) -> Model:
+    """
+    Train a model for ``args.max_timesteps`` and save it to ``args.save_path`` (saying so).
+
+    :param model: (BaseRLModel) the untrained model
+    :param args: (argparse.Namespace) the options of :func:`train_parser`
+    :param callback: (callable) the callback of ``learn``
+    :return: (BaseRLModel) the trained model
+    """
+    model.learn(total_timesteps=args.max_timesteps, callback=callback)
+    print("Saving model to {}".format(args.save_path))
+    model.save(args.save_path)
+    return model
 
 
 def learn_and_close(env: Any, make_model: Callable[[Any], Model], total_timesteps: int) -> Model:

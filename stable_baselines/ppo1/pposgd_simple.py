@@ -12,8 +12,10 @@ from stable_baselines.common.console_util import fmt_row
 from stable_baselines.common.dataset import Dataset
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.misc_util import zipsame
-from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.model.on_policy import SegmentProgress, learn_locals
+from stable_baselines.common.model.arguments import check_positive_int
+from stable_baselines.common.model.on_policy import (MODEL_SETTINGS_DOC, SegmentProgress, check_rollout_arguments,
+                                                     current_and_old_policies, learn_locals, log_segment_rewards,
+                                                     pretrain_placeholders)
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.mpi_moments import mpi_moments
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
@@ -21,7 +23,6 @@ from stable_baselines.common.runners import add_vtarg_and_adv, traj_segment_gene
 from stable_baselines.common.schedules import SCHEDULES
 from stable_baselines.common.model.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_util import total_episode_reward_logger
 
 _SUPPORTED_SPACES = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
 # order of the values returned by ``lossandgrad`` / ``compute_losses`` (after the summary and the gradient)
@@ -29,7 +30,7 @@ _LOSS_NAMES = ["pol_surr", "pol_entpen", "vf_loss", "kl", "ent"]
 
 
 class PPO1(ActorCriticRLModel):
-    """
+    __doc__ = """
     Proximal Policy Optimization (Schulman et al. 2017, https://arxiv.org/abs/1707.06347), MPI flavour: every
     worker collects ``timesteps_per_actorbatch`` steps from its own environment, then runs ``optim_epochs``
     passes of minibatch Adam on the clipped surrogate; the gradients are averaged over the workers.
@@ -48,16 +49,7 @@ class PPO1(ActorCriticRLModel):
     :param adam_epsilon: (float) epsilon of Adam's denominator
     :param schedule: (str) how the step size and clip range decay over training: 'linear', 'constant',
         'double_linear_con', 'middle_drop' or 'double_middle_drop'
-    :param verbose: (int) 0 prints nothing, 1 the training table, 2 also TensorFlow's messages
-    :param tensorboard_log: (str) directory of the tensorboard runs (None: no tensorboard output)
-    :param _init_setup_model: (bool) build the graph right away (False is used by ``load``)
-    :param policy_kwargs: (dict) extra keyword arguments for the policy constructor
-    :param full_tensorboard_log: (bool) also write histograms and run metadata to tensorboard
-        (this can take a lot of disk space)
-    :param seed: (int) seed of python, numpy and TensorFlow (None: not seeded). Runs are only reproducible
-        with ``n_cpu_tf_sess=1``.
-    :param n_cpu_tf_sess: (int) threads of the TensorFlow session (None: one per CPU)
-    """
+""" + MODEL_SETTINGS_DOC
 
     _supports_action_masks = True
     _saved_settings = ("gamma", "timesteps_per_actorbatch", "clip_param", "entcoeff", "optim_epochs",
@@ -70,9 +62,8 @@ class PPO1(ActorCriticRLModel):
                  tensorboard_log: Optional[str] = None, _init_setup_model: bool = True,
                  policy_kwargs: Optional[Dict[str, Any]] = None, full_tensorboard_log: bool = False,
                  seed: Optional[int] = None, n_cpu_tf_sess: Optional[int] = 1) -> None:
-        check_positive_int("timesteps_per_actorbatch", timesteps_per_actorbatch)
-        check_gamma(gamma)
-        check_learning_rate(optim_stepsize, name="optim_stepsize", schedule_allowed=False)
+        check_rollout_arguments("timesteps_per_actorbatch", timesteps_per_actorbatch, gamma, optim_stepsize,
+                                "optim_stepsize")
 
         super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=False,
                          _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
@@ -102,9 +93,7 @@ class PPO1(ActorCriticRLModel):
             self.setup_model()
 
     def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
-        policy = self.policy_pi
-        output = policy.policy if isinstance(self.action_space, spaces.Discrete) else policy.deterministic_action
-        return policy.obs_ph, self.action_ph, output
+        return pretrain_placeholders(self.policy_pi, self.action_ph, self.action_space)
 
     def _check_arguments(self) -> None:
         """Clear errors for hyper-parameters and spaces PPO1 cannot work with."""
@@ -125,12 +114,6 @@ class PPO1(ActorCriticRLModel):
                              "as MlpPolicy or CnnPolicy, or PPO2 for recurrent ones".format(self.policy.__name__))
 
     # ------------------------------------------------------------------ graph construction
-
-    def _make_policy(self) -> ActorCriticPolicy:
-        """:return: (ActorCriticPolicy) a network of the policy class, in the current variable scope"""
-        observation_space, action_space, n_envs = self._graph_inputs()
-        return self.policy(self.sess, observation_space, action_space, n_envs, 1, None, reuse=False,
-                           **self.policy_kwargs)
 
     def _build_objective(self, behaviour: ActorCriticPolicy) -> Tuple[Dict[str, Any], List[Any], Any]:
         """
@@ -179,9 +162,7 @@ class PPO1(ActorCriticRLModel):
             with self.graph.as_default():
                 # the policy being trained lives in "model"; a second copy in "oldpi" holds the weights that
                 # collected the current batch (the denominator of the probability ratio)
-                self.policy_pi = self._make_policy()
-                with tf.variable_scope("oldpi", reuse=False):
-                    old_pi = self._make_policy()
+                self.policy_pi, old_pi = current_and_old_policies(self, self._graph_inputs())
 
                 with tf.variable_scope("loss", reuse=False):
                     inputs, loss_terms, total_loss = self._build_objective(old_pi)
@@ -264,11 +245,7 @@ class PPO1(ActorCriticRLModel):
         """
         add_vtarg_and_adv(seg, self.gamma, self.lam)
         observations, returns = seg["observations"], seg["tdlamret"]
-        if writer is not None:
-            # tensorboard gets the undiscounted episode rewards
-            assert self.episode_reward is not None, "made by _setup_learn"
-            total_episode_reward_logger(self.episode_reward, seg["true_rewards"].reshape((self.n_envs, -1)),
-                                        seg["dones"].reshape((self.n_envs, -1)), writer, self.num_timesteps)
+        log_segment_rewards(self, seg, writer)  # tensorboard gets the undiscounted episode rewards
         values_before = seg["vpred"]
 
         advantages = seg["adv"]

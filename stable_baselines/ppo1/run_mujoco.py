@@ -14,31 +14,18 @@ from stable_baselines.common.policies import MlpPolicy
 
 def train(env_id: str, num_timesteps: int, seed: int) -> PPO1:
     """
-    Train PPO1 with the MLP policy on this rank's copy of a MuJoCo task.
-
-    :param env_id: (str) the task id
-    :param num_timesteps: (int) the budget
-    :param seed: (int) the seed of rank 0
-    :return: (PPO1) the trained model
+    Train PPO1 with the MLP policy on this rank's copy of a MuJoCo task. The arguments: those of
+    :func:`~stable_baselines.common.cli.parse_and_train`.
     """
     rank, worker_seed = mpi_worker_setup(seed)
-
-    def make_model(env):
-        return PPO1(MlpPolicy, env, timesteps_per_actorbatch=2048, clip_param=0.2, entcoeff=0.0, optim_epochs=10,
-                    optim_stepsize=3e-4, optim_batchsize=64, gamma=0.99, lam=0.95, schedule='linear',
-                    verbose=1 if rank == 0 else 0, seed=worker_seed)
-
-    return cli.learn_and_close(make_mujoco_env(env_id, seed), make_model, num_timesteps)
+    return cli.learn_on_rank(PPO1, MlpPolicy, make_mujoco_env(env_id, seed), num_timesteps, rank, worker_seed,
+                             timesteps_per_actorbatch=2048, clip_param=0.2, entcoeff=0.0, optim_epochs=10,
+                             optim_stepsize=3e-4, optim_batchsize=64, gamma=0.99, lam=0.95, schedule='linear')
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
-    """
-    Parse the command line and train.
-
-    :param argv: ([str]) the arguments (None: ``sys.argv``)
-    """
-    args = mujoco_arg_parser().parse_args(argv)
-    train(args.env, num_timesteps=args.num_timesteps, seed=args.seed)
+    """Parse the command line (``argv``; None: ``sys.argv``) and train."""
+    cli.parse_and_train(mujoco_arg_parser(), train, argv)
 
 
 if __name__ == '__main__':

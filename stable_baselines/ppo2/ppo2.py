@@ -2,7 +2,6 @@
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple, Type, Union
 
 import numpy as np
-from gymnasium import spaces
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
@@ -11,7 +10,8 @@ from stable_baselines.common.model.data_parallel import averaged_gradients, data
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import (check_gamma, check_learning_rate, check_minibatches,
                                                       check_positive_int)
-from stable_baselines.common.model.on_policy import OnPolicyRLModel, UpdateClock
+from stable_baselines.common.model.on_policy import (MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock,
+                                                     pretrain_placeholders)
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.engine.repeated_step import run_indices
 from stable_baselines.common.model.returns import gae_advantages
@@ -24,7 +24,7 @@ from stable_baselines.ppo2.fused_update import FusedUpdate, normalised_advantage
 
 
 class PPO2(OnPolicyRLModel):
-    """
+    __doc__ = """
     Proximal Policy Optimization (Schulman et al. 2017, https://arxiv.org/abs/1707.06347), in the
     single-process ("GPU") form: rollouts of ``n_steps`` from every environment copy, advantages by GAE, then
     ``noptepochs`` passes of Adam over ``nminibatches`` minibatches of the clipped surrogate loss.
@@ -52,17 +52,7 @@ class PPO2(OnPolicyRLModel):
         addition of OpenAI's implementation, absent from the paper). None (default) reuses ``cliprange``; a
         negative number switches the value clipping off, as in the paper. The right scale depends on the
         scale of the rewards.
-    :param verbose: (int) amount of output: 0 nothing, 1 training statistics, 2 also TensorFlow messages
-    :param tensorboard_log: (str) directory for the tensorboard event files (None: no tensorboard logging)
-    :param _init_setup_model: (bool) build the graph in the constructor (False is used when loading)
-    :param policy_kwargs: (dict) extra keyword arguments for the policy constructor
-    :param full_tensorboard_log: (bool) add histograms and run metadata to the tensorboard log
-        (the files can become large)
-    :param seed: (int) seed of the python, numpy and TensorFlow generators; None leaves them unseeded.
-        Runs are only reproducible with ``n_cpu_tf_sess=1``
-    :param n_cpu_tf_sess: (int) number of threads of the TensorFlow session
-        (None: as many as the machine has cores)
-    """
+""" + MODEL_SETTINGS_DOC
 
     _supports_action_masks = True
     _saved_settings = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "lam",
@@ -97,9 +87,7 @@ class PPO2(OnPolicyRLModel):
         # every epoch and minibatch of an update in one session call (feed-forward policies, no tensorboard)
         self._fused_update = FusedUpdate(self)
 
-        super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=True,
-                         _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
-                         seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
+        super().__init__(policy, env, verbose, _init_setup_model, policy_kwargs, seed, n_cpu_tf_sess)
 
         if _init_setup_model:
             if self.env is not None:
@@ -110,38 +98,9 @@ class PPO2(OnPolicyRLModel):
         return Runner(env=self.env, model=self, n_steps=self.n_steps, gamma=self.gamma, lam=self.lam)
 
     def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
-        net = self.act_model
-        # discrete actions are pretrained through the action probabilities, others through the mean action
-        target = net.policy if isinstance(self.action_space, spaces.Discrete) else net.deterministic_action
-        return net.obs_ph, self.action_ph, target
+        return pretrain_placeholders(self.act_model, self.action_ph, self.action_space)
 
     # ------------------------------------------------------------------ graph construction
-
-    def _build_policies(self) -> Tuple[ActorCriticPolicy, ActorCriticPolicy]:
-        """
-        Create the acting network (one step for every environment) and, sharing its weights, the training
-        network (one minibatch at a time).
-
-        :return: (ActorCriticPolicy, ActorCriticPolicy) the acting and the training network
-        """
-        observation_space, action_space, n_envs = self._graph_inputs()
-        acting_batch: Optional[int] = None
-        training_batch: Optional[int] = None
-        training_envs = n_envs // self.nminibatches
-        if issubclass(self.policy, RecurrentActorCriticPolicy):
-            # a minibatch of a recurrent policy is made of whole environment sequences; with a number of envs
-            # that nminibatches does not divide the model acts but cannot train (learn says so), and its
-            # training network takes one sequence
-            training_envs = max(training_envs, 1)
-            acting_batch, training_batch = n_envs, training_envs * self.n_steps
-        spaces_args = (self.sess, observation_space, action_space)
-
-        acting = self.policy(*spaces_args, n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
-        share_weights = tf_util.outer_scope_getter("train_model")
-        with tf.variable_scope("train_model", reuse=True, custom_getter=share_weights):
-            training = self.policy(*spaces_args, training_envs, self.n_steps, training_batch,
-                                   reuse=True, **self.policy_kwargs)
-        return acting, training
 
     def _value_clip_input(self) -> Any:
         """
@@ -259,7 +218,7 @@ class PPO2(OnPolicyRLModel):
             self._new_graph_and_session()
 
             with self.graph.as_default():
-                act_model, train_model = self._build_policies()
+                act_model, train_model = self._build_policies(self.nminibatches)
                 with tf.variable_scope("loss", reuse=False):
                     grads_and_vars = self._build_loss(train_model)
                 optimizer = tf.train.AdamOptimizer(learning_rate=self.learning_rate_ph, epsilon=1e-5)
@@ -268,13 +227,7 @@ class PPO2(OnPolicyRLModel):
                 self._build_input_summaries(train_model)
 
                 self.train_model, self.act_model = train_model, act_model
-                self._act_with(act_model)
-                self.value, self.initial_state = act_model.value, act_model.initial_state
-                tf.global_variables_initializer().run(session=self.sess)
-                # acting runs in NumPy where possible; the copy of the weights is refreshed after each update
-                self.fast_path.enable(act_model)
-
-                self.summary = tf.summary.merge_all()
+                self._act_and_initialise(act_model)
 
     # ------------------------------------------------------------------ training
 
@@ -342,25 +295,6 @@ class PPO2(OnPolicyRLModel):
             global_step = update * self._update_factor(states is not None)
             losses = self._train_step_logged(dict(zip(feeds, feed_values)), fetches, update, global_step, writer)
         return tuple(losses)
-
-    def _train_step_logged(self, feed_dict: Dict[Any, Any], fetches: List[Any], update: int, global_step: int,
-                           writer: Any) -> List[float]:
-        """
-        The update of `_train_step` when tensorboard is on: the summaries are evaluated with it, and with
-        ``full_tensorboard_log`` every tenth update also records a full trace (memory, compute time).
-
-        :return: ([float]) the five loss values
-        """
-        run_kwargs: Dict[str, Any] = {}
-        trace = self.full_tensorboard_log and (1 + update) % 10 == 0
-        if trace:
-            run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
-                              run_metadata=tf.RunMetadata())
-        results = tf_util.session_run(self.sess, [self.summary] + fetches, feed_dict, **run_kwargs)
-        if trace:
-            writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % global_step)
-        writer.add_summary(results[0], global_step)
-        return results[1:-1]
 
     def _minibatches(self, batch_size: int,
                      recurrent: bool) -> Iterator[Tuple[int, np.ndarray, Optional[np.ndarray]]]:

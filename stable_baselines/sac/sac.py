@@ -5,7 +5,7 @@ import numpy as np
 
 from stable_baselines.common import tf_util
 from stable_baselines.common.math_util import unscale_action
-from stable_baselines.common.model.squashed_actor import SquashedActorModel
+from stable_baselines.common.model.squashed_actor import SQUASHED_SETTINGS_DOC, SquashedActorModel
 from stable_baselines.common.engine.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.sac.policies import SACPolicy
@@ -48,7 +48,7 @@ def _half_mse(first: tf.Tensor, second: tf.Tensor) -> tf.Tensor:
 
 
 class SAC(SquashedActorModel):
-    """
+    __doc__ = """
     Soft Actor-Critic: an off-policy actor-critic that maximises the return plus the entropy of its stochastic
     actor (a Gaussian squashed by a tanh), with two Q-functions and a state-value function whose target copy
     follows by Polyak averaging.
@@ -72,16 +72,7 @@ class SAC(SquashedActorModel):
     :param target_entropy: (str or float) the entropy the learned coefficient aims at ('auto': minus the
         dimension of the action space)
     :param action_noise: (ActionNoise) noise added to the actor's actions (None by default; see DDPG's noises)
-    :param random_exploration: (float) probability of a uniform random action at each step (useful with HER)
-    :param verbose: (int) 0 quiet, 1 training information, 2 also TensorFlow's messages
-    :param tensorboard_log: (str) folder of the tensorboard logs (None: no logs)
-    :param _init_setup_model: (bool) build the graph when the model is created
-    :param policy_kwargs: (dict) extra arguments of the policy's constructor
-    :param full_tensorboard_log: (bool) log more to tensorboard (no effect on SAC)
-    :param seed: (int) seed of Python's, NumPy's and TensorFlow's generators (None: unseeded); runs repeat
-        exactly only with ``n_cpu_tf_sess=1``
-    :param n_cpu_tf_sess: (int) TensorFlow's threads (None: one per core)
-    """
+""" + SQUASHED_SETTINGS_DOC
 
     _saved_settings = ("learning_rate", "buffer_size", "learning_starts", "train_freq", "batch_size", "tau",
                        "ent_coef", "target_entropy", "gamma", "action_noise", "random_exploration",
@@ -275,21 +266,12 @@ class SAC(SquashedActorModel):
         return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                               replay_wrapper, progress_bar)
 
-    def predict(self, observation: np.ndarray, state: Any = None, mask: Any = None,
-                deterministic: bool = True) -> Tuple[np.ndarray, None]:
-        """
-        The model's action for an observation (or a batch of them).
-
-        :param observation: (np.ndarray) the observation
-        :param state: (np.ndarray) unused (recurrent policies only)
-        :param mask: (np.ndarray) unused (recurrent policies only)
-        :param deterministic: (bool) the mean action (True) or one sampled from the actor
-        :return: (np.ndarray, None) the action, rescaled to the action space, and no state
-        """
+    def _predict_action(self, observation: np.ndarray, deterministic: bool) -> np.ndarray:
+        # deterministic: the mean action, else one sampled from the actor
         if self.policy_tf is None:
             raise ValueError("The model is not set up: call setup_model() (or create it with "
                              "_init_setup_model=True) before predict()")
-        return self._predict_squashed(observation, deterministic, False, deterministic=deterministic), None
+        return self._predict_squashed(observation, deterministic, False, deterministic=deterministic)
 
     def _setting_to_save(self, name: str) -> Any:
         # ent_coef is a tensor when learned: save what was asked for ('auto...' or the number)

@@ -5,7 +5,7 @@ import numpy as np
 
 from stable_baselines.common import tf_util
 from stable_baselines.common.math_util import unscale_action
-from stable_baselines.common.model.squashed_actor import SquashedActorModel
+from stable_baselines.common.model.squashed_actor import SQUASHED_SETTINGS_DOC, SquashedActorModel
 from stable_baselines.common.engine.target_updates import hard_updates, mirrored_variables, polyak_updates
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.td3.policies import TD3Policy
@@ -17,7 +17,7 @@ def _mse(first: tf.Tensor, second: tf.Tensor) -> tf.Tensor:
 
 
 class TD3(SquashedActorModel):
-    """
+    __doc__ = """
     Twin Delayed DDPG: a deterministic actor and two Q-functions; the Bellman target takes the smaller of the two
     target Q-values at a noisy target action, and the actor and the target networks are updated less often than
     the Q-functions.
@@ -40,16 +40,7 @@ class TD3(SquashedActorModel):
     :param action_noise: (ActionNoise) noise added to the actor's actions for exploration (see DDPG's noises)
     :param target_policy_noise: (float) standard deviation of the Gaussian noise on the target action
     :param target_noise_clip: (float) bound of the absolute value of that noise
-    :param random_exploration: (float) probability of a uniform random action at each step (useful with HER)
-    :param verbose: (int) 0 quiet, 1 training information, 2 also TensorFlow's messages
-    :param tensorboard_log: (str) folder of the tensorboard logs (None: no logs)
-    :param _init_setup_model: (bool) build the graph when the model is created
-    :param policy_kwargs: (dict) extra arguments of the policy's constructor
-    :param full_tensorboard_log: (bool) log more to tensorboard (no effect on TD3)
-    :param seed: (int) seed of Python's, NumPy's and TensorFlow's generators (None: unseeded); runs repeat
-        exactly only with ``n_cpu_tf_sess=1``
-    :param n_cpu_tf_sess: (int) TensorFlow's threads (None: one per core)
-    """
+""" + SQUASHED_SETTINGS_DOC
 
     _saved_settings = ("learning_rate", "buffer_size", "learning_starts", "train_freq", "gradient_steps",
                        "batch_size", "tau", "policy_delay", "target_noise_clip", "target_policy_noise",
@@ -184,19 +175,10 @@ class TD3(SquashedActorModel):
         return self._run_loop(total_timesteps, callback, log_interval, tb_log_name, reset_num_timesteps,
                               replay_wrapper, progress_bar)
 
-    def predict(self, observation: np.ndarray, state: Any = None, mask: Any = None,
-                deterministic: bool = True) -> Tuple[np.ndarray, None]:
-        """
-        The model's action for an observation (or a batch of them).
-
-        :param observation: (np.ndarray) the observation
-        :param state: (np.ndarray) unused (recurrent policies only)
-        :param mask: (np.ndarray) unused (recurrent policies only)
-        :param deterministic: (bool) the actor's action (True), or with the model's action noise added
-        :return: (np.ndarray, None) the action, rescaled to the action space, and no state
-        """
+    def _predict_action(self, observation: np.ndarray, deterministic: bool) -> np.ndarray:
+        # deterministic: the actor's action, else with the model's action noise added
         if self.policy_tf is None:
             raise RuntimeError("The model has no network yet: call setup_model() (or construct it with "
                                "_init_setup_model=True) before predict()")
         noisy = self.action_noise is not None and not deterministic
-        return self._predict_squashed(observation, not noisy, noisy), None
+        return self._predict_squashed(observation, not noisy, noisy)

@@ -17,31 +17,20 @@ from stable_baselines.trpo_mpi import TRPO
 
 def train(env_id: str, num_timesteps: int, seed: int) -> TRPO:
     """
-    Train TRPO with the CNN policy on this rank's copy of an Atari game.
-
-    :param env_id: (str) the game id
-    :param num_timesteps: (int) the budget (10 % more is trained, as in the original script)
-    :param seed: (int) the seed of rank 0
-    :return: (TRPO) the trained model
+    Train TRPO with the CNN policy on this rank's copy of an Atari game. The arguments: those of
+    :func:`~stable_baselines.common.cli.parse_and_train`; 10 % more than the budget is trained, as in the
+    original script.
     """
     rank, worker_seed = mpi_worker_setup(seed)
-
-    def make_model(env):
-        return TRPO(CnnPolicy, env, timesteps_per_batch=512, max_kl=0.001, cg_iters=10, cg_damping=1e-3,
-                    entcoeff=0.0, gamma=0.98, lam=1, vf_iters=3, vf_stepsize=1e-4,
-                    verbose=1 if rank == 0 else 0, seed=worker_seed)
-
-    return cli.learn_and_close(cli.monitored_atari_env(env_id, rank), make_model, cli.with_margin(num_timesteps))
+    return cli.learn_on_rank(TRPO, CnnPolicy, cli.monitored_atari_env(env_id, rank), cli.with_margin(num_timesteps),
+                             rank, worker_seed,
+                             timesteps_per_batch=512, max_kl=0.001, cg_iters=10, cg_damping=1e-3, entcoeff=0.0,
+                             gamma=0.98, lam=1, vf_iters=3, vf_stepsize=1e-4)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
-    """
-    Parse the command line and train.
-
-    :param argv: ([str]) the arguments (None: ``sys.argv``)
-    """
-    args = atari_arg_parser().parse_args(argv)
-    train(args.env, num_timesteps=args.num_timesteps, seed=args.seed)
+    """Parse the command line (``argv``; None: ``sys.argv``) and train."""
+    cli.parse_and_train(atari_arg_parser(), train, argv)
 
 
 if __name__ == "__main__":

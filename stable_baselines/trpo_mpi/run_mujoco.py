@@ -18,33 +18,21 @@ from stable_baselines.trpo_mpi import TRPO
 
 def train(env_id: str, num_timesteps: int, seed: int) -> TRPO:
     """
-    Train TRPO with the MLP policy on this rank's copy of a MuJoCo task.
-
-    :param env_id: (str) the task id
-    :param num_timesteps: (int) the budget
-    :param seed: (int) the seed of rank 0
-    :return: (TRPO) the trained model
+    Train TRPO with the MLP policy on this rank's copy of a MuJoCo task. The arguments: those of
+    :func:`~stable_baselines.common.cli.parse_and_train`.
     """
     rank, worker_seed = mpi_worker_setup(seed)
     if rank != 0:
         logger.set_level(logger.DISABLED)
 
-    def make_model(env):
-        return TRPO(MlpPolicy, env, timesteps_per_batch=1024, max_kl=0.01, cg_iters=10, cg_damping=0.1,
-                    entcoeff=0.0, gamma=0.99, lam=0.98, vf_iters=5, vf_stepsize=1e-3,
-                    verbose=1 if rank == 0 else 0, seed=worker_seed)
-
-    return cli.learn_and_close(make_mujoco_env(env_id, seed), make_model, num_timesteps)
+    return cli.learn_on_rank(TRPO, MlpPolicy, make_mujoco_env(env_id, seed), num_timesteps, rank, worker_seed,
+                             timesteps_per_batch=1024, max_kl=0.01, cg_iters=10, cg_damping=0.1, entcoeff=0.0,
+                             gamma=0.99, lam=0.98, vf_iters=5, vf_stepsize=1e-3)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
-    """
-    Parse the command line and train.
-
-    :param argv: ([str]) the arguments (None: ``sys.argv``)
-    """
-    args = mujoco_arg_parser().parse_args(argv)
-    train(args.env, num_timesteps=args.num_timesteps, seed=args.seed)
+    """Parse the command line (``argv``; None: ``sys.argv``) and train."""
+    cli.parse_and_train(mujoco_arg_parser(), train, argv)
 
 
 if __name__ == "__main__":

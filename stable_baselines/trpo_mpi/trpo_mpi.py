@@ -25,15 +25,15 @@ from stable_baselines.common.cg import conjugate_gradient
 from stable_baselines.common.console_util import fmt_row, timed
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.misc_util import zipsame
-from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.model.on_policy import SegmentProgress, learn_locals
+from stable_baselines.common.model.on_policy import (MODEL_SETTINGS_DOC, SegmentProgress, check_rollout_arguments,
+                                                     current_and_old_policies, learn_locals, log_segment_rewards,
+                                                     pretrain_placeholders)
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.storage.persistence import EXPERT_DATASET, NONE
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.runners import add_vtarg_and_adv, traj_segment_generator
 from stable_baselines.common.model.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import tf
-from stable_baselines.common.tf_util import total_episode_reward_logger
 
 # the spaces TRPO handles (the manual's "Can I use?" table)
 SUPPORTED_SPACES = (spaces.Discrete, spaces.Box, spaces.MultiDiscrete, spaces.MultiBinary)
@@ -79,7 +79,7 @@ class _RolloutRewardGiver(object):
 
 
 class TRPO(ActorCriticRLModel):
-    """
+    __doc__ = """
     Trust Region Policy Optimization (Schulman et al. 2015, https://arxiv.org/abs/1502.05477): a natural-gradient
     policy step limited to a KL radius, with a separately fitted value function; MPI workers average everything.
 
@@ -95,16 +95,7 @@ class TRPO(ActorCriticRLModel):
     :param cg_damping: (float) multiple of the identity added to the Fisher matrix (keeps the solve stable)
     :param vf_stepsize: (float) Adam step size of the value function
     :param vf_iters: (int) passes of the value-function fit over each batch
-    :param verbose: (int) 0 prints nothing, 1 the training table and timings, 2 also TensorFlow's messages
-    :param tensorboard_log: (str) directory of the tensorboard runs (None: no tensorboard output)
-    :param _init_setup_model: (bool) build the graph right away (False is used by ``load`` and by GAIL)
-    :param policy_kwargs: (dict) extra keyword arguments for the policy constructor
-    :param full_tensorboard_log: (bool) also write histograms and run metadata to tensorboard
-        (this can take a lot of disk space)
-    :param seed: (int) seed of python, numpy and TensorFlow (None: not seeded). Runs are only reproducible
-        with ``n_cpu_tf_sess=1``.
-    :param n_cpu_tf_sess: (int) threads of the TensorFlow session (None: one per CPU)
-    """
+""" + MODEL_SETTINGS_DOC
 
     # action spaces the model accepts (GAIL restricts this)
     _supported_action_spaces: Tuple[type, ...] = SUPPORTED_SPACES
@@ -123,9 +114,7 @@ class TRPO(ActorCriticRLModel):
                  verbose: int = 0, tensorboard_log: Optional[str] = None, _init_setup_model: bool = True,
                  policy_kwargs: Optional[Dict[str, Any]] = None, full_tensorboard_log: bool = False,
                  seed: Optional[int] = None, n_cpu_tf_sess: Optional[int] = 1) -> None:
-        check_positive_int("timesteps_per_batch", timesteps_per_batch)
-        check_gamma(gamma)
-        check_learning_rate(vf_stepsize, name="vf_stepsize", schedule_allowed=False)
+        check_rollout_arguments("timesteps_per_batch", timesteps_per_batch, gamma, vf_stepsize, "vf_stepsize")
         super().__init__(policy=policy, env=env, verbose=verbose, requires_vec_env=False,
                                    _init_setup_model=_init_setup_model, policy_kwargs=policy_kwargs,
                                    seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
@@ -195,20 +184,12 @@ class TRPO(ActorCriticRLModel):
         return None
 
     def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
-        policy = self.policy_pi
-        action_ph = policy.pdtype.sample_placeholder([None])
-        output = policy.policy if isinstance(self.action_space, spaces.Discrete) else policy.deterministic_action
-        return policy.obs_ph, action_ph, output
+        return pretrain_placeholders(self.policy_pi, self.policy_pi.pdtype.sample_placeholder([None]),
+                                     self.action_space)
 
     # ------------------------------------------------------------------------------------------
     # graph
     # ------------------------------------------------------------------------------------------
-    def _make_policy(self) -> ActorCriticPolicy:
-        """:return: (ActorCriticPolicy) a network of the policy class, in the current variable scope"""
-        observation_space, action_space, n_envs = self._graph_inputs()
-        return self.policy(self.sess, observation_space, action_space, n_envs, 1, None, reuse=False,
-                           **self.policy_kwargs)
-
     def _build_objectives(self, behaviour: ActorCriticPolicy) -> Dict[str, Any]:
         """
         Placeholders, surrogate objective, KL and value loss (inside the "loss" scope).
@@ -284,9 +265,7 @@ class TRPO(ActorCriticRLModel):
             with self.graph.as_default():
                 self.reward_giver = self._build_reward_giver()
                 # "model" is the policy being optimised, "oldpi" the copy that collected the batch
-                self.policy_pi = self._make_policy()
-                with tf.variable_scope("oldpi", reuse=False):
-                    old_policy = self._make_policy()
+                self.policy_pi, old_policy = current_and_old_policies(self, self._graph_inputs())
 
                 with tf.variable_scope("loss", reuse=False):
                     terms = self._build_objectives(old_policy)
@@ -461,11 +440,7 @@ class TRPO(ActorCriticRLModel):
         add_vtarg_and_adv(seg, self.gamma, self.lam)
         advantages = seg["adv"]
         advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-        if writer is not None:
-            # tensorboard gets the undiscounted episode rewards
-            assert self.episode_reward is not None, "made by _setup_learn"
-            total_episode_reward_logger(self.episode_reward, seg["true_rewards"].reshape((self.n_envs, -1)),
-                                        seg["dones"].reshape((self.n_envs, -1)), writer, self.num_timesteps)
+        log_segment_rewards(self, seg, writer)  # tensorboard gets the undiscounted episode rewards
 
         inputs: Tuple[Any, ...] = (seg["observations"], seg["observations"], seg["actions"], advantages)
         if "action_masks" in seg:

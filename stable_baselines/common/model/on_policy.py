@@ -14,7 +14,7 @@ import sys
 import time
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Deque, Dict, Iterator, Optional, Tuple, TypeVar
+from typing import Any, Deque, Dict, Iterator, List, Optional, Tuple, TypeVar
 
 import numpy as np
 from gymnasium import spaces
@@ -24,6 +24,8 @@ from stable_baselines.common import tf_util
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.misc_util import flatten_lists
 from stable_baselines.common.model.actor_critic import ActorCriticRLModel
+from stable_baselines.common.model.summaries import input_info_summaries
+from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.schedules import SCHEDULES, Scheduler
 from stable_baselines.common.tf_compat import tf
@@ -50,6 +52,85 @@ def learn_locals(model: Any, total_timesteps: int, callback: BaseCallback, log_i
     return dict(self=model, total_timesteps=total_timesteps, callback=callback, log_interval=log_interval,
                 tb_log_name=tb_log_name, reset_num_timesteps=reset_num_timesteps, progress_bar=progress_bar,
                 new_tb_log=new_tb_log, writer=writer)
+
+
+def check_rollout_arguments(steps_name: str, steps: Any, gamma: Any, learning_rate: Any,
+                            rate_name: str = "learning_rate") -> None:
+    """
+    Raise a clear error for a bad rollout length, discount factor or (constant) step size.
+
+    :param steps_name: (str) the name of the rollout length argument
+    :param steps: (Any) the rollout length (at least one)
+    :param gamma: (Any) the discount factor
+    :param learning_rate: (Any) the step size (a number >= 0)
+    :param rate_name: (str) the name of the step size argument
+    """
+    check_positive_int(steps_name, steps)
+    check_gamma(gamma)
+    check_learning_rate(learning_rate, name=rate_name, schedule_allowed=False)
+
+
+def pretrain_placeholders(net: ActorCriticPolicy, action_ph: Any, action_space: Any) -> Tuple[Any, Any, Any]:
+    """
+    What ``pretrain`` feeds and fits in an actor-critic network: discrete actions through the action
+    probabilities, the others through the mean action.
+
+    :param net: (ActorCriticPolicy) the network pretrained
+    :param action_ph: (TensorFlow Tensor) the input of the expert's actions
+    :param action_space: (Gym Space) the action space of the model
+    :return: (TensorFlow Tensor, TensorFlow Tensor, TensorFlow Tensor) observations, actions, network output
+    """
+    target = net.policy if isinstance(action_space, spaces.Discrete) else net.deterministic_action
+    return net.obs_ph, action_ph, target
+
+
+def current_and_old_policies(model: ActorCriticRLModel, graph_inputs: Tuple[Any, Any, int]
+                             ) -> Tuple[ActorCriticPolicy, ActorCriticPolicy]:
+    """
+    For PPO1 and TRPO: the network being trained (in "model") and a second one in "oldpi" that holds the
+    weights which collected the current batch, both of the model's policy class, one step per environment.
+
+    :param model: (ActorCriticRLModel) the model
+    :param graph_inputs: (Gym Space, Gym Space, int) the observation and action spaces and the number of envs
+    :return: (ActorCriticPolicy, ActorCriticPolicy) the current and the old network
+    """
+    def make() -> ActorCriticPolicy:
+        return model.policy(model.sess, *graph_inputs, 1, None, reuse=False, **model.policy_kwargs)
+
+    current = make()
+    with tf.variable_scope("oldpi", reuse=False):
+        return current, make()
+
+
+def log_segment_rewards(model: ActorCriticRLModel, segment: Dict[str, Any], writer: Any) -> None:
+    """
+    For PPO1, TRPO and GAIL: write the undiscounted episode rewards of a segment to tensorboard.
+
+    :param model: (ActorCriticRLModel) the model
+    :param segment: (dict) the segment of ``traj_segment_generator``
+    :param writer: (tf.summary.FileWriter) the tensorboard writer, or None (nothing is written)
+    """
+    if writer is None:
+        return
+    assert model.episode_reward is not None, "made by _setup_learn"
+    per_env = (model.n_envs, -1)
+    total_episode_reward_logger(model.episode_reward, segment["true_rewards"].reshape(per_env),
+                                segment["dones"].reshape(per_env), writer, model.num_timesteps)
+
+
+# the constructor arguments every on-policy model shares, for the end of its docstring
+MODEL_SETTINGS_DOC = """\
+    :param verbose: (int) amount of output: 0 nothing, 1 training statistics, 2 also TensorFlow messages
+    :param tensorboard_log: (str) directory for the tensorboard event files (None: no tensorboard logging)
+    :param _init_setup_model: (bool) build the graph in the constructor (False is used when loading)
+    :param policy_kwargs: (dict) extra keyword arguments for the policy constructor
+    :param full_tensorboard_log: (bool) add histograms and run metadata to the tensorboard log
+        (the files can become large)
+    :param seed: (int) seed of the python, numpy and TensorFlow generators; None leaves them unseeded.
+        Runs are only reproducible with ``n_cpu_tf_sess=1``
+    :param n_cpu_tf_sess: (int) number of threads of the TensorFlow session
+        (None: as many as the machine has cores)
+"""
 
 
 _Model = TypeVar("_Model", bound="OnPolicyRLModel")
@@ -90,9 +171,25 @@ class OnPolicyRLModel(ActorCriticRLModel):
     # schedule itself (made by each learn)
     n_steps: int
     n_batch: int
+    # made by setup_model: the value of the acting network and the merged tensorboard summaries
+    value: Any
+    summary: Any
+    full_tensorboard_log: bool
+    # made by setup_model: the training network and inputs of an update (A2C and ACKTR; PPO2 has the last three)
+    train_model: Any
+    actions_ph: Any
+    rewards_ph: Any
+    advs_ph: Any
+    learning_rate_ph: Any
     learning_rate: Any
     lr_schedule: str
     learning_rate_schedule: Scheduler
+
+    def __init__(self, policy: Any, env: Any, verbose: int, _init_setup_model: bool,
+                 policy_kwargs: Optional[Dict[str, Any]], seed: Optional[int], n_cpu_tf_sess: Optional[int]) -> None:
+        # the arguments are those of the algorithms' constructors; the runner steps a VecEnv
+        super().__init__(policy, env, _init_setup_model, verbose=verbose, requires_vec_env=True,
+                         policy_kwargs=policy_kwargs, seed=seed, n_cpu_tf_sess=n_cpu_tf_sess)
 
     def _learn_on_policy(self: _Model, total_timesteps: int, callback: Any, log_interval: int, tb_log_name: str,
                          reset_num_timesteps: bool, progress_bar: bool) -> _Model:
@@ -122,33 +219,129 @@ class OnPolicyRLModel(ActorCriticRLModel):
                 self._data_parallel.check_synced(self.sess.run(self.params))
         return self
 
-    def _build_policies(self) -> Tuple[ActorCriticPolicy, ActorCriticPolicy]:
+    def _build_policies(self, minibatches: int = 1,
+                        bootstrap_step: bool = False) -> Tuple[ActorCriticPolicy, ActorCriticPolicy]:
         """
-        For A2C and ACKTR: create the acting network (one step for every environment) and, sharing its
-        weights, the training network (the whole rollout at once).
+        Create the acting network (one step for every environment) and, sharing its weights, the training
+        network (``n_steps`` of every environment at once, or of one minibatch of them).
 
+        :param minibatches: (int) the training network sees ``n_envs // minibatches`` environments (PPO2)
+        :param bootstrap_step: (bool) the training network also reads the observation after the last step, in a
+            batch of fixed size (ACER)
         :return: (ActorCriticPolicy, ActorCriticPolicy) the acting and the training network
         """
         observation_space, action_space, n_envs = self._graph_inputs()
         recurrent = issubclass(self.policy, RecurrentActorCriticPolicy)
+        training_envs = n_envs // minibatches
+        if recurrent:
+            # a recurrent training batch is made of whole environment sequences (at least one): with a number of
+            # envs that ``minibatches`` does not divide the model acts but cannot train (learn says so)
+            training_envs = max(training_envs, 1)
+        training_steps = self.n_steps + 1 if bootstrap_step else self.n_steps
         # recurrent networks need fixed batch sizes to split the sequences; the others accept any size
-        acting_batch = n_envs if recurrent else None
-        training_batch = n_envs * self.n_steps if recurrent else None
+        fixed_batch = recurrent or bootstrap_step
         spaces_args = (self.sess, observation_space, action_space)
 
-        acting = self.policy(*spaces_args, n_envs, 1, acting_batch, reuse=False, **self.policy_kwargs)
+        acting = self.policy(*spaces_args, n_envs, 1, n_envs if recurrent else None, reuse=False,
+                             **self.policy_kwargs)
         share_weights = tf_util.outer_scope_getter("train_model")
         with tf.variable_scope("train_model", reuse=True, custom_getter=share_weights):
-            training = self.policy(*spaces_args, n_envs, self.n_steps, training_batch, reuse=True,
+            training = self.policy(*spaces_args, training_envs, training_steps,
+                                   training_envs * training_steps if fixed_batch else None, reuse=True,
                                    **self.policy_kwargs)
         return acting, training
 
+    def _summarise_returns_inputs(self, train_model: ActorCriticPolicy) -> None:
+        """
+        For A2C and ACKTR: the "input_info" summaries of the returns, the learning rate and the advantages an
+        update is fed (and of the observations).
+
+        :param train_model: (ActorCriticPolicy) the training network
+        """
+        inputs = [('discounted_rewards', self.rewards_ph), ('learning_rate', self.learning_rate_ph),
+                  ('advantage', self.advs_ph)]
+        input_info_summaries(inputs, train_model.obs_ph, self._graph_inputs()[0], self.full_tensorboard_log)
+
+    def _update_feed(self, obs: np.ndarray, states: Optional[np.ndarray], rewards: np.ndarray, masks: np.ndarray,
+                     actions: np.ndarray, values: np.ndarray, learning_rate: float,
+                     action_masks: Optional[np.ndarray]) -> Dict[Any, Any]:
+        """
+        For A2C and ACKTR: the inputs of an update from a rollout (the advantages: returns minus values).
+
+        :param obs: ([float]) observations of the rollout
+        :param states: ([float]) recurrent state at the start of the rollout (None for feed-forward policies)
+        :param rewards: ([float]) the returns (the value targets)
+        :param masks: ([bool]) episode-start flags (used by recurrent policies)
+        :param actions: ([float]) actions that were taken
+        :param values: ([float]) value estimates made while acting
+        :param learning_rate: (float) the learning rate of the update
+        :param action_masks: ([bool]) the allowed actions of each transition (None: the model uses no masks)
+        :return: (dict) the values by input
+        """
+        net = self.train_model
+        feed = {net.obs_ph: obs, self.actions_ph: actions, self.advs_ph: rewards - values, self.rewards_ph: rewards,
+                self.learning_rate_ph: learning_rate}
+        if states is not None:
+            assert isinstance(net, RecurrentActorCriticPolicy), "a policy with a state is recurrent"
+            feed[net.states_ph] = states
+            feed[net.dones_ph] = masks
+        if action_masks is not None:
+            feed[net.action_mask_ph] = action_masks
+        return feed
+
     def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
-        # A2C and ACKTR: discrete actions are pretrained through the action probabilities, others through the
-        # mean action
-        net = getattr(self, "train_model")
-        target = net.policy if isinstance(self.action_space, spaces.Discrete) else net.deterministic_action
-        return net.obs_ph, getattr(self, "actions_ph"), target
+        # A2C and ACKTR pretrain their training network
+        return pretrain_placeholders(self.train_model, self.actions_ph, self.action_space)
+
+    def _act_and_initialise(self, acting: ActorCriticPolicy) -> None:
+        """
+        The end of ``setup_model`` for A2C, ACKTR and PPO2: act with ``acting`` (in NumPy where possible, the copy
+        of the weights refreshed after each update), initialise the variables and merge the summaries.
+
+        :param acting: (ActorCriticPolicy) the acting network
+        """
+        self._act_with(acting)
+        self.value, self.initial_state = acting.value, acting.initial_state
+        tf.global_variables_initializer().run(session=self.sess)
+        self.fast_path.enable(acting)
+        self.summary = tf.summary.merge_all()
+
+    def _train_step_logged(self, feed_dict: Dict[Any, Any], fetches: List[Any], update: int, global_step: int,
+                           writer: Any) -> List[Any]:
+        """
+        The update when tensorboard is on: the summaries are evaluated with it, and with ``full_tensorboard_log``
+        every tenth update also records a full trace (memory, compute time).
+
+        :param feed_dict: (dict) the inputs of the update
+        :param fetches: ([TensorFlow Tensor]) the values to log, then the training operation
+        :param update: (int) index of this update
+        :param global_step: (int) the tensorboard step
+        :param writer: (TensorFlow Summary.writer) tensorboard writer
+        :return: ([Any]) the values of ``fetches`` but the last
+        """
+        run_kwargs: Dict[str, Any] = {}
+        trace = self.full_tensorboard_log and (1 + update) % 10 == 0
+        if trace:
+            run_kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                              run_metadata=tf.RunMetadata())
+        results = tf_util.session_run(self.sess, [self.summary] + fetches, feed_dict, **run_kwargs)
+        if trace:
+            writer.add_run_metadata(run_kwargs["run_metadata"], 'step%d' % global_step)
+        writer.add_summary(results[0], global_step)
+        return results[1:-1]
+
+    def _record_rows(self, update: int, fps: int, rows: List[Tuple[str, float]]) -> None:
+        """
+        For A2C and ACKTR: record the logger table of an update (its index, the timesteps, ``fps``, then ``rows``
+        and the episode statistics).
+
+        :param update: (int) the index of the update, from 1
+        :param fps: (int) transitions per second since the start of training
+        :param rows: ([(str, float)]) the algorithm's rows
+        """
+        for key, value in [("nupdates", update), ("total_timesteps", self.num_timesteps), ("fps", fps)] + rows:
+            logger.record_tabular(key, value)
+        self._log_episode_stats()
 
     # ------------------------------------------------------------------ data-parallel training (mpirun)
     def _n_ranks(self) -> int:

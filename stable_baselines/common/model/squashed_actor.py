@@ -27,6 +27,18 @@ from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.model.session_call import SessionCall
 from stable_baselines.common.tf_compat import tf
 
+# the constructor arguments SAC and TD3 share, for the end of their docstrings
+SQUASHED_SETTINGS_DOC = """\
+    :param random_exploration: (float) probability of a uniform random action at each step (useful with HER)
+    :param verbose: (int) 0 quiet, 1 training information, 2 also TensorFlow's messages
+    :param tensorboard_log: (str) folder of the tensorboard logs (None: no logs)
+    :param _init_setup_model: (bool) build the graph when the model is created
+    :param policy_kwargs: (dict) extra arguments of the policy's constructor
+    :param full_tensorboard_log: (bool) log more to tensorboard (no effect on SAC and TD3)
+    :param seed: (int) seed of Python's, NumPy's and TensorFlow's generators (None: unseeded); runs repeat
+        exactly only with ``n_cpu_tf_sess=1``
+    :param n_cpu_tf_sess: (int) TensorFlow's threads (None: one per core)
+"""
 # the name of the fetched actor weights in a single-call training step
 _ACTOR_WEIGHTS = "actor_weights"
 
@@ -312,6 +324,28 @@ class SquashedActorModel(OffPolicyRLModel[SquashedActorLoopState]):
         raise NotImplementedError
 
     # ---------------------------------------------------------------------------------------------- acting
+    def predict(self, observation: np.ndarray, state: Any = None, mask: Any = None,
+                deterministic: bool = True) -> Tuple[np.ndarray, None]:
+        """
+        The model's action for an observation (or a batch of them).
+
+        :param observation: (np.ndarray) the observation
+        :param state: (np.ndarray) unused (recurrent policies only)
+        :param mask: (np.ndarray) unused (recurrent policies only)
+        :param deterministic: (bool) the actor's action (True), or an exploring one (SAC samples it from the actor,
+            TD3 adds the model's action noise)
+        :return: (np.ndarray, None) the action, rescaled to the action space, and no state
+        """
+        return self._predict_action(observation, deterministic), None
+
+    def _predict_action(self, observation: np.ndarray, deterministic: bool) -> np.ndarray:
+        """
+        :param observation: (np.ndarray) the observation(s) given to ``predict``
+        :param deterministic: (bool) the argument of ``predict``
+        :return: (np.ndarray) the action(s), rescaled to the action space
+        """
+        raise NotImplementedError
+
     def action_probability(self, observation: np.ndarray, state: Any = None, mask: Any = None,
                            actions: Any = None, logp: bool = False) -> None:
         """

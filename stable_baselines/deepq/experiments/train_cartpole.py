@@ -8,6 +8,7 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
+from stable_baselines.common import cli
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.deepq import DQN, MlpPolicy
 from stable_baselines.deepq.experiments import replay
@@ -36,40 +37,18 @@ def main(args: argparse.Namespace) -> DQN:
     :return: (DQN) the trained model
     """
     args = replay.with_defaults(args, _parser())
-    env = make_env("CartPole-v0")
-    model = DQN(
-        env=env,
-        policy=MlpPolicy,
-        learning_rate=1e-3,
-        buffer_size=50000,
-        exploration_fraction=0.1,
-        exploration_final_eps=0.02,
-        seed=args.seed,
-        verbose=args.verbose,
-    )
-    budget = args.max_timesteps
-    model.learn(total_timesteps=budget, callback=callback)
-
-    print("Saving model to {}".format(args.save_path))
-    model.save(args.save_path)
-    return model
+    model = DQN(env=make_env("CartPole-v0"), policy=MlpPolicy, learning_rate=1e-3, buffer_size=50000,
+                exploration_fraction=0.1, exploration_final_eps=0.02, seed=args.seed, verbose=args.verbose)
+    return cli.learn_and_save(model, args, callback)
 
 
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
-    """
-    :param argv: ([str]) the command line (None: sys.argv)
-    :return: (argparse.Namespace)
-    """
+    """:return: (argparse.Namespace) the options of the command line ``argv`` (None: sys.argv)"""
     return _parser().parse_args(argv)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description="Train DQN on cartpole")
-    parser.add_argument('--max-timesteps', type=int, default=100000, help="Training budget, in steps")
-    parser.add_argument('--save-path', default="cartpole_model.zip", type=str, help="Where to save the model")
-    parser.add_argument('--seed', default=None, type=int, help="Random seed")
-    parser.add_argument('--verbose', default=1, type=int, help="Verbosity (0: none, 1: training table)")
-    return parser
+    return cli.train_parser("Train DQN on cartpole", "cartpole_model.zip")
 
 
 if __name__ == '__main__':

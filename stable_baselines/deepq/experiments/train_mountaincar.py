@@ -7,6 +7,7 @@ Train DQN with parameter-space noise on MountainCar-v0, then save the agent.
 import argparse
 from typing import Any, Optional, Sequence
 
+from stable_baselines.common import cli
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.deepq import DQN
 from stable_baselines.deepq.experiments import replay
@@ -35,40 +36,18 @@ def main(args: argparse.Namespace) -> DQN:
     from stable_baselines.deepq.experiments.train_mountaincar import CustomPolicy as policy_class
 
     # parameter-space noise needs the layer normalisation of CustomPolicy to perturb all layers alike
-    model = DQN(
-        policy=policy_class,
-        env=env,
-        learning_rate=1e-3,
-        buffer_size=50000,
-        exploration_fraction=0.1,
-        exploration_final_eps=0.1,
-        param_noise=True,
-        seed=args.seed,
-        verbose=args.verbose,
-    )
-    budget = args.max_timesteps
-    model.learn(total_timesteps=budget)
-
-    print("Saving model to {}".format(args.save_path))
-    model.save(args.save_path)
-    return model
+    model = DQN(policy=policy_class, env=env, learning_rate=1e-3, buffer_size=50000, exploration_fraction=0.1,
+                exploration_final_eps=0.1, param_noise=True, seed=args.seed, verbose=args.verbose)
+    return cli.learn_and_save(model, args)
 
 
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
-    """
-    :param argv: ([str]) the command line (None: sys.argv)
-    :return: (argparse.Namespace)
-    """
+    """:return: (argparse.Namespace) the options of the command line ``argv`` (None: sys.argv)"""
     return _parser().parse_args(argv)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description="Train DQN on MountainCar")
-    parser.add_argument('--max-timesteps', type=int, default=100000, help="Training budget, in steps")
-    parser.add_argument('--save-path', default="mountaincar_model.zip", type=str, help="Where to save the model")
-    parser.add_argument('--seed', default=None, type=int, help="Random seed")
-    parser.add_argument('--verbose', default=1, type=int, help="Verbosity (0: none, 1: training table)")
-    return parser
+    return cli.train_parser("Train DQN on MountainCar", "mountaincar_model.zip")
 
 
 if __name__ == '__main__':
