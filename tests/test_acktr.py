@@ -18,6 +18,7 @@ from stable_baselines.common.identity_env import IdentityEnv, IdentityEnvBox, Id
 from stable_baselines.common.vec_env import DummyVecEnv
 
 from memory_env import CueMemoryEnv  # pylint: disable=wrong-import-order
+from legacy_helpers import deterministic_returns  # noqa: E402  (tests/ helper)
 
 LEGACY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models")
 PENDULUM_FILE = os.path.join(LEGACY_DIR, "acktr", "Pendulum-v0.zip")
@@ -78,16 +79,7 @@ def test_legacy_matches_golden_forward_pass(legacy_pendulum):
 def test_legacy_scores_as_the_original(legacy_pendulum):
     """Expected -197.1 +/- 130.8 over 100 seeded episodes; 10 seeded episodes (ep = 0..9) give -188.5."""
     env = make_env("Pendulum-v1")
-    returns = []
-    for episode in range(10):
-        obs, _ = env.reset(seed=episode)
-        done, total = False, 0.0
-        while not done:
-            action, _ = legacy_pendulum.predict(obs, deterministic=True)
-            obs, reward, terminated, truncated, _ = env.step(action)
-            total += reward
-            done = terminated or truncated
-        returns.append(total)
+    returns = deterministic_returns(legacy_pendulum, env, 10)
     assert -230 < np.mean(returns) < -150, returns
 
 

@@ -23,30 +23,10 @@ from stable_baselines.ddpg.main import parse_args, parse_noise_types  # noqa: E4
 from stable_baselines.ddpg.policies import FeedForwardPolicy  # noqa: E402
 from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
 from original_training import assert_trains_like_the_original  # noqa: E402  (tests/ helper)
+from legacy_helpers import param_list, readme_parameter_list  # noqa: E402  (tests/ helper)
 
 LEGACY_DIR = os.path.join(os.path.dirname(__file__), "data", "legacy_models")
-README = os.path.join(LEGACY_DIR, "README.md")
 LEGACY_FILE = os.path.join(LEGACY_DIR, "ddpg", "Pendulum-v0.pkl")
-
-
-def readme_parameter_list(file_name):
-    """[(name, shape)] of the README block headed by ``#### ddpg — `<file_name>```."""
-    with open(README, encoding="utf-8") as handle:
-        text = handle.read()
-    start = text.index("`{}`".format(file_name), text.index("## Parameter lists"))
-    block = text[text.index("```", start) + 3:]
-    block = block[:block.index("```")]
-    result = []
-    for line in block.strip().splitlines():
-        match = re.match(r"^(\S+) \(([\d, ]*)\)$", line.strip())
-        assert match, line
-        shape = tuple(int(dim) for dim in match.group(2).replace(" ", "").split(",") if dim)
-        result.append((match.group(1), shape))
-    return result
-
-
-def param_list(model):
-    return [(param.name, tuple(param.shape.as_list())) for param in model.get_parameter_list()]
 
 
 class BoxEnv(gymnasium.Env):

@@ -23,23 +23,8 @@ from stable_baselines.common.safe_pickle import zoo_policy_class
 from stable_baselines.common.vec_env import DummyVecEnv
 from stable_baselines.deepq import CnnPolicy, LnCnnPolicy, LnMlpPolicy, MlpPolicy
 from stable_baselines.deepq.policies import DQNPolicy, FeedForwardPolicy
+from legacy_helpers import readme_parameter_list  # noqa: E402  (tests/ helper)
 
-README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models", "README.md")
-
-
-def readme_parameter_list(file_name: str):
-    """The (name, shape) list the README gives for ``file_name`` (e.g. 'dqn/CartPole-v1.pkl')."""
-    with open(README) as file_handler:
-        text = file_handler.read()
-    header = text.index("#### " + file_name.split("/")[0] + " — `" + file_name + "`")
-    block = text[header:].split("```")[1]
-    params = []
-    for line in block.strip().splitlines():
-        match = re.match(r"^(\S+) \(([\d, ]*)\)$", line.strip())
-        assert match, line
-        shape = tuple(int(dim) for dim in match.group(2).replace(" ", "").split(",") if dim)
-        params.append((match.group(1), shape))
-    return params
 
 
 class ZooLikePolicy(FeedForwardPolicy):

@@ -12,6 +12,7 @@ from stable_baselines.common.gym_compat import make_env
 from stable_baselines.deepq.policies import FeedForwardPolicy
 
 from test_dqn import readme_parameter_list
+from legacy_helpers import deterministic_returns  # noqa: E402  (tests/ helper)
 
 LEGACY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models")
 PATH = os.path.join(LEGACY_DIR, "dqn", "CartPole-v1.pkl")
@@ -43,16 +44,7 @@ def test_legacy_dqn_matches_golden_q_values(legacy_model):
 
 def test_legacy_dqn_scores_500(legacy_model):
     env = make_env("CartPole-v1")
-    rewards = []
-    for episode in range(3):
-        obs, _ = env.reset(seed=episode)
-        done, total = False, 0.0
-        while not done:
-            action, _ = legacy_model.predict(obs, deterministic=True)
-            obs, reward, terminated, truncated, _ = env.step(action)
-            total += reward
-            done = terminated or truncated
-        rewards.append(total)
+    rewards = deterministic_returns(legacy_model, env, 3)
     assert rewards == [500.0, 500.0, 500.0]
 
 

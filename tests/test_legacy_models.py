@@ -11,6 +11,7 @@ from stable_baselines import A2C, PPO2
 from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
+from legacy_helpers import deterministic_returns  # noqa: E402  (tests/ helper)
 
 LEGACY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models")
 
@@ -49,16 +50,7 @@ def test_legacy_cartpole_scores_and_parameter_list(model_class, algo):
     model = model_class.load(_path(algo, "CartPole-v1"))
     assert [param.name for param in model.get_parameter_list()] == EXPECTED_CARTPOLE_NAMES
     env = make_env("CartPole-v1")
-    rewards = []
-    for episode in range(5):
-        obs, _ = env.reset(seed=episode)
-        done, total = False, 0.0
-        while not done:
-            action, _ = model.predict(obs, deterministic=True)
-            obs, reward, terminated, truncated, _ = env.step(action)
-            total += reward
-            done = terminated or truncated
-        rewards.append(total)
+    rewards = deterministic_returns(model, env, 5)
     assert np.mean(rewards) >= 475, rewards
 
 

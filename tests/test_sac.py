@@ -17,29 +17,9 @@ from stable_baselines.common.noise import NormalActionNoise
 from stable_baselines.common.vec_env import DummyVecEnv
 from stable_baselines.sac import CnnPolicy, LnMlpPolicy, MlpPolicy
 from stable_baselines.sac.policies import FeedForwardPolicy
+from legacy_helpers import param_list, readme_parameter_list  # noqa: E402  (tests/ helper)
 
 LEGACY_DIR = os.path.join(os.path.dirname(__file__), "data", "legacy_models")
-README = os.path.join(LEGACY_DIR, "README.md")
-
-
-def readme_parameter_list(file_name):
-    """[(name, shape)] of the README block headed by ``#### sac — `<file_name>```."""
-    with open(README, encoding="utf-8") as handle:
-        text = handle.read()
-    start = text.index("`{}`".format(file_name), text.index("## Parameter lists"))
-    block = text[text.index("```", start) + 3:]
-    block = block[:block.index("```")]
-    result = []
-    for line in block.strip().splitlines():
-        match = re.match(r"^(\S+) \(([\d, ]*)\)$", line.strip())
-        assert match, line
-        shape = tuple(int(dim) for dim in match.group(2).replace(" ", "").split(",") if dim)
-        result.append((match.group(1), shape))
-    return result
-
-
-def param_list(model):
-    return [(param.name, tuple(param.shape.as_list())) for param in model.get_parameter_list()]
 
 
 class BoxEnv(gymnasium.Env):

@@ -19,33 +19,13 @@ from stable_baselines.common.noise import NormalActionNoise
 from stable_baselines.common.vec_env import DummyVecEnv
 from stable_baselines.td3 import CnnPolicy, LnCnnPolicy, LnMlpPolicy, MlpPolicy
 from stable_baselines.td3.policies import FeedForwardPolicy, TD3Policy
+from legacy_helpers import deterministic_returns, param_list, readme_parameter_list  # noqa: E402  (tests/ helper)
 
 LEGACY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models")
-README = os.path.join(LEGACY_DIR, "README.md")
 LEGACY_FILE = os.path.join(LEGACY_DIR, "td3", "Pendulum-v0.pkl")
 
 # small and fast settings for the loop tests
 FAST = dict(learning_starts=10, batch_size=16, buffer_size=1000, seed=0, n_cpu_tf_sess=1)
-
-
-def readme_parameter_list(file_name):
-    """[(name, shape)] of the README block headed by ``#### td3 — `<file_name>```."""
-    with open(README, encoding="utf-8") as handle:
-        text = handle.read()
-    start = text.index("`{}`".format(file_name), text.index("## Parameter lists"))
-    block = text[text.index("```", start) + 3:]
-    block = block[:block.index("```")]
-    result = []
-    for line in block.strip().splitlines():
-        match = re.match(r"^(\S+) \(([\d, ]*)\)$", line.strip())
-        assert match, line
-        shape = tuple(int(dim) for dim in match.group(2).replace(" ", "").split(",") if dim)
-        result.append((match.group(1), shape))
-    return result
-
-
-def parameter_list(model):
-    return [(param.name, tuple(param.shape.as_list())) for param in model.get_parameter_list()]
 
 
 class BoundsEnv(gymnasium.Env):
@@ -82,15 +62,15 @@ def test_parameter_list_matches_the_legacy_readme():
     model = TD3("MlpPolicy", make_env("Pendulum-v1"), seed=0)
     expected = readme_parameter_list("td3/Pendulum-v0.pkl")
     assert len(expected) == 36
-    assert parameter_list(model) == expected
+    assert param_list(model) == expected
     # the same names with the policy given as a class
     model = TD3(MlpPolicy, make_env("Pendulum-v1"))
-    assert parameter_list(model) == expected
+    assert param_list(model) == expected
 
 
 def test_layer_norm_and_custom_layers():
     model = TD3(LnMlpPolicy, make_env("Pendulum-v1"))
-    names = [name for name, _ in parameter_list(model)]
+    names = [name for name, _ in param_list(model)]
     assert names[:8] == ["model/pi/fc0/kernel:0", "model/pi/fc0/bias:0",
                          "model/pi/LayerNorm/beta:0", "model/pi/LayerNorm/gamma:0",
                          "model/pi/fc1/kernel:0", "model/pi/fc1/bias:0",
@@ -103,13 +83,13 @@ def test_layer_norm_and_custom_layers():
                                                   feature_extraction="mlp")
 
     model = TD3(CustomTD3Policy, make_env("Pendulum-v1"))
-    shapes = dict(parameter_list(model))
+    shapes = dict(param_list(model))
     assert shapes["model/pi/fc2/kernel:0"] == (16, 8)
     assert shapes["model/values_fn/qf2/fc0/kernel:0"] == (3 + 1, 32)
     assert shapes["target/values_fn/qf1/qf1/kernel:0"] == (8, 1)
     # policy_kwargs reach the policy; unknown ones are refused for mlp feature extraction
     model = TD3("MlpPolicy", make_env("Pendulum-v1"), policy_kwargs=dict(layers=[16]))
-    assert dict(parameter_list(model))["model/pi/dense/kernel:0"] == (16, 1)
+    assert dict(param_list(model))["model/pi/dense/kernel:0"] == (16, 1)
     with pytest.raises(ValueError, match="Unknown keywords"):
         TD3("MlpPolicy", make_env("Pendulum-v1"), policy_kwargs=dict(n_lstm=4))
 
@@ -118,7 +98,7 @@ def test_cnn_policies_build():
     env = DummyVecEnv([lambda: _ImageEnv()])
     assert issubclass(LnCnnPolicy, FeedForwardPolicy) and issubclass(FeedForwardPolicy, TD3Policy)
     model = TD3(CnnPolicy, env, buffer_size=100, seed=0)
-    names = [name for name, _ in parameter_list(model)]
+    names = [name for name, _ in param_list(model)]
     assert names[0] == "model/pi/c1/w:0"
     assert "model/values_fn/c1/w:0" in names and "target/values_fn/fc1/w:0" in names
     # per model: actor (cnn 8, mlp 4, output 2) + critics (cnn 8, qf1 6, qf2 6)
@@ -480,7 +460,7 @@ def test_save_load_round_trip(tmp_path, use_cloudpickle):
 # ----------------------------------------------------------------------------------------------
 def test_legacy_zoo_model_loads_and_acts_as_the_original():
     model = TD3.load(LEGACY_FILE)
-    assert parameter_list(model) == readme_parameter_list("td3/Pendulum-v0.pkl")
+    assert param_list(model) == readme_parameter_list("td3/Pendulum-v0.pkl")
     assert model.policy is MlpPolicy
     assert isinstance(model.action_noise, NormalActionNoise)
     assert model.learning_rate(1.0) == pytest.approx(3e-4)
@@ -491,16 +471,7 @@ def test_legacy_zoo_model_loads_and_acts_as_the_original():
     np.testing.assert_allclose(actions, golden["action"], rtol=1e-4, atol=1e-4)
 
     env = make_env("Pendulum-v1")
-    returns = []
-    for episode in range(3):
-        obs, _ = env.reset(seed=episode)
-        done, total = False, 0.0
-        while not done:
-            action, _ = model.predict(obs, deterministic=True)
-            obs, reward, terminated, truncated, _ = env.step(action)
-            total += reward
-            done = terminated or truncated
-        returns.append(total)
+    returns = deterministic_returns(model, env, 3)
     # README: -140.5 +/- 80.0 over 100 episodes
     assert np.mean(returns) > -300
 

@@ -17,6 +17,7 @@ from stable_baselines.common.identity_env import (IdentityEnv, IdentityEnvBox, I
 from stable_baselines.common.policies import MlpLstmPolicy, MlpPolicy  # noqa: E402
 from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
 from original_training import assert_trains_like_the_original  # noqa: E402  (tests/ helper)
+from legacy_helpers import deterministic_returns  # noqa: E402  (tests/ helper)
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEGACY_DIR = os.path.join(REPO_ROOT, "tests", "data", "legacy_models")
@@ -59,16 +60,7 @@ def test_legacy_zoo_agent_matches_golden_and_scores():
     np.testing.assert_array_equal(actions, golden["action"].astype(np.int64))
     # expected 500.0 +/- 0.0 over 100 episodes
     env = make_env("CartPole-v1")
-    rewards = []
-    for episode in range(3):
-        obs, _ = env.reset(seed=episode)
-        done, total = False, 0.0
-        while not done:
-            action, _ = model.predict(obs, deterministic=True)
-            obs, reward, terminated, truncated, _ = env.step(action)
-            total += reward
-            done = terminated or truncated
-        rewards.append(total)
+    rewards = deterministic_returns(model, env, 3)
     assert np.mean(rewards) >= 475, rewards
 
 
