@@ -368,19 +368,25 @@ def test_lstm_names_and_numerics(graph_sess, use_ln):
 # ------------------------------------------------------------------------------------------------
 # tf_util
 # ------------------------------------------------------------------------------------------------
-def test_make_session_config():
+def test_make_session_config(monkeypatch):
+    import os
     graph = tf.Graph()
-    sess = tf_util.make_session(graph=graph)
-    try:
-        assert sess.graph is graph
-        config = sess._config  # pylint: disable=protected-access
-        import os
-        assert config.inter_op_parallelism_threads == os.cpu_count()
-        assert config.intra_op_parallelism_threads == os.cpu_count()
-        assert config.allow_soft_placement
-        assert config.gpu_options.allow_growth
-    finally:
-        sess.close()
+    # the default thread count: RCALL_NUM_CPU when set (the suite sets it, tests/conftest.py), else every core
+    for rcall, expected in ((None, os.cpu_count()), ("3", 3)):
+        if rcall is None:
+            monkeypatch.delenv("RCALL_NUM_CPU", raising=False)
+        else:
+            monkeypatch.setenv("RCALL_NUM_CPU", rcall)
+        sess = tf_util.make_session(graph=graph)
+        try:
+            assert sess.graph is graph
+            config = sess._config  # pylint: disable=protected-access
+            assert config.inter_op_parallelism_threads == expected
+            assert config.intra_op_parallelism_threads == expected
+            assert config.allow_soft_placement
+            assert config.gpu_options.allow_growth
+        finally:
+            sess.close()
     sess = tf_util.single_threaded_session(graph=graph)
     try:
         assert sess._config.intra_op_parallelism_threads == 1  # pylint: disable=protected-access
