@@ -7,8 +7,8 @@ from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
 from stable_baselines.common.model.data_parallel import averaged_gradients, data_parallel_for
 from stable_baselines.common.math_util import explained_variance
-from stable_baselines.common.model.on_policy import (MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock,
-                                                     check_rollout_arguments)
+from stable_baselines.common.model.arguments import check_rollout_arguments
+from stable_baselines.common.model.on_policy import MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy
 from stable_baselines.common.model.returns import discount_with_dones, discounted_returns  # noqa: F401 (public here)
 from stable_baselines.common.model.rollouts import ReturnsBatch, collect_rollout, stopped_batch

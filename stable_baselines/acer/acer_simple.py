@@ -11,8 +11,8 @@ from stable_baselines.acer.buffer import ACERBatch, Buffer
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
 from stable_baselines.common.callbacks import BaseCallback
-from stable_baselines.common.model.on_policy import (MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock,
-                                                     check_rollout_arguments)
+from stable_baselines.common.model.arguments import check_rollout_arguments
+from stable_baselines.common.model.on_policy import MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.model.rollouts import collect_rollout, stopped_batch
 from stable_baselines.common.runners import AbstractEnvRunner

@@ -10,8 +10,8 @@ from stable_baselines.common.model.data_parallel import averaged_gradients, data
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import (check_gamma, check_learning_rate, check_minibatches,
                                                       check_positive_int)
-from stable_baselines.common.model.on_policy import (MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock,
-                                                     pretrain_placeholders)
+from stable_baselines.common.model.pretraining import pretrain_placeholders
+from stable_baselines.common.model.on_policy import MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.engine.repeated_step import run_indices
 from stable_baselines.common.model.returns import gae_advantages

@@ -90,3 +90,19 @@ def check_minibatches(nminibatches: Any, n_envs: int, n_steps: int) -> int:
                                    "n_envs * n_steps = {} * {} = {}, got {!r} (otherwise some transitions would "
                                    "never be used)".format(n_envs, n_steps, n_batch, nminibatches))
     return int(nminibatches)
+
+
+def check_rollout_arguments(steps_name: str, steps: Any, gamma: Any, learning_rate: Any,
+                            rate_name: str = "learning_rate") -> None:
+    """
+    Raise a clear error for a bad rollout length, discount factor or (constant) step size.
+
+    :param steps_name: (str) the name of the rollout length argument
+    :param steps: (Any) the rollout length (at least one)
+    :param gamma: (Any) the discount factor
+    :param learning_rate: (Any) the step size (a number >= 0)
+    :param rate_name: (str) the name of the step size argument
+    """
+    check_positive_int(steps_name, steps)
+    check_gamma(gamma)
+    check_learning_rate(learning_rate, name=rate_name, schedule_allowed=False)

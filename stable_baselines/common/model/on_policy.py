@@ -17,15 +17,14 @@ from contextlib import contextmanager
 from typing import Any, Deque, Dict, Iterator, List, Optional, Tuple, TypeVar
 
 import numpy as np
-from gymnasium import spaces
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.misc_util import flatten_lists
 from stable_baselines.common.model.actor_critic import ActorCriticRLModel
+from stable_baselines.common.model.pretraining import pretrain_placeholders
 from stable_baselines.common.model.summaries import input_info_summaries
-from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.schedules import SCHEDULES, Scheduler
 from stable_baselines.common.tf_compat import tf
@@ -52,36 +51,6 @@ def learn_locals(model: Any, total_timesteps: int, callback: BaseCallback, log_i
     return dict(self=model, total_timesteps=total_timesteps, callback=callback, log_interval=log_interval,
                 tb_log_name=tb_log_name, reset_num_timesteps=reset_num_timesteps, progress_bar=progress_bar,
                 new_tb_log=new_tb_log, writer=writer)
-
-
-def check_rollout_arguments(steps_name: str, steps: Any, gamma: Any, learning_rate: Any,
-                            rate_name: str = "learning_rate") -> None:
-    """
-    Raise a clear error for a bad rollout length, discount factor or (constant) step size.
-
-    :param steps_name: (str) the name of the rollout length argument
-    :param steps: (Any) the rollout length (at least one)
-    :param gamma: (Any) the discount factor
-    :param learning_rate: (Any) the step size (a number >= 0)
-    :param rate_name: (str) the name of the step size argument
-    """
-    check_positive_int(steps_name, steps)
-    check_gamma(gamma)
-    check_learning_rate(learning_rate, name=rate_name, schedule_allowed=False)
-
-
-def pretrain_placeholders(net: ActorCriticPolicy, action_ph: Any, action_space: Any) -> Tuple[Any, Any, Any]:
-    """
-    What ``pretrain`` feeds and fits in an actor-critic network: discrete actions through the action
-    probabilities, the others through the mean action.
-
-    :param net: (ActorCriticPolicy) the network pretrained
-    :param action_ph: (TensorFlow Tensor) the input of the expert's actions
-    :param action_space: (Gym Space) the action space of the model
-    :return: (TensorFlow Tensor, TensorFlow Tensor, TensorFlow Tensor) observations, actions, network output
-    """
-    target = net.policy if isinstance(action_space, spaces.Discrete) else net.deterministic_action
-    return net.obs_ph, action_ph, target
 
 
 def current_and_old_policies(model: ActorCriticRLModel, graph_inputs: Tuple[Any, Any, int]

@@ -4,15 +4,29 @@ Behaviour cloning (``model.pretrain``): supervised training of a model's policy 
 (or Q-values) for Discrete ones. Structured (Dict, Tuple) expert observations are packed into the rows a
 ``MultiInputPolicy`` reads.
 """
-from typing import Any, Dict
+from typing import Any, Dict, Tuple
 
 import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common import tf_util
-from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.structured_obs import check_batch_entries, is_structured_space, pack_batch
 from stable_baselines.common.tf_compat import tf
+
+
+def pretrain_placeholders(net: ActorCriticPolicy, action_ph: Any, action_space: Any) -> Tuple[Any, Any, Any]:
+    """
+    What ``pretrain`` feeds and fits in an actor-critic network: discrete actions through the action
+    probabilities, the others through the mean action.
+
+    :param net: (ActorCriticPolicy) the network pretrained
+    :param action_ph: (TensorFlow Tensor) the input of the expert's actions
+    :param action_space: (Gym Space) the action space of the model
+    :return: (TensorFlow Tensor, TensorFlow Tensor, TensorFlow Tensor) observations, actions, network output
+    """
+    target = net.policy if isinstance(action_space, spaces.Discrete) else net.deterministic_action
+    return net.obs_ph, action_ph, target
 
 
 def check_pretrain_inputs(model: Any, dataset: Any) -> None:
