@@ -243,18 +243,14 @@ class DDPG(DDPGGraph, DDPGCycles):
         space = self._built(self.observation_space, "observation_space")
         # structured spaces: the packed rows of common.structured_obs
         obs_shape: Tuple[int, ...] = tuple(space.shape or (packed_width(space),))
-        sess = self._built(self.sess, "sess")
         obs = np.array(obs).reshape((-1,) + obs_shape)
-        feeds = {self.obs_train: obs}
-        actor = self.actor_tf
-        if apply_noise and self.param_noise is not None:
-            actor = self.perturbed_actor_tf
-            feeds[self.obs_noise] = obs
-        q_value = None
+        perturbed = apply_noise and self.param_noise is not None
+        fetches = [self.perturbed_actor_tf if perturbed else self.actor_tf]
         if compute_q:
-            action, q_value = sess.run([actor, self.critic_with_actor_tf], feed_dict=feeds)
-        else:
-            action = sess.run(actor, feed_dict=feeds)
+            fetches.append(self.critic_with_actor_tf)
+        feeds = [self.obs_train, self.obs_noise] if perturbed else [self.obs_train]
+        values = self._session_callable(("act", perturbed, compute_q), fetches, feeds)(*[obs] * len(feeds))
+        action, q_value = values[0], values[1] if compute_q else None
         if apply_noise and self.action_noise is not None:
             self._add_action_noise(action)
         return np.clip(action, -1, 1), q_value
@@ -323,10 +319,12 @@ class DDPG(DDPGGraph, DDPGCycles):
 
         :return: (np.ndarray) the targets, shape (n_batch, 1)
         """
+        if not (self.enable_popart and self.normalize_returns):
+            target_q = self._session_callable("target_q", [self.target_q],
+                                              [self.obs_target, self.rewards, self.terminals_ph])
+            return target_q(next_obs, rewards, terminals)[0]
         feeds = {self.obs_target: next_obs, self.rewards: rewards, self.terminals_ph: terminals}
         sess = self._built(self.sess, "sess")
-        if not (self.enable_popart and self.normalize_returns):
-            return sess.run(self.target_q, feed_dict=feeds)
         stats = self._built(self.ret_rms, "ret_rms")
         mean_before, std_before, target_q = sess.run([stats.mean, stats.std, self.target_q], feed_dict=feeds)
         stats.update(target_q.reshape(-1))
@@ -368,9 +366,9 @@ class DDPG(DDPGGraph, DDPGCycles):
 
         :return: ([Any]) the values of ``fetches``
         """
-        sess = self._built(self.sess, "sess")
         if writer is None:
-            return sess.run(fetches, feeds)
+            return self._session_callable("gradients", fetches, list(feeds))(*feeds.values())
+        sess = self._built(self.sess, "sess")
         options = metadata = None
         if trace:
             options, metadata = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), tf.RunMetadata()
@@ -383,7 +381,7 @@ class DDPG(DDPGGraph, DDPGCycles):
 
     def _update_target_net(self) -> None:
         """Move the target networks towards the networks (soft update with ``tau``)."""
-        self._built(self.sess, "sess").run(self.target_soft_updates)
+        self._session_callable("soft_update", [self.target_soft_updates], [])()
 
     def _adapt_param_noise(self) -> float:
         """
