@@ -123,10 +123,15 @@ def restore_logger():
     ("stable_baselines.deepq.experiments.run_atari", []),
 ])
 def test_run_atari_scripts_complete(module, argv, restore_logger):  # pylint: disable=unused-argument,redefined-outer-name
+    """Each script trains its budget on the game it is given, with the policy it is told, and returns its model."""
     pytest.importorskip("ale_py", reason="needs the atari extra (ale-py)")
     import importlib
     script = importlib.import_module(module)
-    script.main(["--env", "PongNoFrameskip-v4", "--num-timesteps", "256"] + argv)
+    model = script.main(["--env", "PongNoFrameskip-v4", "--num-timesteps", "256"] + argv)
+    assert model.num_timesteps >= 256
+    assert model.observation_space.shape == (84, 84, 4)  # DeepMind's preprocessing, 4 frames stacked
+    if "--policy" in argv:
+        assert model.policy.__name__ == "CnnLstmPolicy"
 
 
 @pytest.mark.slow

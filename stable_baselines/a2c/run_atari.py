@@ -35,14 +35,15 @@ def train(env_id: str, num_timesteps: int, seed: int, policy: str, lr_schedule: 
         cli.with_margin(num_timesteps))
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
+def main(argv: Optional[Sequence[str]] = None) -> A2C:
     """
     Parse the command line and train.
 
     :param argv: ([str]) the arguments (None: ``sys.argv``)
+    :return: (A2C) the trained model
     """
     args = cli.parse_and_configure(cli.vec_atari_parser(16, POLICIES, lr_schedule=True), argv)
-    train(args.env, num_timesteps=args.num_timesteps, seed=args.seed, policy=args.policy,
+    return train(args.env, num_timesteps=args.num_timesteps, seed=args.seed, policy=args.policy,
           lr_schedule=args.lr_schedule, num_env=args.num_env)
 
 

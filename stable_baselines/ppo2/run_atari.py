@@ -41,14 +41,15 @@ def train(env_id: str, num_timesteps: int, seed: int, policy: str, n_envs: int =
     return cli.learn_and_close(env, make_model, num_timesteps)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
+def main(argv: Optional[Sequence[str]] = None) -> PPO2:
     """
     Parse the command line and train.
 
     :param argv: ([str]) the arguments (None: ``sys.argv``)
+    :return: (PPO2) the trained model
     """
     args = cli.parse_and_configure(cli.vec_atari_parser(8, POLICIES), argv)
-    train(args.env, num_timesteps=args.num_timesteps, seed=args.seed, policy=args.policy, n_envs=args.num_env)
+    return train(args.env, num_timesteps=args.num_timesteps, seed=args.seed, policy=args.policy, n_envs=args.num_env)
 
 
 if __name__ == '__main__':
