@@ -459,13 +459,14 @@ def test_learns_identity(name, policy, kwargs, ep_length):
 
 
 @pytest.mark.slow
-@pytest.mark.seeds(2, 0, 1)
+@pytest.mark.seeds(0, 1, 2)
 def test_learns_cartpole_with_zoo_settings(learning_seed, learning_score):
     """
     The zoo's CartPole-v1 settings (one layer of 64 with layer norm, dueling, double Q, prioritized replay,
     lr 1e-3, exploration 0.1 -> 0.02) with a faster target update: solved (deterministic mean >= 475 over
-    5 episodes) within half the zoo's 1e5 steps. Measured: seed 0 solves it by 32 500 steps, seed 1 by 30 000,
-    seed 2 by 10 000; at 25 000 steps none of the three had yet.
+    5 episodes) within half the zoo's 1e5 steps, on each of seeds 0, 1, 2 (pytest --seeds 0,1,2). When a seed
+    solves it depends on the CPU's rounding: on one machine seeds 0 / 1 / 2 solved it by 32 500 / 30 000 /
+    10 000 steps, on another (with the suite's reference kernels) by 11 000 / 25 000 / 35 000.
     """
     from stable_baselines.common.callbacks import EvalCallback, StopTrainingOnRewardThreshold
     eval_env = make_env("CartPole-v1")
