@@ -64,12 +64,14 @@ class MpiAdam(object):
         """
         return allreduce_gradient(local_grad, self.comm, average=self.scale_grad_by_procs)
 
-    def update(self, local_grad: np.ndarray, learning_rate: float) -> None:
+    def update(self, local_grad: np.ndarray, learning_rate: float, current: Optional[np.ndarray] = None) -> None:
         """
         Apply one Adam step with the gradient of all the workers.
 
         :param local_grad: (numpy float) this worker's gradient, flattened over all the variables
         :param learning_rate: (float) the learning rate of this step
+        :param current: (numpy float) the variables' values as ``getflat`` reads them now, when the caller fetched
+            them with the gradient (None: read here)
         """
         local_grad = np.asarray(local_grad)
         if local_grad.shape != (self.size,):
@@ -85,7 +87,8 @@ class MpiAdam(object):
         self.exp_avg = beta1 * self.exp_avg + (1 - beta1) * gradient
         self.exp_avg_sq = beta2 * self.exp_avg_sq + (1 - beta2) * (gradient * gradient)
         change = (- corrected_rate) * self.exp_avg / (np.sqrt(self.exp_avg_sq) + self.epsilon)
-        self.setfromflat((self.getflat() + change).astype('float32'))
+        values = self.getflat() if current is None else current
+        self.setfromflat((values + change).astype('float32'))
 
     def sync(self) -> None:
         """

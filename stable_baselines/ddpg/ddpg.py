@@ -346,17 +346,21 @@ class DDPG(DDPGGraph, DDPGCycles):
         terminals = np.asarray(terminals, dtype=np.float32).reshape(-1, 1)
         target_q = self._target_q_values(next_obs, rewards, terminals)
 
-        fetches = [self.actor_grads, self.actor_loss, self.critic_grads, self.critic_loss]
+        actor_optimizer = self._built(self.actor_optimizer, "actor_optimizer")
+        critic_optimizer = self._built(self.critic_optimizer, "critic_optimizer")
+        # the networks' weights read with the gradients: the optimizers need not read them again
+        fetches = [self.actor_grads, self.actor_loss, self.critic_grads, self.critic_loss,
+                   actor_optimizer.getflat.operation, critic_optimizer.getflat.operation]
         feeds = {self.obs_train: obs, self.actions: actions, self.action_train_ph: actions,
                  self.rewards: rewards, self.critic_target: target_q,
                  self.param_noise_stddev: 0 if self.param_noise is None else self.param_noise.current_stddev}
         # the step is an estimate: the run metadata of a step value is recorded once
         seen = self._built(self.tb_seen_steps, "tb_seen_steps")
         trace = writer is not None and self.full_tensorboard_log and log and step not in seen
-        actor_grads, actor_loss, critic_grads, critic_loss = self._run_with_summary(fetches, feeds, writer, step,
-                                                                                    trace)
-        self._built(self.actor_optimizer, "actor_optimizer").update(actor_grads, self.actor_lr)
-        self._built(self.critic_optimizer, "critic_optimizer").update(critic_grads, self.critic_lr)
+        actor_grads, actor_loss, critic_grads, critic_loss, actor_weights, critic_weights = self._run_with_summary(
+            fetches, feeds, writer, step, trace)
+        actor_optimizer.update(actor_grads, self.actor_lr, current=actor_weights)
+        critic_optimizer.update(critic_grads, self.critic_lr, current=critic_weights)
         return critic_loss, actor_loss
 
     def _run_with_summary(self, fetches: list, feeds: dict, writer: Any, step: int, trace: bool) -> list:
