@@ -55,7 +55,7 @@ def _median(values: Sequence[float]) -> float:
 
 
 def _env(task: str, n_envs: int, rank: int) -> Any:
-    from stable_baselines.common import cli
+    from stable_baselines.common.command_line import scripts as cli
     from stable_baselines.common.gym_compat import make_env
     from stable_baselines.common.vec_env import DummyVecEnv
     if task == "Pong":

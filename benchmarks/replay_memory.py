@@ -14,7 +14,7 @@ from typing import Iterator, Optional, Tuple
 import numpy as np
 
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
-from stable_baselines.common.frame_store import FrameStackStore
+from stable_baselines.common.storage.frame_store import FrameStackStore
 
 
 class WholeObservationBuffer(ReplayBuffer):

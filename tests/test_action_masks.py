@@ -12,7 +12,7 @@ import pytest
 from gymnasium import spaces
 
 from stable_baselines import A2C, ACER, ACKTR, DQN, PPO2
-from stable_baselines.common.action_masks import env_has_action_masks, masked_actions, masked_probabilities
+from stable_baselines.common.policy_parts.action_masks import env_has_action_masks, masked_actions, masked_probabilities
 from stable_baselines.common.distributions import (CategoricalProbabilityDistributionType,
                                                    MultiCategoricalProbabilityDistributionType,
                                                    masked_proba_distribution)

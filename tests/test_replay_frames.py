@@ -1,4 +1,4 @@
-"""Image frame stacks in the replay buffers (common/frame_store.py): each frame stored once, batches unchanged."""
+"""Image frame stacks in the replay buffers (common/storage/frame_store.py): each frame stored once, same batches."""
 import pickle
 
 import numpy as np
@@ -112,7 +112,7 @@ def test_unrelated_observations_grow_the_ring_and_stay_exact():
 
 def test_ring_grown_in_small_chunks_stays_exact(monkeypatch):
     # the ring copies its live frames chunk by chunk when it grows; chunks of 3 frames cut every window
-    from stable_baselines.common import frame_store
+    from stable_baselines.common.storage import frame_store
     monkeypatch.setattr(frame_store, "GROW_CHUNK", 3)
     buffer = filled(ReplayBuffer(30), unrelated_stream(95))
     reference = filled(WholeBuffer(30), unrelated_stream(95))

@@ -9,7 +9,7 @@ train one model data-parallel; the budget counts the steps of all ranks; only ra
 from typing import Optional, Sequence
 
 from stable_baselines import A2C
-from stable_baselines.common import cli
+from stable_baselines.common.command_line import scripts as cli
 from stable_baselines.common.policies import CnnLnLstmPolicy, CnnLstmPolicy, CnnPolicy
 
 POLICIES = {'cnn': CnnPolicy, 'lstm': CnnLstmPolicy, 'lnlstm': CnnLnLstmPolicy}

@@ -6,7 +6,7 @@ Train ACER on an Atari game (DeepMind preprocessing, 4 stacked frames, 16 enviro
 from typing import Optional, Sequence
 
 from stable_baselines import ACER
-from stable_baselines.common import cli
+from stable_baselines.common.command_line import scripts as cli
 from stable_baselines.common.policies import CnnLstmPolicy, CnnPolicy
 
 POLICIES = {'cnn': CnnPolicy, 'lstm': CnnLstmPolicy}

@@ -6,7 +6,7 @@ Train ACKTR on an Atari game (DeepMind preprocessing, 4 stacked frames, 32 envir
 from typing import Optional, Sequence
 
 from stable_baselines import ACKTR
-from stable_baselines.common import cli
+from stable_baselines.common.command_line import scripts as cli
 from stable_baselines.common.policies import CnnPolicy
 
 

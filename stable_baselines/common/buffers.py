@@ -8,7 +8,7 @@ batches uniformly with replacement. :class:`PrioritizedReplayBuffer` draws trans
 
 Storage. The first transition fixes one numpy array per field (``np.zeros`` of the full capacity: pages are
 only used once written). Image frame stacks (``uint8`` observations of shape ``(height, width, n_stack)``) are
-handed to a :class:`~stable_baselines.common.frame_store.FrameStackStore` instead, which keeps each frame once
+handed to a :class:`~stable_baselines.common.storage.frame_store.FrameStackStore` instead, which keeps each frame once
 (about 7 KB per Atari transition instead of 56 KB). A transition that does not fit the arrays (objects, a shape
 that changes) turns the storage into a plain list of tuples, with the same behaviour. Either way
 ``buffer.storage[i][j]`` reads field ``j`` of transition ``i`` as in the original list of tuples.
@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union, cast
 
 import numpy as np
 
-from stable_baselines.common.frame_store import FrameStackStore, is_frame_stack
+from stable_baselines.common.storage.frame_store import FrameStackStore, is_frame_stack
 from stable_baselines.common.segment_tree import MinSegmentTree, SumSegmentTree
 
 _FIELDS = ("obs_t", "action", "reward", "obs_tp1", "done")

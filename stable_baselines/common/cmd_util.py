@@ -1,7 +1,7 @@
 """
 Environment factories for training scripts (vectorized, monitored, seeded; Atari, MuJoCo and
 goal-conditioned robotics tasks) and the argument parsers of the command-line entry points
-(see :mod:`stable_baselines.common.cli` for what the scripts share beyond that).
+(see :mod:`stable_baselines.common.command_line` for what the scripts share beyond that).
 """
 import argparse
 import os

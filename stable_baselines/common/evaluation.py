@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.action_masks import env_action_masks, env_has_action_masks, mask_width
+from stable_baselines.common.policy_parts.action_masks import env_action_masks, env_has_action_masks, mask_width
 from stable_baselines.common.gym_compat import reset_env, step_env
 from stable_baselines.common.type_aliases import PolicyPredictor
 from stable_baselines.common.vec_env import VecEnv

@@ -11,7 +11,7 @@ from typing import Any, Dict, Generator, List, Optional, Tuple, Union, cast
 
 import numpy as np
 
-from stable_baselines.common.action_masks import env_action_masks, mask_width
+from stable_baselines.common.policy_parts.action_masks import env_action_masks, mask_width
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.model.env_values import check_observation, check_rewards_finite
 from stable_baselines.common.gym_compat import reset_env, step_env

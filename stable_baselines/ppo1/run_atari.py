@@ -9,7 +9,7 @@ the ranks; only rank 0 logs.
 from typing import Optional, Sequence
 
 from stable_baselines import PPO1
-from stable_baselines.common import cli
+from stable_baselines.common.command_line import scripts as cli
 from stable_baselines.common.cmd_util import atari_arg_parser, mpi_worker_setup
 from stable_baselines.common.policies import CnnPolicy
 
@@ -17,7 +17,7 @@ from stable_baselines.common.policies import CnnPolicy
 def train(env_id: str, num_timesteps: int, seed: int) -> PPO1:
     """
     Train PPO1 with the CNN policy on this rank's copy of an Atari game. The arguments: those of
-    :func:`~stable_baselines.common.cli.parse_and_train`.
+    :func:`~stable_baselines.common.command_line.scripts.parse_and_train`.
     """
     rank, worker_seed = mpi_worker_setup(seed)
     return cli.learn_on_rank(PPO1, CnnPolicy, cli.monitored_atari_env(env_id, rank), num_timesteps, rank, worker_seed,

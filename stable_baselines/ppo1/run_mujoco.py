@@ -7,7 +7,7 @@ one environment per MPI rank:
 from typing import Optional, Sequence
 
 from stable_baselines import PPO1
-from stable_baselines.common import cli
+from stable_baselines.common.command_line import scripts as cli
 from stable_baselines.common.cmd_util import make_mujoco_env, mpi_worker_setup, mujoco_arg_parser
 from stable_baselines.common.policies import MlpPolicy
 
@@ -15,7 +15,7 @@ from stable_baselines.common.policies import MlpPolicy
 def train(env_id: str, num_timesteps: int, seed: int) -> PPO1:
     """
     Train PPO1 with the MLP policy on this rank's copy of a MuJoCo task. The arguments: those of
-    :func:`~stable_baselines.common.cli.parse_and_train`.
+    :func:`~stable_baselines.common.command_line.scripts.parse_and_train`.
     """
     rank, worker_seed = mpi_worker_setup(seed)
     return cli.learn_on_rank(PPO1, MlpPolicy, make_mujoco_env(env_id, seed), num_timesteps, rank, worker_seed,

@@ -10,7 +10,7 @@ observation space is a Dict with ``observation`` and ``desired_goal`` works.
 from typing import Optional, Sequence
 
 from stable_baselines import PPO1
-from stable_baselines.common import cli
+from stable_baselines.common.command_line import scripts as cli
 from stable_baselines.common.cmd_util import make_robotics_env, mpi_worker_setup, robotics_arg_parser
 from stable_baselines.common.policies import MlpPolicy
 
@@ -18,7 +18,7 @@ from stable_baselines.common.policies import MlpPolicy
 def train(env_id: str, num_timesteps: int, seed: int) -> PPO1:
     """
     Train PPO1 with the MLP policy on this rank's copy of a goal-conditioned task. The arguments: those of
-    :func:`~stable_baselines.common.cli.parse_and_train`.
+    :func:`~stable_baselines.common.command_line.scripts.parse_and_train`.
     """
     rank, worker_seed = mpi_worker_setup(seed)
     return cli.learn_on_rank(PPO1, MlpPolicy, make_robotics_env(env_id, worker_seed, rank=rank), num_timesteps, rank,

@@ -10,7 +10,7 @@ train one model data-parallel; the budget counts the steps of all ranks; only ra
 from typing import Optional, Sequence
 
 from stable_baselines import PPO2
-from stable_baselines.common import cli
+from stable_baselines.common.command_line import scripts as cli
 from stable_baselines.common.policies import CnnLnLstmPolicy, CnnLstmPolicy, CnnPolicy, MlpPolicy
 
 POLICIES = {'cnn': CnnPolicy, 'lstm': CnnLstmPolicy, 'lnlstm': CnnLnLstmPolicy, 'mlp': MlpPolicy}

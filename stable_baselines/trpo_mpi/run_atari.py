@@ -9,7 +9,7 @@ rank 0 logs.
 """
 from typing import Optional, Sequence
 
-from stable_baselines.common import cli
+from stable_baselines.common.command_line import scripts as cli
 from stable_baselines.common.cmd_util import atari_arg_parser, mpi_worker_setup
 from stable_baselines.common.policies import CnnPolicy
 from stable_baselines.trpo_mpi import TRPO
@@ -18,8 +18,8 @@ from stable_baselines.trpo_mpi import TRPO
 def train(env_id: str, num_timesteps: int, seed: int) -> TRPO:
     """
     Train TRPO with the CNN policy on this rank's copy of an Atari game. The arguments: those of
-    :func:`~stable_baselines.common.cli.parse_and_train`; 10 % more than the budget is trained, as in the
-    original script.
+    :func:`~stable_baselines.common.command_line.scripts.parse_and_train`; 10 % more than the budget is trained,
+    as in the original script.
     """
     rank, worker_seed = mpi_worker_setup(seed)
     return cli.learn_on_rank(TRPO, CnnPolicy, cli.monitored_atari_env(env_id, rank), cli.with_margin(num_timesteps),

@@ -10,7 +10,7 @@ runs the algorithm for 1M timesteps (``--num-timesteps``). Only rank 0 logs.
 from typing import Optional, Sequence
 
 from stable_baselines import logger
-from stable_baselines.common import cli
+from stable_baselines.common.command_line import scripts as cli
 from stable_baselines.common.cmd_util import make_mujoco_env, mpi_worker_setup, mujoco_arg_parser
 from stable_baselines.common.policies import MlpPolicy
 from stable_baselines.trpo_mpi import TRPO
@@ -19,7 +19,7 @@ from stable_baselines.trpo_mpi import TRPO
 def train(env_id: str, num_timesteps: int, seed: int) -> TRPO:
     """
     Train TRPO with the MLP policy on this rank's copy of a MuJoCo task. The arguments: those of
-    :func:`~stable_baselines.common.cli.parse_and_train`.
+    :func:`~stable_baselines.common.command_line.scripts.parse_and_train`.
     """
     rank, worker_seed = mpi_worker_setup(seed)
     if rank != 0:

@@ -8,8 +8,8 @@ from typing import Any, Callable, List, Optional, Tuple, Union
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.action_masks import (checked_masks, enable_masks, env_has_action_masks,
-                                                  masked_actions, masked_probabilities, mask_width)
+from stable_baselines.common.policy_parts.action_masks import (checked_masks, enable_masks, env_has_action_masks,
+                                                               masked_actions, masked_probabilities, mask_width)
 from stable_baselines.common.export import ExportSpec, actor_critic_spec, policy_for_batch
 from stable_baselines.common.model.base import BaseRLModel
 from stable_baselines.common.model.observations import batch_observation
@@ -43,7 +43,7 @@ class ActorCriticRLModel(BaseRLModel):
     # neither; set_env never calls _n_envs_changed for them.
     n_steps: int
     n_batch: int
-    #: whether the algorithm feeds action masks to its rollouts and updates (see common/action_masks.py)
+    #: whether the algorithm feeds action masks to its rollouts and updates (see common/policy_parts/action_masks.py)
     _supports_action_masks = False
 
     def __init__(self, policy: Union[type, str], env: Any, _init_setup_model: bool, verbose: int = 0,

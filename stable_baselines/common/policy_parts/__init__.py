@@ -10,7 +10,9 @@ The pieces behind :mod:`stable_baselines.common.policies`, one concern per modul
 - ``registry``: ``register_policy`` and ``get_policy_from_name``;
 - ``ready_made``: the making of ready-made classes (``preset``) and the wording of the usual constructor parameters;
 - ``offpolicy_policy``: the feed-forward base of the DDPG, SAC and TD3 policies (public at their algorithms'
-  ``policies`` modules).
+  ``policies`` modules);
+- ``action_masks``: invalid-action masks, from the environment's ``action_masks()`` to the masked choice of an
+  action (also at :mod:`stable_baselines.common.action_masks`).
 
 Import them from :mod:`stable_baselines.common.policies`. The public classes and functions say they live there
 (``__module__``): model files name them by that path, and the original library reads our files.

@@ -15,7 +15,7 @@ from stable_baselines.common.distributions import (BernoulliProbabilityDistribut
                                                    MultiCategoricalProbabilityDistribution,
                                                    ProbabilityDistribution, ProbabilityDistributionType,
                                                    make_proba_dist_type, masked_proba_distribution)
-from stable_baselines.common.action_masks import masks_enabled
+from stable_baselines.common.policy_parts.action_masks import masks_enabled
 from stable_baselines.common.gym_compat import convert_space
 from stable_baselines.common.input import observation_input
 from stable_baselines.common.policy_parts import public

@@ -6,7 +6,7 @@ Train DQN on an Atari game with the DeepMind preprocessing (prioritized replay a
 import argparse
 from typing import Optional, Sequence
 
-from stable_baselines.common import cli
+from stable_baselines.common.command_line import scripts as cli
 from stable_baselines.common.cmd_util import atari_arg_parser
 from stable_baselines.deepq import DQN, CnnPolicy, wrap_atari_dqn
 

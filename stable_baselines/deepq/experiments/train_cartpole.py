@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
-from stable_baselines.common import cli
+from stable_baselines.common.command_line import scripts as cli
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.deepq import DQN, MlpPolicy
 from stable_baselines.deepq.experiments import replay

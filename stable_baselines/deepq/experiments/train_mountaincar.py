@@ -7,7 +7,7 @@ Train DQN with parameter-space noise on MountainCar-v0, then save the agent.
 import argparse
 from typing import Any, Optional, Sequence
 
-from stable_baselines.common import cli
+from stable_baselines.common.command_line import scripts as cli
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.deepq import DQN
 from stable_baselines.deepq.experiments import replay
