@@ -17,6 +17,7 @@ import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import stable_baselines
+from stable_baselines.common import save_util
 from stable_baselines.common.base_class import BaseRLModel
 from stable_baselines.common.export.sb3 import export_sb3, final_path, vec_normalize_path, write_vec_normalize
 from stable_baselines.common.export.sb3.support import SpacesOnlyEnv
@@ -66,7 +67,7 @@ def load_model(path: str, algorithm: Optional[str] = None) -> BaseRLModel:
     :return: (BaseRLModel) the model, loaded without an env
     """
     if algorithm is None:
-        data, _ = BaseRLModel._load_from_file(path)
+        data, _ = save_util.load_model_file(path)
         algorithm = algorithm_of_settings(data or {})
     return _algorithm_class(algorithm.upper()).load(path)
 

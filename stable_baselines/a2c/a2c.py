@@ -43,6 +43,7 @@ class A2C(OnPolicyRLModel):
         'double_linear_con', 'middle_drop' or 'double_middle_drop'
 """ + MODEL_SETTINGS_DOC
 
+    algorithm_name = "A2C"
     _supports_action_masks = True
     _saved_settings = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "alpha",
                        "momentum", "epsilon", "lr_schedule")

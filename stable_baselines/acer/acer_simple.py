@@ -167,6 +167,7 @@ class ACER(OnPolicyRLModel):
     :param delta: (float) bound of the KL divergence between the average policy and the updated one (default: 1)
 """ + MODEL_SETTINGS_DOC
 
+    algorithm_name = "ACER"
     _supports_action_masks = True
     _saved_settings = ("gamma", "n_steps", "q_coef", "ent_coef", "max_grad_norm", "learning_rate",
                        "lr_schedule", "rprop_alpha", "rprop_epsilon", "buffer_size", "replay_ratio",

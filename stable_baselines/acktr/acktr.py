@@ -57,6 +57,7 @@ class ACKTR(OnPolicyRLModel):
         discounted returns of A2C
 """ + MODEL_SETTINGS_DOC
 
+    algorithm_name = "ACKTR"
     _supports_action_masks = True
     _saved_settings = ("gamma", "gae_lambda", "n_steps", "vf_coef", "ent_coef", "vf_fisher_coef",
                        "max_grad_norm", "learning_rate", "kfac_clip", "lr_schedule", "kfac_update",

@@ -90,6 +90,7 @@ class DDPG(DDPGGraph, DDPGCycles):
     :param n_cpu_tf_sess: (int) TensorFlow's number of threads (None: as many as the machine has)
     """
 
+    algorithm_name = "DDPG"
     _saved_settings = ("observation_space", "action_space", "nb_eval_steps", "param_noise_adaption_interval",
                        "nb_train_steps", "nb_rollout_steps", "verbose", "param_noise", "action_noise",
                        "gamma", "tau", "normalize_returns", "enable_popart", "normalize_observations",

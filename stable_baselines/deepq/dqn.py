@@ -79,6 +79,7 @@ class DQN(OffPolicyRLModel):
     :param n_cpu_tf_sess: (int) TensorFlow's number of threads (None: as many as the machine has)
     """
 
+    algorithm_name = "DQN"
     _saved_settings = ("double_q", "param_noise", "learning_starts", "train_freq", "prioritized_replay",
                        "prioritized_replay_eps", "batch_size", "target_network_update_freq",
                        "prioritized_replay_alpha", "prioritized_replay_beta0",

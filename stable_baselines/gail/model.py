@@ -52,6 +52,7 @@ class GAIL(TRPO):
         n_cpu_tf_sess)
     """
 
+    algorithm_name = "GAIL"
     # the discriminator takes Box or Discrete actions (the manual's "Can I use?" table)
     _supported_action_spaces = (spaces.Box, spaces.Discrete)
 

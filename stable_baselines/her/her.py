@@ -14,7 +14,6 @@ import numpy as np
 
 from stable_baselines.common import save_util
 from stable_baselines.common.base_class import BaseRLModel, OffPolicyRLModel, _UnvecWrapper, check_spaces_match
-from stable_baselines.common.export import ExportSpec
 from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, make_env
 from stable_baselines.common.model.observations import reject_reset_tuple
 from stable_baselines.common.storage.persistence import NONE, NUMBER, SIZED_SPACE, SettingKind
@@ -117,6 +116,8 @@ class HER(BaseRLModel):
     :param args: further positional arguments of the wrapped model's constructor
     :param kwargs: keyword arguments of the wrapped model's constructor (verbose, buffer_size, ...)
     """
+
+    algorithm_name = "HER"
 
     def __init__(self, policy: Any, env: Any, model_class: type, n_sampled_goal: int = 4,
                  goal_selection_strategy: Union[str, GoalSelectionStrategy] = 'future', *args: Any,
@@ -421,18 +422,23 @@ class HER(BaseRLModel):
         if start is not None:
             load_path.seek(start)
         # the wrapped model reads its own settings from the same file; HER's entries are only checked there
-        model.model = data["model_class"]._load_checked(load_path, model.env, custom_objects,  # pylint: disable=protected-access
-                                                        kwargs, extra_settings=_HER_SETTINGS)
+        model.model = data["model_class"].load_with_extra_settings(load_path, model.env, custom_objects, kwargs,
+                                                                   _HER_SETTINGS)
         model.model.wrapped_by(model)
         model._rewrap_restored_episode()  # pylint: disable=protected-access
         return model
 
-    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
+    def export(self, path: str, format: str = "savedmodel",  # pylint: disable=redefined-builtin
+               batch_size: Optional[int] = None) -> None:
         """
-        :return: (ExportSpec) the wrapped model's: the export takes the flat goal observation (observation,
-            achieved goal and desired goal concatenated, as HERGoalEnvWrapper gives it)
+        The wrapped model's export (see :meth:`BaseRLModel.export`): the function takes the flat goal observation
+        (observation, achieved goal and desired goal concatenated, as HERGoalEnvWrapper gives it); "sb3" writes
+        the successor's model with its HER replay buffer.
         """
-        return self.model._export_spec(batch_size)  # pylint: disable=protected-access
+        if format == "sb3":
+            super().export(path, format, batch_size)
+        else:
+            self.model.export(path, format, batch_size)
 
     def _rewrap_restored_episode(self) -> None:
         """

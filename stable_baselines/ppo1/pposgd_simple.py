@@ -51,6 +51,7 @@ class PPO1(ActorCriticRLModel):
         'double_linear_con', 'middle_drop' or 'double_middle_drop'
 """ + MODEL_SETTINGS_DOC
 
+    algorithm_name = "PPO1"
     _supports_action_masks = True
     _saved_settings = ("gamma", "timesteps_per_actorbatch", "clip_param", "entcoeff", "optim_epochs",
                        "optim_stepsize", "optim_batchsize", "lam", "adam_epsilon", "schedule")

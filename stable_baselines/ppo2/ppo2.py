@@ -54,6 +54,7 @@ class PPO2(OnPolicyRLModel):
         scale of the rewards.
 """ + MODEL_SETTINGS_DOC
 
+    algorithm_name = "PPO2"
     _supports_action_masks = True
     _saved_settings = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "lam",
                        "nminibatches", "noptepochs", "cliprange", "cliprange_vf")

@@ -74,6 +74,7 @@ class SAC(SquashedActorModel):
     :param action_noise: (ActionNoise) noise added to the actor's actions (None by default; see DDPG's noises)
 """ + SQUASHED_SETTINGS_DOC
 
+    algorithm_name = "SAC"
     _saved_settings = ("learning_rate", "buffer_size", "learning_starts", "train_freq", "batch_size", "tau",
                        "ent_coef", "target_entropy", "gamma", "action_noise", "random_exploration",
                        "target_update_interval", "gradient_steps")

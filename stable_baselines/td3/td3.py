@@ -42,6 +42,7 @@ class TD3(SquashedActorModel):
     :param target_noise_clip: (float) bound of the absolute value of that noise
 """ + SQUASHED_SETTINGS_DOC
 
+    algorithm_name = "TD3"
     _saved_settings = ("learning_rate", "buffer_size", "learning_starts", "train_freq", "gradient_steps",
                        "batch_size", "tau", "policy_delay", "target_noise_clip", "target_policy_noise",
                        "gamma", "action_noise", "random_exploration")

@@ -99,6 +99,7 @@ class TRPO(ActorCriticRLModel):
 """ + MODEL_SETTINGS_DOC
 
     # action spaces the model accepts (GAIL restricts this)
+    algorithm_name = "TRPO"
     _supported_action_spaces: Tuple[type, ...] = SUPPORTED_SPACES
 
     _supports_action_masks = True

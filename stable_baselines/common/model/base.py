@@ -66,6 +66,9 @@ class BaseRLModel(ABC):
     _saved_settings: Tuple[str, ...] = ()
     _legacy_settings: Tuple[str, ...] = ()
     _setting_kinds: Dict[str, SettingKind] = {}
+    #: the algorithm of the library this class is (inherited by a user's subclass; the SB3 export reads it); None
+    #: for a model class of the user's own
+    algorithm_name: Optional[str] = None
     # set by every algorithm (some before this class's __init__ runs, so it is only declared here): the folder of
     # the tensorboard runs (None: no logs); the replay buffer of the off-policy algorithms
     tensorboard_log: Optional[str]
@@ -603,14 +606,15 @@ class BaseRLModel(ABC):
             value, which the safe loader does not run), except ``policy_kwargs``, which must equal the stored ones
         :return: (BaseRLModel) the model
         """
-        return cls._load_checked(load_path, env, custom_objects, kwargs)
+        return load_model(cls, load_path, env, custom_objects, kwargs)
 
     @classmethod
-    def _load_checked(cls: Type[_Model], load_path: Any, env: Any, custom_objects: Optional[dict],
-                      kwargs: Dict[str, Any], extra_settings: Optional[Dict[str, SettingKind]] = None) -> _Model:
+    def load_with_extra_settings(cls: Type[_Model], load_path: Any, env: Any, custom_objects: Optional[dict],
+                                 kwargs: Dict[str, Any], extra_settings: Dict[str, SettingKind]) -> _Model:
         """
-        :meth:`load`, also accepting ``extra_settings`` (names and kinds) beside the algorithm's own; those are
-        checked and not set (HER's entries in a HER file read by the wrapped model).
+        The counterpart of :meth:`saving_with` for a model that holds this one (HER): :meth:`load` (without its
+        overrides), also accepting ``extra_settings`` (names and kinds) beside the algorithm's own; those are
+        checked and not set.
         """
         return load_model(cls, load_path, env, custom_objects, kwargs, extra_settings)
 

@@ -11,7 +11,7 @@ kind is refused with an :class:`InvalidModelFileError` naming the entry.
 import inspect
 import os
 import warnings
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, cast
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, TypeVar, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -145,10 +145,19 @@ def _is_param_noise(value: Any) -> bool:
     return isinstance(value, AdaptiveParamNoiseSpec)
 
 
+# the classes declared expert datasets (GAIL's ExpertDataset, which lives with GAIL: common/ imports no algorithm)
+_EXPERT_DATASET_CLASSES: List[type] = []
+_Class = TypeVar("_Class", bound=type)
+
+
+def expert_dataset_class(klass: _Class) -> _Class:
+    """Class decorator: instances of ``klass`` (and of its subclasses) are settings of the kind EXPERT_DATASET."""
+    _EXPERT_DATASET_CLASSES.append(klass)
+    return klass
+
+
 def _is_expert_dataset(value: Any) -> bool:
-    # the dataset class lives with GAIL; common/ does not import algorithms
-    return any(klass.__name__ == "ExpertDataset" and klass.__module__.startswith("stable_baselines.")
-               for klass in type(value).__mro__)
+    return isinstance(value, tuple(_EXPERT_DATASET_CLASSES))
 
 
 NONE = SettingKind("None", lambda value: value is None)

@@ -15,8 +15,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from stable_baselines.common.export.sb3 import actor_critic, goal, off_policy, optimizer
-from stable_baselines.common.export.sb3.support import (INSTALL_HINT, fill_state_dict, import_successor,
-                                                        spaces_only_vec_env)
+from stable_baselines.common.export.sb3.support import (INSTALL_HINT, algorithm_of, fill_state_dict,
+                                                        import_successor, spaces_only_vec_env)
 
 # our algorithm -> (the successor's module, its class)
 SUCCESSORS: Dict[str, Tuple[str, str]] = {
@@ -41,14 +41,6 @@ _OFF_POLICY: Dict[str, Callable[..., Tuple[Dict[str, Any], Dict[str, np.ndarray]
     "DQN": off_policy.dqn, "SAC": off_policy.sac, "TD3": off_policy.td3, "DDPG": off_policy.ddpg}
 
 VEC_NORMALIZE_SUFFIX = "_vecnormalize.pkl"
-
-
-def algorithm_of(model: Any) -> str:
-    """:return: (str) the name of our algorithm the model is (or derives from)"""
-    for klass in type(model).__mro__:
-        if klass.__name__ in SUCCESSORS or klass.__name__ in NO_SUCCESSOR or klass.__name__ == "HER":
-            return klass.__name__
-    return type(model).__name__
 
 
 def vec_normalize_path(path: str) -> str:

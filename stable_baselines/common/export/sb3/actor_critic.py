@@ -9,8 +9,8 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.export.sb3.support import (constant, dense, has_parameter, nature_cnn_state,
-                                                        parameter, torch_activation)
+from stable_baselines.common.export.sb3.support import (algorithm_of, constant, dense, has_parameter,
+                                                        nature_cnn_state, parameter, torch_activation)
 from stable_baselines.common.preprocessing import is_image_space
 
 
@@ -19,7 +19,7 @@ def _acting_policy(model: Any) -> Any:
     name = type(model).__name__
     if policy is None:
         raise ValueError("Cannot export {} to SB3: the model has no policy yet (build it first)".format(name))
-    if getattr(policy, "recurrent", False) and name != "PPO2":
+    if getattr(policy, "recurrent", False) and algorithm_of(model) != "PPO2":
         raise ValueError("Cannot export {} to SB3: its policy {} is recurrent; the successor's recurrent algorithm "
                          "is sb3_contrib's RecurrentPPO (the export carries PPO2's LSTM policies to it), {} with an "
                          "LSTM has no counterpart".format(name, type(policy).__name__, name))
@@ -183,7 +183,6 @@ def policy_values(sb3_policy: Any, values: Dict[str, np.ndarray]) -> Dict[str, n
 
 def hyperparameters(model: Any, algorithm: str, notes: List[str]) -> Dict[str, Any]:
     """:return: (dict) the successor's keyword arguments for our model's training settings"""
-    name = type(model).__name__
     if algorithm in ("PPO", "RecurrentPPO") and hasattr(model, "nminibatches"):  # PPO2
         n_batch = model.n_steps * model.n_envs
         clip_vf = model.cliprange_vf
@@ -207,7 +206,7 @@ def hyperparameters(model: Any, algorithm: str, notes: List[str]) -> Dict[str, A
     kwargs = dict(learning_rate=constant(model.learning_rate, "learning_rate", notes), n_steps=model.n_steps,
                   gamma=model.gamma, gae_lambda=1.0, ent_coef=model.ent_coef, vf_coef=model.vf_coef,
                   max_grad_norm=model.max_grad_norm)
-    if name == "ACKTR" or hasattr(model, "kfac_clip"):
+    if algorithm_of(model) == "ACKTR" or hasattr(model, "kfac_clip"):
         notes.append("ACKTR's K-FAC optimizer has no counterpart in the successor: its A2C continues with RMSprop "
                      "and the K-FAC statistics are dropped")
         kwargs.update(gae_lambda=model.gae_lambda if getattr(model, "gae_lambda", None) is not None else 1.0)

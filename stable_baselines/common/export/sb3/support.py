@@ -27,6 +27,14 @@ def import_successor(module: str = "stable_baselines3") -> Any:
                           "importing {} failed: {}".format(INSTALL_HINT, module, error)) from error
 
 
+def algorithm_of(model: Any) -> str:
+    """
+    :return: (str) the algorithm the model's class declares (``BaseRLModel.algorithm_name``, inherited by a user's
+        subclass), or the class's own name for a model class of the user's
+    """
+    return getattr(type(model), "algorithm_name", None) or type(model).__name__
+
+
 class SpacesOnlyEnv(gymnasium.Env):
     """
     An environment that has the spaces of a model and nothing else: the successor builds its models from an env,
