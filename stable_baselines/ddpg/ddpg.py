@@ -329,8 +329,9 @@ class DDPG(DDPGGraph, DDPGCycles):
         stats = self._built(self.ret_rms, "ret_rms")
         mean_before, std_before, target_q = sess.run([stats.mean, stats.std, self.target_q], feed_dict=feeds)
         stats.update(target_q.reshape(-1))
-        sess.run(self.renormalize_q_outputs_op,
-                      feed_dict={self.old_std: np.array([std_before]), self.old_mean: np.array([mean_before])})
+        # it rewrites the critics' output layers: through the choke point that reports written variables
+        tf_util.session_run(sess, self.renormalize_q_outputs_op,
+                            {self.old_std: np.array([std_before]), self.old_mean: np.array([mean_before])})
         return target_q
 
     def _train_step(self, step: int, writer: Any, log: bool = False) -> Tuple[float, float]:
