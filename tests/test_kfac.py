@@ -291,3 +291,29 @@ def test_added_variable_block_is_the_gaussian_logstd_fisher():
     np.testing.assert_allclose(np.diag(factor_g), [2.0, 2.0], atol=0.1)
     expected = before - lr * np.linalg.solve(factor_g + epsilon * np.eye(dim), grad.reshape(dim)).reshape(1, dim)
     np.testing.assert_allclose(after, expected, rtol=1e-8, atol=1e-10)
+
+
+def test_cold_phase_decomposes_only_what_the_first_kfac_steps_read():
+    """With ``cold_iter=3`` and ``kfac_update=2`` the decomposition due at call 0 is skipped (call 2 replaces it
+    before any K-FAC step reads it); the one of call 2 (still cold) is what the first K-FAC step (call 3) uses."""
+    problem = _problem(4)
+    lr = 0.5
+    _, sess, optimizer, train_op, weight, bias = _build(*problem, learning_rate=lr, momentum=0.0, clip_kl=None,
+                                                        epsilon=0.0, kfac_update=2, cold_iter=3, cold_lr=0.01)
+    eigen = optimizer._eigen[0]
+    initial = sess.run(eigen)
+    for _ in range(2):
+        sess.run(train_op)
+        for key, value in sess.run(eigen).items():
+            np.testing.assert_array_equal(value, initial[key], err_msg=key)
+    sess.run(train_op)  # call 2: cold, but its decomposition is read by call 3
+    q_a, e_a = sess.run([eigen["QA"], eigen["eA"]])
+    factor_a = sess.run(optimizer._factors[0]["A"])
+    np.testing.assert_allclose(q_a @ np.diag(e_a) @ q_a.T, factor_a, rtol=1e-8, atol=1e-10)
+    x_batch, eps_batch, targets = problem[:3]
+    w_now, b_now = sess.run([weight, bias])
+    fisher, grad, _, _ = _exact_quantities(x_batch, eps_batch, targets, w_now, b_now)
+    before = np.concatenate([w_now, b_now[None]]).reshape(-1)
+    sess.run(train_op)  # call 3: the first K-FAC step, no decomposition of its own (3 % 2 != 0)
+    after = np.concatenate([sess.run(weight), sess.run(bias)[None]]).reshape(-1)
+    np.testing.assert_allclose(after - before, -lr * np.linalg.solve(fisher, grad), rtol=1e-8, atol=1e-10)

@@ -28,7 +28,8 @@ What the optimizer does, per call of the train op:
    The factors are running averages: the first updates average exactly, then an exponential moving average
    with ``stats_decay``.
 2. **Eigen-decomposition** of every factor, refreshed every ``kfac_update`` calls (synchronously, in the
-   same ``session.run``; ``async_eigen_decomp`` is accepted for compatibility, see below).
+   same ``session.run``; ``async_eigen_decomp`` is accepted for compatibility, see below), except the refreshes
+   of the cold phase (below) that no K-FAC step reads.
 3. **Preconditioning** with Tikhonov damping (factored, or the original's ``A (x) G + lambda I``,
    see ``factored_damping``); factored damping (Martens & Grosse 2015, section 6.3): the damping
    ``lambda`` is split between the factors as ``(A + pi sqrt(lambda) I) (x) (G + sqrt(lambda)/pi I)`` with
@@ -569,6 +570,12 @@ class KfacOptimizer:
             with tf.control_dependencies([self.stats_op]):
                 step = self.step_counter.read_value()
                 refresh = tf.equal(tf.mod(step, self.kfac_update), 0)
+                # the eigenbases serve the K-FAC steps only: of the decompositions due in the cold phase, all but the
+                # last are replaced before any step reads them, so they are skipped (the one at the first K-FAC
+                # step, or the last before it, is made)
+                first_read = (self.cold_iter // self.kfac_update) * self.kfac_update
+                if first_read > 0:
+                    refresh = tf.logical_and(refresh, tf.greater_equal(step, tf.constant(first_read, step.dtype)))
                 eigens, eigen_assigns = [], []
                 for factors, eigen_vars in zip(self._factors, self._eigen):
                     factor_a = factors["A"].read_value()
