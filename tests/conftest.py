@@ -12,6 +12,11 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 # n_cpu_tf_sess=None gets one thread per pool (make_session reads RCALL_NUM_CPU for its default, as the original's did)
 # instead of pools as large as the machine in every process
 os.environ.setdefault("RCALL_NUM_CPU", "1")
+# likewise one thread for NumPy's BLAS and LAPACK (OpenBLAS) and for OpenMP pools (PyTorch, in the SB3 tests): their
+# threads spin while they wait, and two such pools on two cores (one per worker) made an SVD of a CNN layer's weights
+# more than ten times slower than one thread each
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 # CI runs as root; Open MPI refuses that unless told it is intended
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
 os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -38,6 +43,15 @@ def pytest_addoption(parser) -> None:
 
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "seeds(*seeds): the seeds a learning test holds for; the first runs by default")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """
+    The long tests (marked ``slow`` or ``mpi``) run first, each file's in their order: under ``pytest -n 2`` the
+    workers share them out at the start and end together on short tests, instead of one worker finishing a long
+    test collected last while the other waits.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None and item.get_closest_marker("mpi") is None)
 
 
 def pytest_generate_tests(metafunc) -> None:

@@ -49,6 +49,7 @@ def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tmp_path_factory.mktemp("mypy_cache"))
 
 
+@pytest.mark.slow
 def test_mypy_reports_no_errors_and_catches_a_type_error(mypy_cache: str, tmp_path) -> None:
     """One test: the check of a user's script reads the cache the package's check wrote (on another xdist worker it
     would check the whole package again)."""
