@@ -23,8 +23,7 @@ What the optimizer does, per call of the train op:
    ``A = (1/R) sum_r a_r a_r^T``, which is the Grosse & Martens estimate ``F = T * Omega (x) Gamma`` for
    conv layers (spatially uncorrelated derivatives) and treats the uses of a shared weight as independent.
    (The original used the homogeneous coordinate only for a ``BiasAdd``; the policies add their biases with
-   ``+``, so it gave every bias a gradient-side-only block of its own, as for the ``logstd`` below; that
-   learned CartPole worse here.)
+   ``+``, so it gave every bias a gradient-side-only block of its own, as for the ``logstd`` below.)
    The factors are running averages: the first updates average exactly, then an exponential moving average
    with ``stats_decay``.
 2. **Eigen-decomposition** of every factor, refreshed every ``kfac_update`` calls (synchronously, in the
@@ -41,24 +40,16 @@ What the optimizer does, per call of the train op:
    factor ``G`` (the second moment of the per-example gradients of the sampled loss w.r.t. that sum, about 2 per
    dimension for a Gaussian log-likelihood): its gradient is preconditioned with ``(G + lambda I)^-1``, and it
    enters ``g^T F^-1 g`` with that metric. (The original did the same: its search through the gradient ops
-   classified the addition as an unknown op and gave such a variable a gradient-side-only block.) With the
-   plain gradient instead (our earlier version), the log-standard deviation of the Pendulum policy grew without
-   bound (entropy 1.4 -> 5 within 4e5 steps, the actions saturating the torque limits) and ACKTR did not learn
-   Pendulum. Other variables the optimizer cannot attach to a supported layer (LSTM or LayerNorm variables,
-   a recurrent bias used at every step) keep their plain gradient, as the original ACKTR did.
+   classified the addition as an unknown op and gave such a variable a gradient-side-only block.) Other
+   variables the optimizer cannot attach to a supported layer (LSTM or LayerNorm variables, a recurrent bias used
+   at every step) keep their plain gradient, as the original ACKTR did.
 4. **Trust region** (ACKTR): with ``v = F^-1 g`` the step is ``lr * scale * v`` with
    ``scale = min(1, sqrt(clip_kl / (lr^2 * g^T F^-1 g)))``, i.e. ``step^T F step <= clip_kl`` (the predicted KL
-   divergence ``0.5 * step^T F step`` of one step is at most ``clip_kl / 2``). This is the original ACKTR formula;
-   a factor 2 under the square root (KL exactly ``clip_kl``) took sqrt(2) larger steps and learned CartPole worse.
+   divergence ``0.5 * step^T F step`` of one step is at most ``clip_kl / 2``), the original ACKTR formula.
    The variables given as ``unclipped_vars`` are outside the trust region: their step is ``lr * F^-1 g`` and they
    do not count in ``g^T F^-1 g``. ACKTR passes the variables that only its value function uses, so that the trust
-   region bounds the change of the policy. (The original rescaled every variable with one joint ``g^T F^-1 g``.
-   The value's Fisher block is that of a unit-variance Gaussian, so in a joint trust region of 0.001 the value could
-   move by about ``sqrt(0.001 / 4) ~= 0.016`` per update (RMS over the batch, per layer) and stayed far below the
-   returns: on CartPole (seed 1) it predicted 16 on average at 5e4 steps and 26 at 9e4 steps while the discounted
-   returns reached about 95. Outside the trust region the value follows its targets within about 1 on average,
-   and ACKTR solves CartPole in every one of 10 seeds and Pendulum (4 seeds) within 6e5 steps, see
-   docs/modules/acktr.rst.)
+   region bounds the change of the policy. (The original rescaled every variable with one joint ``g^T F^-1 g``,
+   in which the value could hardly move.)
 5. **Momentum** (0.9 in ACKTR): ``velocity = momentum * velocity + step`` and
    ``param -= (1 - momentum) * velocity`` (so that a constant step is taken at full size at steady state,
    as the original's ``MomentumOptimizer(lr * (1 - momentum), momentum)``).
@@ -69,8 +60,9 @@ the first call on. (The original's cold phase lasted ``cold_iter + 1`` calls, wi
 ``tf.train.MomentumOptimizer(lr, momentum)`` at the full learning rate and a momentum buffer of its own; its
 statistics, built outside the ``tf.cond`` that chose the cold step, were gathered on every call too: an exact
 average of the first ``cold_iter`` batches, then a running average with ACKTR's decay 0.99; and its first
-K-FAC step overlapped the last cold step. Each of these choices learned CartPole worse in our implementation,
-see docs/modules/acktr.rst.)
+K-FAC step overlapped the last cold step.)
+
+Where this differs from the original, docs/modules/acktr.rst gives the reason and what each variant scored.
 
 **How layers are found** (no gradient-op introspection): the optimizer takes the variables it is given and
 follows each variable's value tensors (``Identity`` snapshot of a reference variable, ``ReadVariableOp`` of a
