@@ -25,6 +25,7 @@ import time
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
+from stable_baselines.common import misc_util
 from stable_baselines.logging_parts.core import DEBUG, DISABLED, ERROR, INFO, WARN, Logger
 from stable_baselines.logging_parts.formats import (FILE_FORMATS, CSVOutputFormat, HumanOutputFormat,
                                                     JSONOutputFormat, KVWriter, SeqWriter, TensorBoardOutputFormat,
@@ -216,8 +217,7 @@ def profile(name: str) -> Callable:
 # configuration
 # ----------------------------------------------------------------------------------------------
 def _mpi_rank() -> int:
-    from stable_baselines.common.misc_util import mpi_rank_or_zero
-    return mpi_rank_or_zero()
+    return misc_util.mpi_rank_or_zero()
 
 
 def _logging_folder(folder: Optional[str]) -> Optional[str]:

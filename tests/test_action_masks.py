@@ -17,7 +17,7 @@ from stable_baselines.common.distributions import (CategoricalProbabilityDistrib
                                                    MultiCategoricalProbabilityDistributionType,
                                                    masked_proba_distribution)
 from stable_baselines.common.evaluation import evaluate_policy
-from stable_baselines.common.policies import RecurrentActorCriticPolicy
+from stable_baselines.common.policies import MlpLstmPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
 from stable_baselines.deepq.build_graph import _masked_q_target
@@ -458,6 +458,7 @@ def test_recurrent_policies_use_masks() -> None:
         model = PPO2("MlpLstmPolicy", _vec(2), n_steps=8, nminibatches=2, policy_kwargs=LSTM_KWARGS)
     assert model.uses_action_masks and model.act_model.action_mask_ph is not None
     assert model.train_model.action_mask_ph is not None
+    assert MlpLstmPolicy.declares_state_output() and not _StatelessRecurrentPolicy.declares_state_output()
     custom = PPO2(_StatelessRecurrentPolicy, _vec(2), n_steps=8, nminibatches=2, _init_setup_model=False)
     with pytest.warns(UserWarning, match="recurrent policy _StatelessRecurrentPolicy"):
         assert not custom._env_gives_action_masks()

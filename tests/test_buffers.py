@@ -318,3 +318,51 @@ def test_plain_sample_accepts_beta_keyword():
     buffer = ReplayBuffer(4)
     buffer.add(*_transition(0))
     assert len(buffer.sample(2, beta=0.4)) == 5
+
+
+def test_fill_reproduces_a_full_buffer_and_its_next_slot():
+    source = ReplayBuffer(4)
+    for i in range(6):  # wraps: slots hold 4, 5, 2, 3 and slot 2 is written next
+        source.add(*_transition(i))
+    copy = ReplayBuffer(4)
+    copy.fill(list(source.storage), 2)
+    assert len(copy) == 4
+    for mine, theirs in zip(copy.storage, source.storage):
+        for field_a, field_b in zip(mine, theirs):
+            np.testing.assert_array_equal(field_a, field_b)
+    copy.add(*_transition(9))
+    source.add(*_transition(9))
+    np.testing.assert_array_equal(copy.storage[2][0], np.full((2, 3), 9, dtype=np.float32))
+    np.testing.assert_array_equal(copy.storage[2][0], source.storage[2][0])
+
+    with pytest.raises(ValueError, match="empty buffer"):
+        copy.fill(list(source.storage), 0)
+    with pytest.raises(ValueError, match="at most 4 transitions and a slot below that, got 2 transitions and slot 4"):
+        ReplayBuffer(4).fill(list(source.storage)[:2], 4)
+
+
+def test_with_float_scalars_keeps_slots_and_next_slot():
+    buffer = ReplayBuffer(3)
+    for i in range(4):  # HER stores False beside 0.0: the transitions go to a list
+        obs, action, _, next_obs, _ = _transition(i)
+        buffer.add(obs, action, 0.0 if i % 2 else False, next_obs, False if i % 2 else 1.0)
+    floats = buffer.with_float_scalars()
+    assert floats is not buffer and len(floats) == 3
+    assert [type(row[2]) for row in floats.storage] == [float] * 3
+    slots = np.array([0, 2, 1])
+    for mine, theirs in zip(floats.transitions_at(slots), buffer.transitions_at(slots)):
+        np.testing.assert_array_equal(mine, theirs)
+    floats.add(*_transition(7))  # written where the source writes next: slot 1
+    np.testing.assert_array_equal(floats.storage[1][0], np.full((2, 3), 7, dtype=np.float32))
+
+
+def test_transitions_at_gives_the_batch_of_those_slots():
+    buffer = ReplayBuffer(10)
+    for i in range(6):
+        buffer.add(*_transition(i))
+    obs, actions, rewards, next_obs, dones = buffer.transitions_at(np.array([5, 0, 3]))
+    np.testing.assert_array_equal(obs[:, 0, 0], [5, 0, 3])
+    np.testing.assert_array_equal(actions, [[5, -5], [0, 0], [3, -3]])
+    np.testing.assert_array_equal(rewards, np.array([5, 0, 3], dtype=np.float32))
+    np.testing.assert_array_equal(next_obs, obs + 1)
+    np.testing.assert_array_equal(dones, [0.0, 1.0, 1.0])

@@ -1,7 +1,7 @@
 """Actor-Critic with Experience Replay (ACER), https://arxiv.org/abs/1611.01224"""
 import warnings
 from collections import deque
-from typing import Any, Deque, Dict, List, Optional, Tuple, Type, Union
+from typing import Any, Callable, Deque, Dict, List, Optional, Tuple, Type, Union
 
 import numpy as np
 from gymnasium import spaces
@@ -235,7 +235,7 @@ class ACER(OnPolicyRLModel):
         return self.graph is not None
 
     def _make_runner(self) -> AbstractEnvRunner:
-        return _Runner(env=self.env, model=self, n_steps=self.n_steps)
+        return _Runner(env=self.env, model=self, n_steps=self.n_steps, show_segment=self._show_segment)
 
     def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
         policy = self.step_model
@@ -592,7 +592,8 @@ class _Runner(AbstractEnvRunner):
     recorded_outputs = ("mus",)
     start_states_name = "start_states"
 
-    def __init__(self, env: Any, model: ACER, n_steps: int) -> None:
+    def __init__(self, env: Any, model: ACER, n_steps: int,
+                 show_segment: Optional[Callable[[ACERBatch, int, Optional[BaseCallback]], None]] = None) -> None:
         """
         Collects the segments of an ACER model: per environment ``n_steps`` transitions and ``n_steps + 1``
         observations, with the behaviour policy's action probabilities.
@@ -600,8 +601,11 @@ class _Runner(AbstractEnvRunner):
         :param env: (VecEnv) the environment to step
         :param model: (ACER) the model whose acting network chooses the actions
         :param n_steps: (int) steps per environment in one segment
+        :param show_segment: (callable) ``(segment, num_timesteps before it, callback)``, called with every segment
+            collected (the model shows it to the callback); None: nothing is called
         """
         super().__init__(env=env, model=model, n_steps=n_steps)
+        self.show_segment = show_segment
         self.n_env = self.n_envs
         self.n_act = env.action_space.n
         self.n_batch = self.n_env * n_steps
@@ -651,7 +655,8 @@ class _Runner(AbstractEnvRunner):
         """
         timesteps_before = self.model.num_timesteps
         segment = self._collect_segment()
-        self.model._show_segment(segment, timesteps_before, self.callback)
+        if self.show_segment is not None:
+            self.show_segment(segment, timesteps_before, self.callback)
         return segment
 
     def _collect_segment(self) -> ACERBatch:

@@ -15,7 +15,7 @@ that changes) turns the storage into a plain list of tuples, with the same behav
 """
 import numbers
 from collections.abc import Sequence as _SequenceABC
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union, cast
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union, cast
 
 import numpy as np
 
@@ -43,22 +43,28 @@ def _check_non_negative(value: Any, name: str, meaning: str = "") -> float:
 
 
 class _StorageView(_SequenceABC):
-    """The transitions of an array-backed :class:`ReplayBuffer` seen as a read-only list of tuples."""
+    """
+    The transitions of an array-backed :class:`ReplayBuffer` seen as a read-only list of tuples.
 
-    def __init__(self, buffer: "ReplayBuffer") -> None:
-        self._buffer = buffer
+    :param count: (callable) () -> the number of transitions the buffer holds now
+    :param row: (callable) slot -> the transition in that slot, as a tuple
+    """
+
+    def __init__(self, count: Callable[[], int], row: Callable[[int], Any]) -> None:
+        self._count = count
+        self._row = row
 
     def __len__(self) -> int:
-        return len(self._buffer)
+        return self._count()
 
     def __getitem__(self, index: Any) -> Any:
-        count = len(self._buffer)
+        count = self._count()
         if isinstance(index, slice):
-            return [self._buffer._row(i) for i in range(*index.indices(count))]
+            return [self._row(i) for i in range(*index.indices(count))]
         position = int(index) + (count if int(index) < 0 else 0)
         if position < 0 or position >= count:
             raise IndexError("replay buffer index {} out of range (it holds {} transitions)".format(index, count))
-        return self._buffer._row(position)
+        return self._row(position)
 
     def __eq__(self, other: Any) -> bool:
         if not isinstance(other, (list, tuple, _StorageView)):
@@ -130,7 +136,7 @@ class ReplayBuffer(object):
         """([tuple]) the stored transitions ``(obs_t, action, reward, obs_tp1, done)``, oldest slot first"""
         if self._storage is not None:
             return self._storage
-        return [] if self._arrays is None else _StorageView(self)
+        return [] if self._arrays is None else _StorageView(self.__len__, self._row)
 
     @property
     def buffer_size(self) -> int:
@@ -335,6 +341,16 @@ class ReplayBuffer(object):
         """:return: (np.ndarray) ``reward`` normalised by a VecNormalize ``env`` (unchanged without one)"""
         return reward if env is None else env.normalize_reward(reward)
 
+    def transitions_at(self, idxes: Union[List[int], np.ndarray], env: Any = None) -> Batch:
+        """
+        The transitions in the given slots, as :meth:`sample` returns them (for a caller that draws the slots).
+
+        :param idxes: (Union[List[int], np.ndarray]) the slots, each below ``len(self)``
+        :param env: (Optional[VecNormalize]) when given, observations and rewards are normalised by it
+        :return: (tuple) the batch of observations, actions, rewards, next observations and done flags
+        """
+        return self._encode_sample(idxes, env=env)
+
     def _encode_sample(self, idxes: Union[List[int], np.ndarray], env: Any = None) -> Batch:
         if self._frames is None and self._storage is None and self._arrays is not None:
             # every field in an array (the common case): one gather per field
@@ -425,13 +441,30 @@ class ReplayBuffer(object):
         """
         if self._storage is None or type(self) is not ReplayBuffer:  # pylint: disable=unidiomatic-typecheck
             return self  # a subclass may keep more than the transitions
-        copy = ReplayBuffer(self._maxsize)
+        transitions = []
         for obs_t, action, reward, obs_tp1, done in self._storage:
             if np.ndim(reward) != 0 or np.ndim(done) != 0:
                 return self
-            copy.add(obs_t, action, float(reward), obs_tp1, float(done))
-        copy._next_idx = self._next_idx
+            transitions.append((obs_t, action, float(reward), obs_tp1, float(done)))
+        copy = ReplayBuffer(self._maxsize)
+        copy.fill(transitions, self._next_idx)
         return copy
+
+    def fill(self, transitions: Sequence[Transition], next_idx: int) -> None:
+        """
+        Store ``transitions`` in this empty buffer, the first one in slot 0, then go on writing at slot ``next_idx``
+        (what a buffer whose ``storage`` holds ``transitions`` and whose next slot is ``next_idx`` holds).
+
+        :param transitions: ([tuple]) the transitions ``(obs_t, action, reward, obs_tp1, done)``, in slot order
+        :param next_idx: (int) the slot the next ``add`` writes (``len(transitions)`` unless they fill the buffer)
+        """
+        if self._n_stored or len(transitions) > self._maxsize or not 0 <= next_idx < self._maxsize:
+            raise ValueError("fill() takes an empty buffer, at most {} transitions and a slot below that, got {} "
+                             "transitions and slot {} for a buffer holding {}".format(
+                                 self._maxsize, len(transitions), next_idx, self._n_stored))
+        for transition in transitions:
+            self.add(*transition)
+        self._next_idx = next_idx
 
     def _check_batch_size(self, batch_size: int) -> int:
         if type(batch_size) is int and batch_size > 0 and self._n_stored:  # pylint: disable=unidiomatic-typecheck

@@ -25,7 +25,7 @@ import numpy as np
 from stable_baselines import logger
 from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.type_aliases import TrainedModel
-from stable_baselines.common.vec_env import sync_envs_normalization, vec_wrapper_types
+from stable_baselines.common.vec_env import DummyVecEnv, VecEnv, sync_envs_normalization, vec_wrapper_types
 from stable_baselines.common.vec_env.unvec_wrapper import user_vec_env
 from stable_baselines.logging_parts.formats import TerminalGuard, set_terminal_guard
 
@@ -359,7 +359,6 @@ class _ExistingEnv(object):
 
 def _as_vec_env(env: Any) -> Any:
     """The evaluation environment as a VecEnv (a single environment becomes a DummyVecEnv of one)."""
-    from stable_baselines.common.vec_env import DummyVecEnv, VecEnv  # pylint: disable=import-outside-toplevel
     return env if isinstance(env, VecEnv) else DummyVecEnv([_ExistingEnv(env)])
 
 

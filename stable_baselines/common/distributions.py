@@ -20,6 +20,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Type, TypeVar, Union
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common.gym_compat import convert_space
 from stable_baselines.common.tf_compat import dim_value, tf
 from stable_baselines.common.tf_layers import linear
 
@@ -563,7 +564,6 @@ def make_proba_dist_type(ac_space: spaces.Space) -> ProbabilityDistributionType:
     :return: (ProbabilityDistributionType) the distribution type
     """
     if not isinstance(ac_space, spaces.Space):
-        from stable_baselines.common.gym_compat import convert_space  # pylint: disable=import-outside-toplevel
         ac_space = convert_space(ac_space)
     if isinstance(ac_space, spaces.Box):
         if len(ac_space.shape) != 1:

@@ -12,6 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common import gym_compat
+from stable_baselines.common.vec_env import DummyVecEnv, VecCheckNan
 
 if TYPE_CHECKING:  # typing.TypeGuard needs Python 3.10; the annotation is only read by type checkers
     from typing import TypeGuard
@@ -59,8 +60,6 @@ def _check_unsupported_spaces(observation_space: spaces.Space, action_space: spa
 
 def _check_nan(env: Any, action_space: spaces.Space) -> None:
     """Check for NaN and inf in the observations and rewards of a few random steps (warnings)."""
-    # imported here: the vec_env package imports this module's dependencies
-    from stable_baselines.common.vec_env import DummyVecEnv, VecCheckNan  # pylint: disable=import-outside-toplevel
     vec_env = VecCheckNan(DummyVecEnv([lambda: env]), raise_exception=False, warn_once=True)
     vec_env.reset()
     for _ in range(10):

@@ -160,6 +160,16 @@ def _space_kind(space: Any) -> Any:
     return type(space)
 
 
+def space_generator(space: Any) -> Optional[np.random.Generator]:
+    """
+    :param space: (gymnasium.spaces.Space) a space
+    :return: (np.random.Generator) the generator the space has made so far (None: it has neither sampled nor been
+        seeded yet; reading ``space.np_random`` would make one)
+    """
+    generator = getattr(space, "_np_random", None)
+    return generator if isinstance(generator, np.random.Generator) else None
+
+
 def spaces_match(space_a: Any, space_b: Any, dtype_kind_only: bool = False) -> bool:
     """
     Whether two spaces are interchangeable: same kind, shape, dtype and sizes (``n``, ``nvec``,

@@ -7,6 +7,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common.gym_compat import convert_space
 from stable_baselines.common.preprocessing import is_image_space
 from stable_baselines.common.structured_obs import (entry_shape, is_structured_space, packed_width,
                                                     rebuild_from_columns, space_entries)
@@ -125,7 +126,6 @@ def observation_input(ob_space: spaces.Space, batch_size: Optional[int] = None, 
     :return: (TensorFlow Tensor, TensorFlow Tensor) the placeholder and the processed tensor
     """
     if not isinstance(ob_space, spaces.Space):
-        from stable_baselines.common.gym_compat import convert_space  # pylint: disable=import-outside-toplevel
         try:
             ob_space = convert_space(ob_space)
         except TypeError as err:

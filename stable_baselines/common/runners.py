@@ -170,7 +170,7 @@ class AbstractEnvRunner(ABC):
         if callback.reads_locals:
             local_variables = dict(local_variables, self=self.model, runner=self)
         go_on = notify_step(callback, local_variables)
-        data_parallel = getattr(self.model, "_data_parallel", None)
+        data_parallel = getattr(self.model, "data_parallel", None)  # a model of the user's own may have none
         if data_parallel is not None:
             # the ranks of a data-parallel model stop together, at the step one of them asked to
             go_on = data_parallel.agreed(go_on)

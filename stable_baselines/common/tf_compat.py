@@ -33,7 +33,7 @@ import re
 import sys
 import tempfile
 import warnings
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence
 
 from stable_baselines.common import env_worker
 
@@ -256,10 +256,34 @@ def replace_input(op: Any, index: int, tensor: Any) -> None:
     op._update_input(index, tensor)  # pylint: disable=protected-access
 
 
+def session_callable(sess: Any, feeds: Sequence[str], fetches: Sequence[str],
+                     targets: Sequence[str]) -> Optional[Callable]:
+    """
+    A callable running ``sess`` on named tensors, made by the session method behind ``Session.make_callable``
+    (``_make_callable_from_options``) without its processing of the fetch and feed structures at every call.
+
+    :param sess: (tf.Session) the session
+    :param feeds: ([str]) the names of the fed tensors, in the order of the call's arguments
+    :param fetches: ([str]) the names of the tensors whose values a call returns, in order
+    :param targets: ([str]) the names of the operations a call runs
+    :return: (callable or None) ``f(*arrays) -> [values]``; None when the session has no such method
+    """
+    make = getattr(sess, "_make_callable_from_options", None)
+    if make is None:
+        return None
+    # CallableOptions lives in the protobuf module that also defines RunOptions
+    protos = sys.modules[type(tf.RunOptions()).__module__]
+    options = protos.CallableOptions()
+    options.feed.extend(feeds)
+    options.fetch.extend(fetches)
+    options.target.extend(targets)
+    return make(options)
+
+
 if env_worker.is_env_worker():
     # a SubprocVecEnv worker skipped the switch when stable_baselines was imported; TensorFlow is needed now
     enable_tf1_behavior()
 
 __all__ = ["tf", "tf2", "enable_tf1_behavior", "tf1_behavior_enabled", "quiet_deprecations", "dim_value",
-           "control_flow_context", "set_control_flow_context", "is_ref_dtype", "replace_input",
+           "control_flow_context", "set_control_flow_context", "is_ref_dtype", "replace_input", "session_callable",
            "TF2_BEHAVIOR_ENV_VAR", "LOG_LEVEL_ENV_VAR"]

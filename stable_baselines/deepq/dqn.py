@@ -457,7 +457,7 @@ class DQN(OffPolicyRLModel):
         elif self._next_masks is not None:
             # drawn here, as ReplayBuffer.sample does, to know which slots (hence which stored masks) were taken
             slots = np.random.randint(0, len(self.replay_buffer), size=self.batch_size)
-            sample = self.replay_buffer._encode_sample(slots, env=self._vec_normalize_env)
+            sample = self.replay_buffer.transitions_at(slots, env=self._vec_normalize_env)
             state.batch = tuple(sample) + (np.ones_like(sample[2]), None)
         else:
             sample = self.replay_buffer.sample(self.batch_size, env=self._vec_normalize_env)

@@ -83,6 +83,46 @@ def wrap_goal_env(env: Any) -> HERGoalEnvWrapper:
     return HERGoalEnvWrapper(env)
 
 
+def _checked_goal_env(env: Any, observation_space: Any, action_space: Any) -> HERGoalEnvWrapper:
+    """
+    :param env: (Any) a goal-conditioned environment (see :func:`wrap_goal_env`)
+    :param observation_space: (gymnasium.spaces.Dict) the model's goal observation space (None: not checked)
+    :param action_space: (gymnasium.spaces.Space) the model's action space (None: not checked)
+    :return: (HERGoalEnvWrapper) the wrapped env, once its spaces match the model's
+    """
+    goal_env = wrap_goal_env(env)
+    if observation_space is not None:
+        check_spaces_match(observation_space, goal_env.dict_observation_space, "observation")
+    if action_space is not None:
+        check_spaces_match(action_space, convert_space(goal_env.action_space), "action")
+    return goal_env
+
+
+def _attach_goal_env(her: "HER", env: Any) -> None:
+    """
+    Make ``env`` the current env of ``her``, with the ``replay_wrapper`` passed to the wrapped model's learn for it.
+
+    :param her: (HER) the model
+    :param env: (HERGoalEnvWrapper or Any) the goal env (wrapped here when it is not yet)
+    """
+    her.env = wrap_goal_env(env)
+    her.replay_wrapper = HERReplayWrapperFactory(her.n_sampled_goal, her.goal_selection_strategy, her.env)
+
+
+def _rewrap_restored_episode(her: "HER") -> None:
+    """
+    Put the unfinished episode of a training state back in front of the wrapped model's replay buffer, in a
+    replay wrapper, so that the next ``learn`` stores it first, as the saved model's would have.
+
+    :param her: (HER) the model, its wrapped model just loaded
+    """
+    episode, her.model.restored_her_episode = her.model.restored_her_episode, None
+    if episode and her.replay_wrapper is not None:
+        wrapper = her.replay_wrapper(her.model.replay_buffer)
+        wrapper.episode_transitions = episode
+        her.model.replay_buffer = wrapper
+
+
 def _check_flat_observation(observation: Any, layout: GoalObservationLayout) -> None:
     """
     :param observation: (Any) a non-dict observation given to predict
@@ -150,16 +190,7 @@ class HER(BaseRLModel):
         self.env = goal_env
         self.observation_space = goal_env.dict_observation_space
         self.action_space = goal_env.action_space
-        self._create_replay_wrapper(goal_env)
-
-    def _create_replay_wrapper(self, env: Any) -> None:
-        """
-        Build the ``replay_wrapper`` passed to the wrapped model's learn, for ``env``.
-
-        :param env: (HERGoalEnvWrapper or Any) the goal env (wrapped here when it is not yet)
-        """
-        self.env = wrap_goal_env(env)
-        self.replay_wrapper = HERReplayWrapperFactory(self.n_sampled_goal, self.goal_selection_strategy, self.env)
+        _attach_goal_env(self, goal_env)
 
     def get_env(self) -> Optional[HERGoalEnvWrapper]:
         """
@@ -178,21 +209,8 @@ class HER(BaseRLModel):
                 raise ValueError("Error: trying to replace the current environment with None")
             self.model.set_env(None)
             return
-        self._set_env_checked(env)
+        _attach_goal_env(self, _checked_goal_env(env, self.observation_space, self.action_space))
         self.model.set_env(self.env)
-
-    def _set_env_checked(self, env: Any) -> None:
-        """
-        Wrap ``env`` and make it current, once its spaces match the model's.
-
-        :param env: (Gym Environment) a goal-conditioned environment
-        """
-        goal_env = wrap_goal_env(env)
-        if self.observation_space is not None:
-            check_spaces_match(self.observation_space, goal_env.dict_observation_space, "observation")
-        if self.action_space is not None:
-            check_spaces_match(self.action_space, convert_space(goal_env.action_space), "action")
-        self._create_replay_wrapper(goal_env)
 
     def get_vec_normalize_env(self) -> None:
         """
@@ -222,7 +240,7 @@ class HER(BaseRLModel):
         self.model.set_random_seed(seed)
 
     def _get_pretrain_placeholders(self):
-        return self.model._get_pretrain_placeholders()  # pylint: disable=protected-access
+        return self.model.get_pretrain_placeholders()
 
     def pretrain(self, dataset: Any, n_epochs: int = 10, learning_rate: float = 1e-4, adam_epsilon: float = 1e-8,
                  val_interval: Optional[int] = None) -> "HER":
@@ -418,14 +436,14 @@ class HER(BaseRLModel):
         model.observation_space = convert_space(data.get("her_obs_space"))
         model.action_space = convert_space(data.get("her_action_space", data.get("action_space")))
         if env is not None:
-            model._set_env_checked(env)  # pylint: disable=protected-access
+            _attach_goal_env(model, _checked_goal_env(env, model.observation_space, model.action_space))
         if start is not None:
             load_path.seek(start)
         # the wrapped model reads its own settings from the same file; HER's entries are only checked there
         model.model = data["model_class"].load_with_extra_settings(load_path, model.env, custom_objects, kwargs,
                                                                    _HER_SETTINGS)
         model.model.wrapped_by(model)
-        model._rewrap_restored_episode()  # pylint: disable=protected-access
+        _rewrap_restored_episode(model)
         return model
 
     def export(self, path: str, format: str = "savedmodel",  # pylint: disable=redefined-builtin
@@ -440,13 +458,3 @@ class HER(BaseRLModel):
         else:
             self.model.export(path, format, batch_size)
 
-    def _rewrap_restored_episode(self) -> None:
-        """
-        Put the unfinished episode of a training state back in front of the wrapped model's replay buffer, in a
-        replay wrapper, so that the next ``learn`` stores it first, as the saved model's would have.
-        """
-        episode, self.model.restored_her_episode = self.model.restored_her_episode, None
-        if episode and self.replay_wrapper is not None:
-            wrapper = self.replay_wrapper(self.model.replay_buffer)
-            wrapper.episode_transitions = episode
-            self.model.replay_buffer = wrapper

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from stable_baselines.common.engine.repeated_step import RepeatedStep, optional_repeated_step, run_indices
+from stable_baselines.common.tf_util import FeedCallable, feed_callable
 
 
 def normalised_advantages(returns: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -54,12 +55,16 @@ class FusedUpdate:
         # starts afresh)
         self._loops: Dict[Tuple[bool, bool, int], Optional[RepeatedStep]] = {}
         self._graph: Any = None
+        # the session calls running the loops, for the session they were made in
+        self._calls: Dict[Tuple[bool, bool, int], FeedCallable] = {}
+        self._session: Any = None
 
-    def _loop(self, masked: bool, vf_clip_fed: bool, rows: int) -> Optional[RepeatedStep]:
+    def _loop(self, masked: bool, vf_clip_fed: bool, rows: int, train_op: Any) -> Optional[RepeatedStep]:
         """
         :param masked: (bool) the steps feed action masks
         :param vf_clip_fed: (bool) the steps feed the value clipping range
         :param rows: (int) transitions per minibatch (the copies of the step are built for this size)
+        :param train_op: (tf.Operation) the model's training step (Adam on the clipped gradients)
         :return: (RepeatedStep) the loop for these feeds (None: not possible for this model)
         """
         key = (masked, vf_clip_fed, rows)
@@ -74,13 +79,22 @@ class FusedUpdate:
             constants = loop_constants(model, vf_clip_fed)
             with model.graph.as_default():
                 self._loops[key] = optional_repeated_step(
-                    [model.pg_loss, model.vf_loss, model.entropy, model.approxkl, model.clipfrac], model._train,
+                    [model.pg_loss, model.vf_loss, model.entropy, model.approxkl, model.clipfrac], train_op,
                     gathered=gathered, stacked=[model.advs_ph], constants=constants, name="fused_update",
                     rows_per_step=rows)
         return self._loops[key]
 
+    def _call(self, key: Tuple[bool, bool, int], loop: RepeatedStep, vf_clip_fed: bool) -> FeedCallable:
+        """:return: (FeedCallable) the session call running ``loop`` (made once per session)"""
+        sess = self.model.sess
+        if self._session is not sess:
+            self._calls, self._session = {}, sess
+        if key not in self._calls:
+            self._calls[key] = feed_callable(sess, [loop.stats], loop.feeds + loop_constants(self.model, vf_clip_fed))
+        return self._calls[key]
+
     def run(self, rollout: Any, action_masks: Optional[np.ndarray], batch_size: int, learning_rate: float,
-            cliprange: float, cliprange_vf: Optional[float]) -> Optional[np.ndarray]:
+            cliprange: float, cliprange_vf: Optional[float], train_op: Any) -> Optional[np.ndarray]:
         """
         Train on one rollout: ``noptepochs`` shuffled passes of ``batch_size`` minibatches (the order drawn from
         ``np.random`` as the minibatch loop draws it).
@@ -91,6 +105,7 @@ class FusedUpdate:
         :param learning_rate: (float) Adam's step size for this update
         :param cliprange: (float) clipping range of the probability ratio
         :param cliprange_vf: (float) clipping range of the value prediction (None or negative: not fed)
+        :param train_op: (tf.Operation) the model's training step, repeated in the loop
         :return: (np.ndarray) the five statistics of every minibatch, shape (steps, 5); None (and nothing drawn
             or trained) when the update cannot run in one call
         """
@@ -102,7 +117,7 @@ class FusedUpdate:
         vf_clip_fed = cliprange_vf is not None and cliprange_vf >= 0
         if batch_size <= 0 or self.model.n_batch % batch_size != 0:
             return None
-        loop = self._loop(action_masks is not None, vf_clip_fed, batch_size)
+        loop = self._loop(action_masks is not None, vf_clip_fed, batch_size, train_op)
         if loop is None or not isinstance(rollout.observations, np.ndarray):
             return None
         model = self.model
@@ -116,8 +131,7 @@ class FusedUpdate:
         values.extend([learning_rate, cliprange])
         if vf_clip_fed:
             values.append(cliprange_vf)
-        key = ("fused_update", action_masks is not None, vf_clip_fed, batch_size)
-        call = model._session_callable(key, [loop.stats], loop.feeds + loop_constants(model, vf_clip_fed))
+        call = self._call((action_masks is not None, vf_clip_fed, batch_size), loop, vf_clip_fed)
         return call(*values)[0]
 
 

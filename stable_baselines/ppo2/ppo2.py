@@ -337,7 +337,7 @@ class PPO2(OnPolicyRLModel):
         recurrent = states is not None
         if writer is None and not recurrent:
             fused = self._fused_update.run(rollout, action_masks, batch_size, lr_now, cliprange_now,
-                                           cliprange_vf_now)
+                                           cliprange_vf_now, self._train)
             if fused is not None:
                 return np.mean(fused, axis=0)
         first_step = self.num_timesteps // self._update_factor(recurrent)

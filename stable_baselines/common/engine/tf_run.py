@@ -9,14 +9,13 @@ tells the session's watchers (:func:`watch_writes`, the NumPy fast path) which v
 """
 import functools
 import os
-import sys
 import weakref
 from collections import OrderedDict
 from typing import Any, Callable, Dict, FrozenSet, List, MutableMapping, Optional, Sequence
 
 import numpy as np
 
-from stable_baselines.common.tf_compat import quiet_device_start, tf
+from stable_baselines.common.tf_compat import quiet_device_start, session_callable, tf
 from stable_baselines.common.engine.tf_random_draws import count_draws, ops_behind, random_ops_among
 
 
@@ -340,17 +339,10 @@ class FeedCallable(object):
         self._effects = CallEffects(self.fetches)
 
     def _build_callable(self) -> Optional[Callable]:
-        make = getattr(self.sess, "_make_callable_from_options", None)
-        if make is None:
-            return None
         try:
-            # CallableOptions lives in the protobuf module that also defines RunOptions
-            protos = sys.modules[type(tf.RunOptions()).__module__]
-            options = protos.CallableOptions()
-            options.feed.extend(feed.name for feed in self.feeds)
-            for fetch in self.fetches:
-                (options.fetch if isinstance(fetch, tf.Tensor) else options.target).append(fetch.name)
-            return make(options)
+            return session_callable(self.sess, [feed.name for feed in self.feeds],
+                                    [fetch.name for fetch in self.fetches if isinstance(fetch, tf.Tensor)],
+                                    [fetch.name for fetch in self.fetches if not isinstance(fetch, tf.Tensor)])
         except Exception:  # pylint: disable=broad-except
             return None
 

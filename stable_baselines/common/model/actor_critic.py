@@ -110,7 +110,7 @@ class ActorCriticRLModel(BaseRLModel):
             return False
         unsupported = None if self._supports_action_masks else type(self).__name__
         if isinstance(self.policy, type) and issubclass(self.policy, RecurrentActorCriticPolicy) \
-                and self.policy._state_output is ActorCriticPolicy._state_output:
+                and not self.policy.declares_state_output():
             # a recurrent policy of the user's that does not say which tensor is its next state
             unsupported = "{} with the recurrent policy {}".format(type(self).__name__, self.policy.__name__)
         if unsupported is not None:

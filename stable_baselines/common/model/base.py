@@ -241,6 +241,11 @@ class BaseRLModel(ABC):
         Build the model's graph: its policy, losses and optimizers (and the session running them).
         """
 
+    @property
+    def data_parallel(self) -> Optional[DataParallel]:
+        """(DataParallel) the MPI ranks the model trains on, data-parallel (PPO2, A2C under mpirun); None: this process"""
+        return self._data_parallel
+
     def _session_callable(self, key: Any, fetches: list, feeds: list) -> Any:
         """
         ``tf_util.feed_callable(self.sess, fetches, feeds)``, built once per session and ``key``.
@@ -469,6 +474,14 @@ class BaseRLModel(ABC):
             raise RuntimeError("Parameter load operations have already been created")
         self._param_load_ops = parameter_io.make_assign_ops(self.graph, self.get_parameter_list())
 
+    def get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
+        """
+        :return: ((tf.Tensor, tf.Tensor, tf.Tensor)) what ``pretrain`` trains on: the observation placeholder, the
+            placeholder of the expert's actions and the policy output compared with them (each algorithm gives them
+            in ``_get_pretrain_placeholders``, which a custom algorithm overrides)
+        """
+        return self._get_pretrain_placeholders()
+
     @abstractmethod
     def _get_pretrain_placeholders(self) -> Tuple[Any, Any, Any]:
         """
@@ -640,10 +653,33 @@ class BaseRLModel(ABC):
         """
         return normalization.statistics_members(self.get_normalization_statistics())
 
+    def restore_extra_members(self, members: Dict[str, Any], what: str) -> None:
+        """
+        Take what the model needs from the extra members of its file (``load`` calls this once the model is built,
+        its parameters loaded and its environment set); algorithms and features extend ``_restore_extra_members``.
+
+        :param members: (dict) the file's registered extra members, decoded (empty for files without any)
+        :param what: (str) the file, for messages
+        """
+        self._restore_extra_members(members, what)
+
+    @contextmanager
+    def seeding_env(self, seed_env: bool) -> Iterator[None]:
+        """
+        Within the block, :meth:`set_random_seed` seeds the env and its action space only when ``seed_env``
+        (``load`` builds a model that resumes its training with its new env as the user prepared it).
+
+        :param seed_env: (bool) whether the env is seeded
+        """
+        previous, self._seed_env = self._seed_env, seed_env
+        try:
+            yield
+        finally:
+            self._seed_env = previous
+
     def _restore_extra_members(self, members: Dict[str, Any], what: str) -> None:
         """
-        Take what the model needs from the extra members of its file (called by ``load`` once the model is built,
-        its parameters loaded and its environment set).
+        Take what the model needs from the extra members of its file (called by :meth:`restore_extra_members`).
 
         :param members: (dict) the file's registered extra members, decoded (empty for files without any)
         :param what: (str) the file, for messages

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from stable_baselines.common.callbacks import CallbackList, ConvertCallback, ProgressBarCallback
 from stable_baselines.common.misc_util import mpi_size_or_one
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.engine.tf_run import session_run
@@ -136,8 +137,6 @@ def averaged_gradients(gradients: Sequence[Any], data_parallel: Optional["DataPa
 
 def _callback_can_stop(callback: Any) -> bool:
     """:return: (bool) False when ``callback`` certainly never asks to stop (no callback given, progress bar)"""
-    from stable_baselines.common.callbacks import CallbackList, ConvertCallback, ProgressBarCallback
-
     if isinstance(callback, CallbackList):
         return any(_callback_can_stop(inner) for inner in callback.callbacks)
     if type(callback) is ConvertCallback:  # pylint: disable=unidiomatic-typecheck

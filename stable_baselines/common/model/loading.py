@@ -102,14 +102,12 @@ def _build_model(cls: type, settings: Dict[str, Any], kwargs: Dict[str, Any], en
     model.set_env(env)
     # a model that resumes its training leaves its new env as the user seeded it (or not), as the saved model's
     # would have been: the seed only restarts the graph's random streams, whose positions the state then restores
-    model._seed_env = not has_training_state(contents.members)  # pylint: disable=protected-access
-    try:
-        model.setup_model()
-    except (ValueError, TypeError) as err:
-        # the spaces were checked against the env by set_env: what fails now is what the file describes
-        raise InvalidModelFileError("The model {} describes cannot be built: {}".format(what, err)) from err
-    finally:
-        model._seed_env = True  # pylint: disable=protected-access
+    with model.seeding_env(not has_training_state(contents.members)):
+        try:
+            model.setup_model()
+        except (ValueError, TypeError) as err:
+            # the spaces were checked against the env by set_env: what fails now is what the file describes
+            raise InvalidModelFileError("The model {} describes cannot be built: {}".format(what, err)) from err
     model.load_parameters(contents.params)
-    model._restore_extra_members(contents.members, what)  # pylint: disable=protected-access
+    model.restore_extra_members(contents.members, what)
     return model

@@ -71,7 +71,7 @@ def build_cloning_graph(model: Any, adam_epsilon: float) -> Dict[str, Any]:
     :return: (dict) the tensors and ops of the cloning step
     """
     with model.graph.as_default():
-        obs_ph, actions_ph, policy_out = model._get_pretrain_placeholders()  # pylint: disable=protected-access
+        obs_ph, actions_ph, policy_out = model.get_pretrain_placeholders()
         with tf.variable_scope("pretrain", reuse=tf.AUTO_REUSE):
             learning_rate_ph = tf.placeholder(tf.float32, [], name="pretrain_learning_rate")
             if isinstance(model.action_space, spaces.Box):

@@ -149,7 +149,7 @@ def collect_rollout(runner: RolloutRunner) -> Optional[Dict[str, Any]]:
     recorded = [(name, columns["mb_" + name]) for name in runner.recorded_outputs]
     model = runner.model
     # the timesteps of all ranks when a data-parallel model trains under mpirun
-    data_parallel = getattr(model, "_data_parallel", None)
+    data_parallel = getattr(model, "data_parallel", None)  # a runner may serve a model of the user's own
     env_steps = runner.n_envs * (1 if data_parallel is None else data_parallel.size)
     for index in range(runner.n_steps):
         if runner.action_masks is not None:

@@ -27,6 +27,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
+from stable_baselines.common.gym_compat import space_generator
 from stable_baselines.common.storage.buffer_files import buffer_from_bytes, buffer_to_bytes
 from stable_baselines.common.buffers import ReplayBuffer
 from stable_baselines.common.storage.extra_members import register_member
@@ -130,12 +131,6 @@ def _plain_ints(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MAX_JSON_INT
 
 
-def _space_generator(space: Any) -> Optional[np.random.Generator]:
-    """:return: (np.random.Generator) the generator a gymnasium space made so far (None: not used yet)"""
-    generator = getattr(space, "_np_random", None)
-    return generator if isinstance(generator, np.random.Generator) else None
-
-
 def _capture_generators(model: Any, info: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
     version, python_keys, gauss_next = random.getstate()
     arrays["rng/python"] = np.asarray(python_keys, dtype=np.uint32)
@@ -143,7 +138,7 @@ def _capture_generators(model: Any, info: Dict[str, Any], arrays: Dict[str, np.n
     arrays["rng/numpy"] = np.asarray(numpy_keys, dtype=np.uint32)
     spaces = {}
     for attribute in ("action_space", "observation_space"):
-        generator = _space_generator(getattr(model, attribute))
+        generator = space_generator(getattr(model, attribute))
         spaces[attribute] = None if generator is None else _generator_state(generator)
     info["rng"] = {"python": {"version": version, "gauss_next": gauss_next},
                    "numpy": {"name": name, "pos": int(position), "has_gauss": int(has_gauss),

@@ -15,7 +15,7 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 from gymnasium import spaces
 
-from stable_baselines.common.vec_env import VecEnv, env_has_attr
+from stable_baselines.common.vec_env.base_vec_env import VecEnv, env_has_attr
 from stable_baselines.common.vec_env.single_env import call_env_method
 
 # the graphs whose policies are built with mask inputs

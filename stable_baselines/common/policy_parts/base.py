@@ -304,6 +304,14 @@ class ActorCriticPolicy(BasePolicy):
         states = results[3] if next_state is not None else self.initial_state
         return results[0], results[1], states, results[2]
 
+    @classmethod
+    def declares_state_output(cls) -> bool:
+        """
+        :return: (bool) whether the class says which tensor is its next recurrent state (it overrides
+            ``_state_output``), which :meth:`step_with_action_masks` of a recurrent policy needs
+        """
+        return cls._state_output is not vars(ActorCriticPolicy)["_state_output"]
+
     def _state_output(self) -> Optional[tf.Tensor]:
         """:return: (tf.Tensor or None) the next recurrent state (None: a feed-forward policy)"""
         if self.recurrent:

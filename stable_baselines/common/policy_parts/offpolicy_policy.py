@@ -125,6 +125,11 @@ class OffPolicyFeedForward(_MixinBase):
         """
         self._numpy_actor_scope = tf.get_variable_scope().name if obs is self.processed_obs else None
 
+    @property
+    def numpy_actor_scope(self) -> Optional[str]:
+        """(str) the variable scope of the actor when it was built on the policy's own observations (None: not)"""
+        return self._numpy_actor_scope
+
 
 class DeterministicActor(_MixinBase):
     """Mixin of the DDPG and TD3 policy bases: what their deterministic actor answers."""
@@ -227,7 +232,7 @@ def numpy_actor_variables(policy: OffPolicyFeedForward, reference: type, methods
     :param heads: ([str]) names of the dense output layers after the hidden ones
     :return: (([tf.Variable], callable) or None) the actor's variables and the NumPy activation
     """
-    scope = policy._numpy_actor_scope  # pylint: disable=protected-access
+    scope = policy.numpy_actor_scope
     if scope is None or policy.feature_extraction != "mlp" or not nf.numpy_forward_enabled():
         return None
     cls = type(policy)

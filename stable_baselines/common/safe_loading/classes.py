@@ -112,7 +112,8 @@ def register_policy_base(base: type) -> None:
         _POLICY_BASES.append(base)
 
 
-def _is_policy(value: Any) -> bool:
+def is_policy_class(value: Any) -> bool:
+    """:return: (bool) whether ``value`` is a class deriving from a registered policy base (``BasePolicy``)"""
     return isinstance(value, type) and any(issubclass(value, base) for base in _POLICY_BASES)
 
 
@@ -141,7 +142,7 @@ def policy_class(converter: Converter, module: str, qualname: str, how: str = "b
     """
     if qualname in _POLICY_MODULES.get(module, ()):
         value = _import_attribute(converter, module, qualname)
-        if _is_policy(value):
+        if is_policy_class(value):
             return value
     if module in _ZOO_MODULES and qualname in ZOO_POLICIES:
         return zoo_policy_class(qualname)

@@ -3,10 +3,13 @@ Objects of ours that model and statistics files legitimately hold, each rebuilt 
 validated fields: action and parameter noise, running mean/variance statistics, schedules, VecNormalize settings,
 the GAIL expert dataset, and the replay memory of old DDPG files (dropped).
 """
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, TypeVar
 
 import numpy as np
 
+from stable_baselines.common import schedules
+from stable_baselines.common.noise import AdaptiveParamNoiseSpec, NormalActionNoise, OrnsteinUhlenbeckActionNoise
+from stable_baselines.common.running_mean_std import RunningMeanStd
 from stable_baselines.common.safe_loading.converters import INSTANCES, REFERENCES, Converter
 from stable_baselines.common.safe_loading.records import Call, Ref
 
@@ -60,16 +63,11 @@ def _build(converter: Converter, what: str, constructor: Any, *args: Any, **kwar
 
 
 # --- noise -------------------------------------------------------------------------------------------
-def _noise_module() -> Any:
-    from stable_baselines.common import noise  # pylint: disable=import-outside-toplevel
-    return noise
-
-
 def _normal_noise(converter: Converter, call: Call) -> Any:
     fields = converter.attributes(call, ("_mu", "_sigma"), "NormalActionNoise")
     mean = finite_array(converter, fields.get("_mu"), "the noise mean")
     sigma = finite_array(converter, fields.get("_sigma"), "the noise sigma")
-    return _build(converter, "NormalActionNoise", _noise_module().NormalActionNoise, mean, sigma)
+    return _build(converter, "NormalActionNoise", NormalActionNoise, mean, sigma)
 
 
 def _ou_noise(converter: Converter, call: Call) -> Any:
@@ -77,7 +75,7 @@ def _ou_noise(converter: Converter, call: Call) -> Any:
                                   "OrnsteinUhlenbeckActionNoise")
     mean = finite_array(converter, fields.get("_mu"), "the noise mean")
     initial = fields.get("initial_noise")
-    noise = _build(converter, "OrnsteinUhlenbeckActionNoise", _noise_module().OrnsteinUhlenbeckActionNoise, mean,
+    noise = _build(converter, "OrnsteinUhlenbeckActionNoise", OrnsteinUhlenbeckActionNoise, mean,
                    finite_array(converter, fields.get("_sigma"), "the noise sigma"),
                    theta=real(converter, fields.get("_theta", .15), "theta"),
                    dt=real(converter, fields.get("_dt", 1e-2), "dt", positive=True),
@@ -91,7 +89,7 @@ def _ou_noise(converter: Converter, call: Call) -> Any:
 def _param_noise(converter: Converter, call: Call) -> Any:
     names = ("initial_stddev", "desired_action_stddev", "adoption_coefficient")
     fields = converter.attributes(call, names + ("current_stddev",), "AdaptiveParamNoiseSpec")
-    spec = _build(converter, "AdaptiveParamNoiseSpec", _noise_module().AdaptiveParamNoiseSpec,
+    spec = _build(converter, "AdaptiveParamNoiseSpec", AdaptiveParamNoiseSpec,
                   **{name: real(converter, fields[name], name, positive=True) for name in names if name in fields})
     if "current_stddev" in fields:
         spec.current_stddev = real(converter, fields["current_stddev"], "current_stddev", positive=True)
@@ -100,7 +98,6 @@ def _param_noise(converter: Converter, call: Call) -> Any:
 
 # --- statistics and settings -------------------------------------------------------------------------
 def _running_mean_std(converter: Converter, call: Call) -> Any:
-    from stable_baselines.common.running_mean_std import RunningMeanStd  # pylint: disable=import-outside-toplevel
     fields = converter.attributes(call, ("mean", "var", "count"), "RunningMeanStd")
     mean = finite_array(converter, fields.get("mean"), "the running mean")
     var = finite_array(converter, fields.get("var"), "the running variance", mean.shape)
@@ -161,7 +158,6 @@ def _vec_normalize(converter: Converter, call: Call) -> SavedVecNormalize:
 
 
 def _check_running_statistics(converter: Converter, value: Any, what: str) -> None:
-    from stable_baselines.common.running_mean_std import RunningMeanStd  # pylint: disable=import-outside-toplevel
     if not isinstance(value, RunningMeanStd):
         raise converter.invalid("{} must be running statistics, got a {}".format(what, type(value).__name__))
 
@@ -190,31 +186,25 @@ def _check_per_key_statistics(converter: Converter, value: Any, keys: List[str])
 
 
 # --- schedules --------------------------------------------------------------------------------------
-def _schedules_module() -> Any:
-    from stable_baselines.common import schedules  # pylint: disable=import-outside-toplevel
-    return schedules
-
-
 def _constant_function(converter: Converter, call: Call) -> Any:
     value = converter.attributes(call, ("val",), "constant schedule").get("val")
-    return _schedules_module().ConstantFunction(real(converter, value, "a constant schedule's value"))
+    return schedules.ConstantFunction(real(converter, value, "a constant schedule's value"))
 
 
 def _constant_schedule(converter: Converter, call: Call) -> Any:
     value = converter.attributes(call, ("_value",), "ConstantSchedule").get("_value")
-    return _schedules_module().ConstantSchedule(real(converter, value, "a constant schedule's value"))
+    return schedules.ConstantSchedule(real(converter, value, "a constant schedule's value"))
 
 
 def _linear_schedule(converter: Converter, call: Call) -> Any:
     fields = converter.attributes(call, ("schedule_timesteps", "final_p", "initial_p"), "LinearSchedule")
-    return _build(converter, "LinearSchedule", _schedules_module().LinearSchedule,
+    return _build(converter, "LinearSchedule", schedules.LinearSchedule,
                   real(converter, fields.get("schedule_timesteps"), "schedule_timesteps", positive=True),
                   real(converter, fields.get("final_p"), "final_p"),
                   real(converter, fields.get("initial_p", 1.0), "initial_p"))
 
 
 def _piecewise_schedule(converter: Converter, call: Call) -> Any:
-    schedules = _schedules_module()
     fields = converter.attributes(call, ("_endpoints", "_outside_value", "_interpolation"), "PiecewiseSchedule")
     points = fields.get("_endpoints")
     if not isinstance(points, (list, tuple)) or not all(isinstance(point, (list, tuple)) and len(point) == 2
@@ -230,10 +220,34 @@ def _piecewise_schedule(converter: Converter, call: Call) -> Any:
 
 
 def _schedule_function(_: Converter, ref: Ref) -> Any:
-    return getattr(_schedules_module(), ref.name)
+    return getattr(schedules, ref.name)
 
 
 # --- the GAIL expert dataset ---------------------------------------------------------------------------
+# The classes declared expert datasets by the module that defines them (GAIL's ExpertDataset: common/ imports no
+# algorithm). The converter below builds the first one; the setting kind EXPERT_DATASET of
+# common/storage/persistence.py accepts instances of any of them.
+_EXPERT_DATASET_CLASSES: List[type] = []
+_Class = TypeVar("_Class", bound=type)
+
+
+def expert_dataset_class(klass: _Class) -> _Class:
+    """
+    Class decorator: declare ``klass`` the expert dataset that model files may hold (GAIL's ``expert_dataset``).
+
+    :param klass: (type) the class, built by the converter through its constructor
+    :return: (type) ``klass``
+    """
+    if klass not in _EXPERT_DATASET_CLASSES:
+        _EXPERT_DATASET_CLASSES.append(klass)
+    return klass
+
+
+def is_expert_dataset(value: Any) -> bool:
+    """:return: (bool) whether ``value`` is an instance of a declared expert dataset class (or of a subclass)"""
+    return isinstance(value, tuple(_EXPERT_DATASET_CLASSES))
+
+
 _DATASET_FIELDS = ("observations", "actions", "returns", "avg_ret", "std_ret", "verbose", "num_traj",
                    "num_transition", "randomize", "batch_size", "sequential_preprocessing", "train_fraction",
                    "train_loader", "val_loader", "dataloader")
@@ -290,7 +304,10 @@ def _is_structure_of_arrays(value: Any) -> bool:
 
 
 def _expert_dataset(converter: Converter, call: Call) -> Any:
-    from stable_baselines.gail.dataset.dataset import ExpertDataset  # pylint: disable=import-outside-toplevel
+    if not _EXPERT_DATASET_CLASSES:
+        raise converter.refuse("an ExpertDataset", "no expert dataset class is defined in this process: import "
+                               "stable_baselines.gail, as GAIL.load does, before loading a file that holds one")
+    dataset_class = _EXPERT_DATASET_CLASSES[0]
     raw = {}
     for state in call.states:
         if not isinstance(state, dict):
@@ -319,7 +336,7 @@ def _expert_dataset(converter: Converter, call: Call) -> Any:
     starts = np.zeros(n_samples, dtype=bool)
     starts[:max(n_episodes, 1)] = True  # only their number matters once the episodes are cut
     batch_size = fields.get("batch_size", 64)
-    dataset = _build(converter, "ExpertDataset", ExpertDataset,
+    dataset = _build(converter, "ExpertDataset", dataset_class,
                      traj_data={"obs": observations, "actions": actions, "episode_returns": returns,
                                 "episode_starts": starts},
                      train_fraction=real(converter, fraction, "train_fraction", positive=True),

@@ -29,9 +29,10 @@ A model takes part through two hooks of ``BaseRLModel``:
 
 * ``_extra_members_to_save(self) -> Dict[str, Any]``: name -> value of the members ``save`` writes
   (called before the file is opened; the base class stores the ``VecNormalize`` statistics);
-* ``_restore_extra_members(self, members: Dict[str, Any], what: str) -> None``: called by ``load`` once the
-  model is built, its parameters loaded and its environment set, with the decoded members of the file (an
-  empty dict for files without any, and for ``.pkl`` files) and the file's description for messages.
+* ``_restore_extra_members(self, members: Dict[str, Any], what: str) -> None``: called by ``load`` (through the
+  public ``restore_extra_members``) once the model is built, its parameters loaded and its environment set, with
+  the decoded members of the file (an empty dict for files without any, and for ``.pkl`` files) and the file's
+  description for messages.
 
 A subclass (or a feature) extends them with ``super()`` and merges its own names.
 """

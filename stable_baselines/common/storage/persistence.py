@@ -11,13 +11,16 @@ kind is refused with an :class:`InvalidModelFileError` naming the entry.
 import inspect
 import os
 import warnings
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, TypeVar, cast
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, cast
 
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common.noise import ActionNoise, AdaptiveParamNoiseSpec
 from stable_baselines.common.safe_loading import limits
+from stable_baselines.common.safe_loading.classes import is_policy_class
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
+from stable_baselines.common.safe_loading.saved_objects import is_expert_dataset
 
 # saved by every model after its own settings, in this order
 COMMON_SETTINGS = ("verbose", "policy", "observation_space", "action_space", "n_envs", "n_cpu_tf_sess", "seed",
@@ -130,36 +133,6 @@ def _is_policy_kwargs(value: Any, depth: int = 0) -> bool:
     return _is_plain(value) or _is_function(value)
 
 
-def _is_policy_class(value: Any) -> bool:
-    from stable_baselines.common.policies import BasePolicy  # pylint: disable=import-outside-toplevel
-    return isinstance(value, type) and issubclass(value, BasePolicy)
-
-
-def _is_noise(value: Any) -> bool:
-    from stable_baselines.common.noise import ActionNoise  # pylint: disable=import-outside-toplevel
-    return isinstance(value, ActionNoise)
-
-
-def _is_param_noise(value: Any) -> bool:
-    from stable_baselines.common.noise import AdaptiveParamNoiseSpec  # pylint: disable=import-outside-toplevel
-    return isinstance(value, AdaptiveParamNoiseSpec)
-
-
-# the classes declared expert datasets (GAIL's ExpertDataset, which lives with GAIL: common/ imports no algorithm)
-_EXPERT_DATASET_CLASSES: List[type] = []
-_Class = TypeVar("_Class", bound=type)
-
-
-def expert_dataset_class(klass: _Class) -> _Class:
-    """Class decorator: instances of ``klass`` (and of its subclasses) are settings of the kind EXPERT_DATASET."""
-    _EXPERT_DATASET_CLASSES.append(klass)
-    return klass
-
-
-def _is_expert_dataset(value: Any) -> bool:
-    return isinstance(value, tuple(_EXPERT_DATASET_CLASSES))
-
-
 NONE = SettingKind("None", lambda value: value is None)
 NUMBER = SettingKind("a number", _is_number)
 BOOL = SettingKind("True or False", lambda value: isinstance(value, (bool, np.bool_)))
@@ -169,13 +142,15 @@ FUNCTION = SettingKind("a function", _is_function)
 SPACE = SettingKind("a gymnasium space", lambda value: isinstance(value, spaces.Space))
 SIZED_SPACE = SettingKind("a gymnasium space of at most {} elements (safe_loading.limits.MAX_SPACE_ELEMENTS)".format(
     limits.MAX_SPACE_ELEMENTS), _is_sized_space)
-POLICY = SettingKind("a policy class", _is_policy_class)
+# a policy class and an expert dataset are of the classes their modules declared to safe_loading (register_policy_base,
+# expert_dataset_class): this module reads those declarations and imports neither the policies nor GAIL
+POLICY = SettingKind("a policy class", is_policy_class)
 POLICY_KWARGS = SettingKind("a dict of policy arguments (plain data and functions; at most {} layers of at most {} "
                             "units: safe_loading.limits.MAX_LAYERS, MAX_LAYER_WIDTH)".format(
                                 limits.MAX_LAYERS, limits.MAX_LAYER_WIDTH), _is_policy_kwargs)
-ACTION_NOISE = SettingKind("an action noise object", _is_noise)
-PARAM_NOISE = SettingKind("an AdaptiveParamNoiseSpec", _is_param_noise)
-EXPERT_DATASET = SettingKind("an ExpertDataset", _is_expert_dataset)
+ACTION_NOISE = SettingKind("an action noise object", lambda value: isinstance(value, ActionNoise))
+PARAM_NOISE = SettingKind("an AdaptiveParamNoiseSpec", lambda value: isinstance(value, AdaptiveParamNoiseSpec))
+EXPERT_DATASET = SettingKind("an ExpertDataset", is_expert_dataset)
 
 def count(largest: int) -> SettingKind:
     """

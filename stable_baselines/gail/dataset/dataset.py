@@ -20,7 +20,7 @@ import numpy as np
 
 from stable_baselines.common.safe_loading.archive import read_npz_file
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
-from stable_baselines.common.storage.persistence import expert_dataset_class
+from stable_baselines.common.safe_loading.saved_objects import expert_dataset_class
 from stable_baselines.gail.dataset.images import load_image, resolve_in_folder
 from stable_baselines.gail.dataset.structured import (OBS_KEY_PREFIX, check_structured_rows, count_rows,
                                                       has_structured_keys, read_observations, shapes_by_key, take_rows)

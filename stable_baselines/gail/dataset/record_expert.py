@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from stable_baselines.common.base_class import BaseRLModel, _UnvecWrapper
-from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, reset_env, step_env
+from stable_baselines.common.gym_compat import as_gymnasium_env, convert_space, make_env, reset_env, step_env
 from stable_baselines.common.structured_obs import (entry_name, entry_shape, entry_values, is_structured_space,
                                                     map_entries, rebuild_from_columns, space_entries)
 from stable_baselines.common.vec_env import VecEnv
@@ -129,7 +129,6 @@ def _prepare_env(env) -> Tuple[Any, bool]:
         whether it is a real VecEnv (only its first environment is recorded)
     """
     if isinstance(env, str):
-        from stable_baselines.common.gym_compat import make_env  # pylint: disable=import-outside-toplevel
         env = make_env(env)
     is_vec_env = isinstance(env, VecEnv) and not isinstance(env, _UnvecWrapper)
     if not isinstance(env, VecEnv):

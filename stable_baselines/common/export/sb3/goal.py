@@ -9,6 +9,8 @@ from typing import Any, Dict, List
 import numpy as np
 from gymnasium import spaces
 
+from stable_baselines.common.export.sb3.support import import_successor
+
 # the order in which our HER wrapper concatenates the entries of a goal observation
 OUR_KEY_ORDER = ("observation", "achieved_goal", "desired_goal")
 # the first dense layer of each network of the successor's off-policy policies (they read the features first)
@@ -46,8 +48,6 @@ def reorder_first_layers(values: Dict[str, np.ndarray], goal_space: spaces.Dict)
 
 def her_arguments(model: Any, notes: List[str]) -> Dict[str, Any]:
     """:return: (dict) the successor's replay buffer arguments for our HER model's settings"""
-    from stable_baselines.common.export.sb3.support import import_successor
-
     strategy = str(getattr(model.goal_selection_strategy, "name", model.goal_selection_strategy)).lower()
     if strategy not in STRATEGIES:
         notes.append("the successor's HER has no '{}' goal selection strategy: it continues with 'future'"

@@ -1,0 +1,158 @@
+"""The import structure of the package: no import cycle (function-local imports count), common/ imports no algorithm,
+and what that means for files holding GAIL's ExpertDataset."""
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+from typing import Dict, List, Set, Tuple
+
+import cloudpickle
+import numpy as np
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = os.path.join(REPO_ROOT, "stable_baselines")
+ALGORITHMS = ("a2c", "acer", "acktr", "ddpg", "deepq", "gail", "her", "ppo1", "ppo2", "sac", "td3", "trpo_mpi")
+
+
+def _modules() -> Dict[str, str]:
+    """:return: (dict) dotted module name -> file, for every module of the package"""
+    found = {}
+    for folder, _, files in os.walk(PACKAGE):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                parts = os.path.relpath(path, REPO_ROOT)[:-3].split(os.sep)
+                if parts[-1] == "__init__":
+                    parts = parts[:-1]
+                found[".".join(parts)] = path
+    return found
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _imports(modules: Dict[str, str]) -> List[Tuple[str, str, int]]:
+    """:return: ([(str, str, int)]) (importer, imported module of the package, line) for every import statement run at
+        import time or inside a function (not the ones only type checkers read)"""
+    edges = []
+    for module, path in modules.items():
+        package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+
+        def visit(node: ast.AST, module: str = module, package: str = package) -> None:
+            for child in ast.iter_child_nodes(node):
+                if _is_type_checking(child):
+                    continue
+                targets = []
+                if isinstance(child, ast.Import):
+                    targets = [alias.name for alias in child.names]
+                elif isinstance(child, ast.ImportFrom):
+                    base = child.module or ""
+                    if child.level:
+                        prefix = package.split(".")[:len(package.split(".")) - child.level + 1]
+                        base = ".".join(prefix + ([base] if base else []))
+                    targets = ["{}.{}".format(base, alias.name) if "{}.{}".format(base, alias.name) in modules
+                               else base for alias in child.names]
+                for target in targets:
+                    while target and target not in modules:
+                        target = target.rpartition(".")[0]
+                    if target and target != module:  # a script importing itself under its module name
+                        edges.append((module, target, child.lineno))
+                visit(child)
+
+        with open(path) as file_handler:
+            visit(ast.parse(file_handler.read()))
+    return edges
+
+
+def _cycle(edges: List[Tuple[str, str, int]]) -> List[str]:
+    """:return: ([str]) the modules of one import cycle, in order (empty: none)"""
+    graph: Dict[str, Set[str]] = {}
+    for importer, imported, _ in edges:
+        graph.setdefault(importer, set()).add(imported)
+    state: Dict[str, int] = {}  # 1: on the current path, 2: done
+    path: List[str] = []
+
+    def walk(module: str) -> List[str]:
+        state[module] = 1
+        path.append(module)
+        for imported in sorted(graph.get(module, ())):
+            if state.get(imported) == 1:
+                return path[path.index(imported):] + [imported]
+            if imported not in state:
+                found = walk(imported)
+                if found:
+                    return found
+        path.pop()
+        state[module] = 2
+        return []
+
+    for module in sorted(graph):
+        if module not in state:
+            found = walk(module)
+            if found:
+                return found
+    return []
+
+
+def test_no_import_cycle_even_through_function_local_imports():
+    modules = _modules()
+    assert "stable_baselines.common.policies" in modules and "stable_baselines.gail.dataset.dataset" in modules
+    edges = _imports(modules)
+    found = {(importer, imported) for importer, imported, _ in edges}
+    assert ("stable_baselines.common.policies", "stable_baselines.common.policy_parts.base") in found
+    assert ("stable_baselines.common.vec_env", "stable_baselines.common.vec_env.vec_normalize") in found
+    assert _cycle(edges) == []
+    # the check finds a cycle when there is one
+    assert _cycle(edges + [("stable_baselines.common.safe_loading.saved_objects",
+                            "stable_baselines.gail.dataset.dataset", 0)])
+
+
+def test_common_imports_no_algorithm():
+    algorithms = tuple("stable_baselines." + name for name in ALGORITHMS)
+    reaches = ["{} line {} imports {}".format(importer, line, imported)
+               for importer, imported, line in _imports(_modules())
+               if importer.startswith("stable_baselines.common") and imported.startswith(algorithms)]
+    assert reaches == []
+
+
+def _expert_dataset_pickle() -> bytes:
+    from stable_baselines.gail import ExpertDataset
+    traj_data = dict(obs=np.arange(40, dtype=np.float32).reshape(20, 2), actions=np.zeros((20, 1)),
+                     rewards=np.ones(20), episode_returns=np.array([10.0, 10.0]),
+                     episode_starts=np.isin(np.arange(20), [0, 10]))
+    dataset = ExpertDataset(traj_data=traj_data, batch_size=4, verbose=0)
+    dataset.prepare_pickling()
+    return cloudpickle.dumps(dataset)
+
+
+def test_expert_dataset_is_built_from_the_declared_class_and_refused_without_it(tmp_path):
+    """Without stable_baselines.gail imported no ExpertDataset class is declared: loading one is refused, clearly;
+    once GAIL is imported (as GAIL.load does) the same bytes load, and loading never imported GAIL by itself."""
+    path = tmp_path / "dataset.pkl"
+    path.write_bytes(_expert_dataset_pickle())
+    code = textwrap.dedent("""
+        import sys
+        from stable_baselines.common import safe_pickle
+        from stable_baselines.common.storage import persistence
+        from stable_baselines.common.safe_loading.errors import SafeUnpicklingError
+        data = open(sys.argv[1], "rb").read()
+        try:
+            safe_pickle.safe_loads(data, key="expert_dataset")
+        except SafeUnpicklingError as error:
+            print("refused:", error)
+        print("gail imported:", any(name.startswith("stable_baselines.gail") for name in sys.modules))
+        from stable_baselines.gail import ExpertDataset
+        loaded = safe_pickle.safe_loads(data, key="expert_dataset")
+        print("loaded:", type(loaded) is ExpertDataset, loaded.observations.shape,
+              persistence.EXPERT_DATASET.test(loaded))
+    """)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, env=env,
+                            cwd=REPO_ROOT, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("refused: Refusing to load entry 'expert_dataset'"), lines
+    assert "import stable_baselines.gail, as GAIL.load does" in lines[0]
+    assert lines[1:] == ["gail imported: False", "loaded: True (20, 2) True"]
