@@ -22,10 +22,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402  pylint: disable=wrong-import-position
 
+from bench_util import add_seed_arguments, evaluation_score, run_seeds, timed_learn, two_mode_summary  # noqa: E402  pylint: disable=wrong-import-position
 from stable_baselines import ACKTR  # noqa: E402  pylint: disable=wrong-import-position
 from stable_baselines.bench import Monitor  # noqa: E402  pylint: disable=wrong-import-position
 from stable_baselines.common.callbacks import BaseCallback  # noqa: E402  pylint: disable=wrong-import-position
-from stable_baselines.common.evaluation import evaluate_policy  # noqa: E402  pylint: disable=wrong-import-position
 from stable_baselines.common.gym_compat import make_env  # noqa: E402  pylint: disable=wrong-import-position
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize  # noqa: E402  pylint: disable=wrong-import-position
 
@@ -54,10 +54,7 @@ class CurvePrinter(BaseCallback):
 
 def evaluate(model, seed: int, n_episodes: int, deterministic: bool) -> float:
     """Mean return of ``n_episodes`` episodes on the raw Pendulum-v1 (evaluation env seeded with 1000 + seed)."""
-    eval_env = make_env("Pendulum-v1")
-    eval_env.reset(seed=1000 + seed)
-    mean, _ = evaluate_policy(model, eval_env, n_eval_episodes=n_episodes, deterministic=deterministic)
-    return float(mean)
+    return float(evaluation_score(model, "Pendulum-v1", seed, n_episodes, deterministic)[0])
 
 
 def run(seed: int, timesteps: int, every: int, n_episodes: int, normalize: bool = False) -> dict:
@@ -66,32 +63,23 @@ def run(seed: int, timesteps: int, every: int, n_episodes: int, normalize: bool 
         env = VecNormalize(env, norm_obs=False, norm_reward=True, gamma=ZOO_KWARGS["gamma"])
     model = ACKTR("MlpPolicy", env, seed=seed, n_cpu_tf_sess=1, **ZOO_KWARGS)
     print("acktr Pendulum-v1 seed {}{}:".format(seed, " (reward normalization)" if normalize else ""), flush=True)
-    start, cpu_start = time.time(), time.process_time()
-    model.learn(timesteps, callback=CurvePrinter(every) if every > 0 else None)
-    wall, cpu = time.time() - start, time.process_time() - cpu_start
+    wall, cpu = timed_learn(model, timesteps, callback=CurvePrinter(every) if every > 0 else None)
     return dict(seed=seed, det=evaluate(model, seed, n_episodes, True), sto=evaluate(model, seed, n_episodes, False),
                 wall=wall, fps=timesteps / wall, cpu_fps=timesteps / cpu, timesteps=timesteps, episodes=n_episodes)
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
-    parser.add_argument("--timesteps", type=int, default=2000000, help="the zoo budget is 2e6")
+    add_seed_arguments(parser, 2000000, "the zoo budget is 2e6")
     parser.add_argument("--every", type=int, default=100000, help="print the training curve every N steps (0: off)")
     parser.add_argument("--episodes", type=int, default=20, help="evaluation episodes (each mode)")
     parser.add_argument("--normalize", action="store_true", help="scale the rewards with VecNormalize")
     args = parser.parse_args()
-    results = []
-    for seed in args.seeds:
-        result = run(seed, args.timesteps, args.every, args.episodes, args.normalize)
-        results.append(result)
-        print("acktr Pendulum-v1 seed {seed}: {timesteps} steps, score over {episodes} episodes deterministic "
-              "{det:.1f}, stochastic {sto:.1f}, {fps:.0f} steps/s ({cpu_fps:.0f} per CPU second), wall {wall:.1f} s"
-              .format(**result), flush=True)
-    print("acktr Pendulum-v1: mean score over {} seeds: deterministic {:.1f}, stochastic {:.1f} (random policy: "
-          "about -1200); median {:.0f} steps/s".format(
-              len(results), np.mean([r["det"] for r in results]), np.mean([r["sto"] for r in results]),
-              np.median([r["fps"] for r in results])))
+    results = run_seeds(args.seeds, lambda seed: run(seed, args.timesteps, args.every, args.episodes, args.normalize),
+                        "acktr Pendulum-v1 seed {seed}: {timesteps} steps, score over {episodes} episodes deterministic "
+                        "{det:.1f}, stochastic {sto:.1f}, {fps:.0f} steps/s ({cpu_fps:.0f} per CPU second), "
+                        "wall {wall:.1f} s")
+    print(two_mode_summary("acktr Pendulum-v1", results, "random policy: about -1200"))
 
 
 if __name__ == "__main__":

@@ -24,21 +24,16 @@ One agent step is 4 emulator frames: ``frames/s = 4 x steps/s``.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
+
+from bench_util import median, parse_side_by_side, run_case_worker
 
 GAME = "PongNoFrameskip-v4"
 CASES = ["ppo", "dqn", "env", "ppo_envpool", "env_envpool"]
 OURS_ONLY = ("ppo_envpool", "env_envpool")
 FRAME_SKIP = 4
 PPO_WARMUP, PPO_STEPS, DQN_STEPS, ENV_STEPS = 1024, 4096, 5000, 2048
-
-
-def _single_thread_env() -> None:
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
-                 "TF_NUM_INTEROP_THREADS"):
-        os.environ.setdefault(name, "1")
 
 
 def _register_ale() -> None:
@@ -120,32 +115,15 @@ def worker(lib: str, case: str) -> dict:
 # ------------------------------------------------------------------------------------------------
 # driver
 # ------------------------------------------------------------------------------------------------
-def _run_worker(python: str, lib: str, case: str) -> dict:
-    env = dict(os.environ, PYTHONWARNINGS="ignore", TF_CPP_MIN_LOG_LEVEL="3")
-    out = subprocess.run([python, os.path.abspath(__file__), "--worker", lib, "--cases", case],
-                         capture_output=True, text=True, env=env, timeout=3600, check=False)
-    for line in reversed(out.stdout.splitlines()):
-        if line.startswith("{"):
-            return json.loads(line)
-    raise RuntimeError("{} {} failed:\n{}".format(lib, case, out.stderr[-3000:]))
-
-
 def _median(runs: list, key: str) -> float:
-    ordered = sorted(run[key] for run in runs)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else 0.5 * (ordered[middle - 1] + ordered[middle])
+    return median(run[key] for run in runs)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", nargs="+", default=["ppo", "dqn", "env"], choices=CASES)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--sb3-python", default="/work/sb3venv/bin/python")
-    parser.add_argument("--worker", choices=["sb2", "sb3"], help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    _single_thread_env()
-    if args.worker:
-        print(json.dumps(worker(args.worker, args.cases[0])), flush=True)
+    args = parse_side_by_side(parser, worker)
+    if args is None:
         return
     print("load before:", os.getloadavg())
     rows = []
@@ -154,7 +132,7 @@ def main() -> None:
         runs: dict = {lib: [] for lib, _ in libs}
         for _ in range(args.runs):
             for lib, python in libs:
-                runs[lib].append(_run_worker(python, lib, case))
+                runs[lib].append(run_case_worker(__file__, python, lib, case))
                 print(json.dumps(runs[lib][-1]), flush=True)
         rows.append((case, {lib: {key: _median(lib_runs, key) for key in ("fps_wall", "fps_cpu", "max_rss_mb")}
                             for lib, lib_runs in runs.items()}))

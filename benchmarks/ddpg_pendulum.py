@@ -52,6 +52,7 @@ from typing import Optional
 
 import numpy as np
 
+from bench_util import evaluation_score, run_seeds, score_summary, timed_learn
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.gym_compat import make_env
@@ -116,12 +117,9 @@ def run(seed: int, noise: str, settings: str = "tuned", timesteps: int = 50000, 
     model = DDPG(policy, "Pendulum-v1", action_noise=action_noise, param_noise=param_noise, seed=seed, n_cpu_tf_sess=1,
                  **dict(SETTINGS[settings], **(extra or {})))
     callback = _PeriodicEval(eval_every)
-    start = time.time()
-    model.learn(timesteps, callback=callback)
-    wall = time.time() - start - callback.eval_time
-    eval_env = make_env("Pendulum-v1")
-    eval_env.reset(seed=1000 + seed)
-    mean, std = evaluate_policy(model, eval_env, n_eval_episodes=n_eval_episodes, deterministic=True)
+    wall, _ = timed_learn(model, timesteps, callback=callback)
+    wall -= callback.eval_time
+    mean, std = evaluation_score(model, "Pendulum-v1", seed, n_eval_episodes)
     return dict(seed=seed, noise=noise, settings=settings, score=mean, std=std, wall=wall, fps=timesteps / wall)
 
 
@@ -136,16 +134,11 @@ def main():
     parser.add_argument("--timesteps", type=int, default=50000)
     parser.add_argument("--eval-every", type=int, default=10000)
     args = parser.parse_args()
-    results = []
-    for seed in args.seeds:
-        result = run(seed, args.noise, args.settings, args.timesteps, eval_every=args.eval_every, policy=args.policy,
-                     extra=args.extra)
-        results.append(result)
-        print("ddpg ({settings} settings, {noise} noise) Pendulum-v1 seed {seed}: deterministic score "
-              "{score:.1f} +/- {std:.1f}, {fps:.0f} steps/s, wall {wall:.1f} s".format(**result), flush=True)
-    scores = [r["score"] for r in results]
-    print("ddpg ({}, {}): mean score {:.1f} over {} seeds, median {:.0f} steps/s".format(
-        args.settings, args.noise, np.mean(scores), len(results), np.median([r["fps"] for r in results])))
+    results = run_seeds(args.seeds, lambda seed: run(seed, args.noise, args.settings, args.timesteps,
+                                                     eval_every=args.eval_every, policy=args.policy, extra=args.extra),
+                        "ddpg ({settings} settings, {noise} noise) Pendulum-v1 seed {seed}: deterministic score "
+                        "{score:.1f} +/- {std:.1f}, {fps:.0f} steps/s, wall {wall:.1f} s")
+    print(score_summary("ddpg ({}, {})".format(args.settings, args.noise), results))
 
 if __name__ == "__main__":
     main()

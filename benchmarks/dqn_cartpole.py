@@ -7,13 +7,12 @@ wall time.
     python benchmarks/dqn_cartpole.py --seeds 0 1 2
 """
 import argparse
-import time
 
 import numpy as np
 
+from bench_util import add_seed_arguments, evaluation_score, run_seeds, score_summary, timed_learn
 from stable_baselines import DQN
 from stable_baselines.bench import Monitor
-from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.deepq.policies import FeedForwardPolicy
 
@@ -39,31 +38,22 @@ def run(seed: int, timesteps: int, n_eval_episodes: int) -> dict:
     """
     env = Monitor(make_env("CartPole-v1"), None)
     model = DQN(CustomDQNPolicy, env, seed=seed, n_cpu_tf_sess=1, **ZOO)
-    start = time.time()
-    model.learn(timesteps)
-    wall = time.time() - start
+    wall, _ = timed_learn(model, timesteps)
     train_rewards = env.get_episode_rewards()[-100:]
-    eval_env = make_env("CartPole-v1")
-    eval_env.reset(seed=1000 + seed)
-    mean, std = evaluate_policy(model, eval_env, n_eval_episodes=n_eval_episodes, deterministic=True)
+    mean, std = evaluation_score(model, "CartPole-v1", seed, n_eval_episodes)
     return dict(seed=seed, score=mean, std=std, train=float(np.mean(train_rewards)) if train_rewards else float("nan"),
                 wall=wall, fps=timesteps / wall)
 
 
 def main():
     parser = argparse.ArgumentParser(description="DQN on CartPole-v1 with the rl-baselines-zoo settings")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
-    parser.add_argument("--timesteps", type=int, default=100000)
+    add_seed_arguments(parser, 100000)
     parser.add_argument("--n-eval-episodes", type=int, default=20)
     args = parser.parse_args()
-    results = []
-    for seed in args.seeds:
-        result = run(seed, args.timesteps, args.n_eval_episodes)
-        results.append(result)
-        print("dqn seed {seed}: deterministic score {score:.1f} +/- {std:.1f} (last 100 training episodes "
-              "{train:.1f}), {fps:.0f} steps/s, wall {wall:.1f} s".format(**result), flush=True)
-    print("dqn: mean score {:.1f} over {} seeds, median {:.0f} steps/s".format(
-        np.mean([r["score"] for r in results]), len(results), np.median([r["fps"] for r in results])))
+    results = run_seeds(args.seeds, lambda seed: run(seed, args.timesteps, args.n_eval_episodes),
+                        "dqn seed {seed}: deterministic score {score:.1f} +/- {std:.1f} (last 100 training episodes "
+                        "{train:.1f}), {fps:.0f} steps/s, wall {wall:.1f} s")
+    print(score_summary("dqn", results))
 
 
 if __name__ == "__main__":

@@ -8,14 +8,13 @@ steps/s and wall time.
     mpirun --oversubscribe -np 2 python benchmarks/ppo1_cartpole.py   # 2 workers share the 1e5 steps
 """
 import argparse
-import time
 
 import numpy as np
 from mpi4py import MPI
 
+from bench_util import add_seed_arguments, evaluation_score, run_seeds, score_summary, timed_learn
 from stable_baselines import PPO1
 from stable_baselines.bench import Monitor
-from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.gym_compat import make_env
 
 ZOO = dict(timesteps_per_actorbatch=1024, clip_param=0.2, entcoeff=0.0, optim_epochs=10, optim_stepsize=3e-4,
@@ -32,34 +31,24 @@ def run(seed: int, timesteps: int, n_eval_episodes: int) -> dict:
     rank = MPI.COMM_WORLD.Get_rank()
     env = Monitor(make_env("CartPole-v1"), None)
     model = PPO1("MlpPolicy", env, seed=seed + 10000 * rank, n_cpu_tf_sess=1, **ZOO)
-    start = time.time()
-    model.learn(timesteps)
-    wall = time.time() - start
+    wall, _ = timed_learn(model, timesteps)
     train_rewards = env.get_episode_rewards()[-100:]
-    eval_env = make_env("CartPole-v1")
-    eval_env.reset(seed=1000 + seed)
-    mean, std = evaluate_policy(model, eval_env, n_eval_episodes=n_eval_episodes, deterministic=True)
+    mean, std = evaluation_score(model, "CartPole-v1", seed, n_eval_episodes)
     return dict(seed=seed, score=mean, std=std, train=float(np.mean(train_rewards)) if train_rewards else float("nan"),
                 wall=wall, fps=model.num_timesteps / wall, workers=MPI.COMM_WORLD.Get_size())
 
 
 def main():
     parser = argparse.ArgumentParser(description="PPO1 on CartPole-v1 with the rl-baselines-zoo settings")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
-    parser.add_argument("--timesteps", type=int, default=100000)
+    add_seed_arguments(parser, 100000)
     parser.add_argument("--n-eval-episodes", type=int, default=20)
     args = parser.parse_args()
-    results = []
-    for seed in args.seeds:
-        result = run(seed, args.timesteps, args.n_eval_episodes)
-        results.append(result)
-        if MPI.COMM_WORLD.Get_rank() == 0:
-            print("ppo1 seed {seed} ({workers} worker(s)): deterministic score {score:.1f} +/- {std:.1f} "
-                  "(last 100 training episodes {train:.1f}), {fps:.0f} steps/s, wall {wall:.1f} s"
-                  .format(**result), flush=True)
-    if MPI.COMM_WORLD.Get_rank() == 0:
-        print("ppo1: mean score {:.1f} over {} seeds, median {:.0f} steps/s".format(
-            np.mean([r["score"] for r in results]), len(results), np.median([r["fps"] for r in results])))
+    rank_0 = MPI.COMM_WORLD.Get_rank() == 0
+    results = run_seeds(args.seeds, lambda seed: run(seed, args.timesteps, args.n_eval_episodes),
+                        "ppo1 seed {seed} ({workers} worker(s)): deterministic score {score:.1f} +/- {std:.1f} "
+                        "(last 100 training episodes {train:.1f}), {fps:.0f} steps/s, wall {wall:.1f} s", printing=rank_0)
+    if rank_0:
+        print(score_summary("ppo1", results))
 
 
 if __name__ == "__main__":

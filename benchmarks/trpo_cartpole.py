@@ -12,10 +12,10 @@ vf_stepsize 1e-4. With N MPI workers each collects timesteps_per_batch steps per
 total budget is shared.
 """
 import argparse
-import time
 
 from mpi4py import MPI
 
+from bench_util import add_seed_arguments, run_seeds, timed_learn
 from stable_baselines import TRPO
 from stable_baselines.bench import Monitor
 from stable_baselines.common.evaluation import evaluate_policy
@@ -30,9 +30,7 @@ def run(seed: int, timesteps: int = ZOO_TIMESTEPS, n_eval_episodes: int = 20) ->
     rank = MPI.COMM_WORLD.Get_rank()
     env = Monitor(make_env("CartPole-v1"), None)
     model = TRPO("MlpPolicy", env, seed=seed + 10000 * rank, n_cpu_tf_sess=1, **ZOO_KWARGS)
-    start = time.time()
-    model.learn(timesteps)
-    wall = time.time() - start
+    wall, _ = timed_learn(model, timesteps)
     mean, std = evaluate_policy(model, make_env("CartPole-v1"), n_eval_episodes=n_eval_episodes, deterministic=True)
     return dict(seed=seed, score=mean, std=std, wall=wall, fps=model.num_timesteps / wall,
                 timesteps=model.num_timesteps)
@@ -40,15 +38,12 @@ def run(seed: int, timesteps: int = ZOO_TIMESTEPS, n_eval_episodes: int = 20) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
-    parser.add_argument("--timesteps", type=int, default=ZOO_TIMESTEPS)
+    add_seed_arguments(parser, ZOO_TIMESTEPS)
     args = parser.parse_args()
-    for seed in args.seeds:
-        result = run(seed, args.timesteps)
-        if MPI.COMM_WORLD.Get_rank() == 0:
-            print("TRPO CartPole-v1 seed {seed}: score {score:.1f} +/- {std:.1f} (20 episodes, deterministic), "
-                  "{timesteps} steps ({workers} MPI workers), {fps:.0f} steps/s, wall {wall:.1f} s"
-                  .format(workers=MPI.COMM_WORLD.Get_size(), **result), flush=True)
+    run_seeds(args.seeds, lambda seed: run(seed, args.timesteps),
+              "TRPO CartPole-v1 seed {seed}: score {score:.1f} +/- {std:.1f} (20 episodes, deterministic), "
+              "{timesteps} steps ({workers} MPI workers), {fps:.0f} steps/s, wall {wall:.1f} s",
+              printing=MPI.COMM_WORLD.Get_rank() == 0, workers=MPI.COMM_WORLD.Get_size())
 
 
 if __name__ == "__main__":

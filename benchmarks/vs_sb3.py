@@ -24,20 +24,14 @@ a whole, so that reading the CPU clock is not part of the figure).
 """
 import argparse
 import json
-import os
-import subprocess
 import sys
 import time
+
+from bench_util import parse_side_by_side, run_case_worker
 
 CASES = ["ppo", "a2c", "dqn", "sac", "td3", "predict_ppo", "predict_sac"]
 STEPS = {"ppo": 16384, "a2c": 16000, "dqn": 6000, "sac": 3000, "td3": 3000}
 WARMUP = {"ppo": 2048, "a2c": 2000, "dqn": 0, "sac": 0, "td3": 0}
-
-
-def _single_thread_env() -> None:
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
-                 "TF_NUM_INTEROP_THREADS"):
-        os.environ.setdefault(name, "1")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -145,28 +139,11 @@ def worker(lib: str, case: str) -> dict:
 # ------------------------------------------------------------------------------------------------
 # driver
 # ------------------------------------------------------------------------------------------------
-def _run_worker(python: str, lib: str, case: str) -> dict:
-    env = dict(os.environ)
-    env["PYTHONWARNINGS"] = "ignore"
-    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    out = subprocess.run([python, os.path.abspath(__file__), "--worker", lib, "--cases", case],
-                         capture_output=True, text=True, env=env, timeout=3600)
-    for line in reversed(out.stdout.splitlines()):
-        if line.startswith("{"):
-            return json.loads(line)
-    raise RuntimeError("{} {} failed:\n{}".format(lib, case, out.stderr[-3000:]))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", nargs="+", default=CASES, choices=CASES)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--sb3-python", default="/work/sb3venv/bin/python")
-    parser.add_argument("--worker", choices=["sb2", "sb3"], help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    _single_thread_env()
-    if args.worker:
-        print(json.dumps(worker(args.worker, args.cases[0])), flush=True)
+    args = parse_side_by_side(parser, worker)
+    if args is None:
         return
 
     import numpy as np  # pylint: disable=import-outside-toplevel
@@ -176,7 +153,7 @@ def main() -> None:
         runs = {"sb2": [], "sb3": []}
         for _ in range(args.runs):
             for lib, python in (("sb2", sys.executable), ("sb3", args.sb3_python)):
-                runs[lib].append(_run_worker(python, lib, case))
+                runs[lib].append(run_case_worker(__file__, python, lib, case))
         key = "us" if case.startswith("predict") else "fps"
         figures = {lib: {name: float(np.median([run[name] for run in lib_runs]))
                          for name in ("{}_wall".format(key), "{}_cpu".format(key), "max_rss_mb")}

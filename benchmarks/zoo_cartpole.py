@@ -5,10 +5,8 @@ deterministic score, steps/s and wall time.
     python benchmarks/zoo_cartpole.py --algo ppo2 --seeds 0 1 2
 """
 import argparse
-import time
 
-import numpy as np
-
+from bench_util import add_seed_arguments, run_seeds, score_summary, timed_learn
 from stable_baselines import A2C, PPO2
 from stable_baselines.bench import Monitor
 from stable_baselines.common.evaluation import evaluate_policy
@@ -33,9 +31,7 @@ def run(algo: str, seed: int, timesteps: int = None) -> dict:
     timesteps = timesteps or default_steps
     env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"), None) for _ in range(8)])
     model = model_class("MlpPolicy", env, seed=seed, n_cpu_tf_sess=1, **kwargs)
-    start = time.time()
-    model.learn(timesteps)
-    wall = time.time() - start
+    wall, _ = timed_learn(model, timesteps)
     mean, std = evaluate_policy(model, make_env("CartPole-v1"), n_eval_episodes=20, deterministic=True)
     return dict(seed=seed, score=mean, std=std, wall=wall, fps=timesteps / wall)
 
@@ -43,17 +39,12 @@ def run(algo: str, seed: int, timesteps: int = None) -> dict:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--algo", choices=sorted(ZOO), default="ppo2")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
-    parser.add_argument("--timesteps", type=int, default=None)
+    add_seed_arguments(parser, None)
     args = parser.parse_args()
-    results = []
-    for seed in args.seeds:
-        result = run(args.algo, seed, args.timesteps)
-        results.append(result)
-        print("{algo} seed {seed}: deterministic score {score:.1f} +/- {std:.1f}, {fps:.0f} steps/s, "
-              "wall {wall:.1f} s".format(algo=args.algo, **result), flush=True)
-    print("{}: mean score {:.1f} over {} seeds, median {:.0f} steps/s".format(
-        args.algo, np.mean([r["score"] for r in results]), len(results), np.median([r["fps"] for r in results])))
+    results = run_seeds(args.seeds, lambda seed: run(args.algo, seed, args.timesteps),
+                        "{algo} seed {seed}: deterministic score {score:.1f} +/- {std:.1f}, {fps:.0f} steps/s, "
+                        "wall {wall:.1f} s", algo=args.algo)
+    print(score_summary(args.algo, results))
 
 
 if __name__ == "__main__":

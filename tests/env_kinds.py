@@ -124,15 +124,8 @@ class DictSignEnv(SignEnv):
         return float(self._obs[0]) * (-1.0 if self._flip else 1.0)
 
 
-class ContinuousDictSignEnv(DictSignEnv):
-    """:class:`DictSignEnv` with the Box action of :class:`ContinuousSignEnv`."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.action_space = spaces.Box(-1.0, 1.0, (1,), np.float32)
-
-    def _reward(self, action: Any) -> float:
-        return -abs(float(np.asarray(action).ravel()[0]) - self._target())
+class ContinuousDictSignEnv(ContinuousSignEnv, DictSignEnv):
+    """:class:`DictSignEnv` with the Box action (and reward) of :class:`ContinuousSignEnv`."""
 
 
 def goal_env() -> BitFlippingEnv:

@@ -7,7 +7,8 @@ whether anything from the file ran. Each catalogue entry also says how the same 
 our loader (``pickle.loads`` of them creates the sentinel, possibly once the object is called / collected),
 so the positive controls can show that no test passes vacuously.
 
-Used by ``tests/test_hostile_files.py``.
+Used by ``tests/test_hostile_files.py``; the model-file editors at the end also by the tests of files that carry
+a training state.
 """
 import base64
 import io
@@ -19,7 +20,9 @@ import struct
 import sys
 import zipfile
 import zlib
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
 
 # ----------------------------------------------------------------------------------------------------------
 # a tiny pickle assembler: every function returns the bytes that push one value on the unpickler's stack
@@ -651,6 +654,44 @@ def serialized(pickle_bytes: bytes, type_name: str = "<class 'object'>") -> dict
 def read_zip_members(model_zip: bytes) -> Dict[str, bytes]:
     with zipfile.ZipFile(io.BytesIO(model_zip)) as archive:
         return {name: archive.read(name) for name in archive.namelist()}
+
+
+def rewrite_model_file(path: str, target: str, change: Callable[[Dict[str, bytes]], None]) -> str:
+    """
+    Copy the model file ``path`` to ``target`` with ``change(members)`` applied to its members (name -> bytes).
+
+    :return: (str) ``target``
+    """
+    with open(path, "rb") as file_handler:
+        members = read_zip_members(file_handler.read())
+    change(members)
+    with open(target, "wb") as file_handler:
+        file_handler.write(zip_bytes(list(members.items())))
+    return target
+
+
+def edit_json_member(member: str, edit: Callable[[Any], None]) -> Callable[[Dict[str, bytes]], None]:
+    """:return: (callable) a ``change`` for :func:`rewrite_model_file` that lets ``edit`` alter the JSON member"""
+    def change(members: Dict[str, bytes]) -> None:
+        value = json.loads(members[member])
+        edit(value)
+        members[member] = json.dumps(value).encode()
+    return change
+
+
+def edit_npz_member(member: str, edit: Callable[[Dict[str, Any]], None]) -> Callable[[Dict[str, bytes]], None]:
+    """
+    :return: (callable) a ``change`` for :func:`rewrite_model_file` that lets ``edit`` alter the arrays of the
+        ``.npz`` member (name -> numpy array, read with numpy's own reader), saved again with ``np.savez``
+    """
+    def change(members: Dict[str, bytes]) -> None:
+        with zipfile.ZipFile(io.BytesIO(members[member])) as archive:
+            arrays = {name[:-4]: np.load(io.BytesIO(archive.read(name))) for name in archive.namelist()}
+        edit(arrays)
+        out = io.BytesIO()
+        np.savez(out, **arrays)
+        members[member] = out.getvalue()
+    return change
 
 
 def model_zip_with(model_zip: bytes, data_update: Optional[dict] = None, drop: Sequence[str] = (),

@@ -81,7 +81,26 @@ N_CHANGING_ACTIONS = 5
 FORBIDDEN_REWARD = -10.0
 
 
-class ChangingMaskEnv(gymnasium.Env):
+class RedrawnMaskEnv(gymnasium.Env):
+    """
+    The base of the envs whose observation and allowed actions are drawn anew at each reset and step: a subclass
+    sets ``allowed`` (bool array, the mask) and returns the observation in ``_draw``; ``elapsed`` counts the steps
+    of the episode.
+    """
+
+    allowed: np.ndarray
+    elapsed: int
+
+    def action_masks(self) -> np.ndarray:
+        return self.allowed.copy()
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, Dict]:
+        super().reset(seed=seed)
+        self.elapsed = 0
+        return self._draw(), {}
+
+
+class ChangingMaskEnv(RedrawnMaskEnv):
     """
     The observation is the one-hot of a target action; the allowed actions are a new random subset of 2 or 3 of
     the 5 actions at every step, always with the target. The target pays 1, another allowed action 0 and a
@@ -110,14 +129,6 @@ class ChangingMaskEnv(gymnasium.Env):
         obs = np.zeros(N_CHANGING_ACTIONS, dtype=np.float32)
         obs[self.target] = 1.0
         return obs
-
-    def action_masks(self) -> np.ndarray:
-        return self.allowed.copy()
-
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, Dict]:
-        super().reset(seed=seed)
-        self.elapsed = 0
-        return self._draw(), {}
 
     def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict]:
         action = int(action)

@@ -1,9 +1,10 @@
 """Launching ``mpirun`` from the tests: one place for finding it and for the environment it needs."""
+import json
 import os
 import shutil
 import subprocess
 import sys
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -42,6 +43,38 @@ def run_mpirun(n_ranks: int, args: List[str], *, timeout: float, cwd: Optional[s
     env.update(extra_env or {})
     return subprocess.run([mpirun, "--oversubscribe", "-np", str(n_ranks), sys.executable] + list(args),
                           capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
+
+
+def run_worker_script(source: str, folder: Any, script_name: str, prefix_name: str, *, timeout: float,
+                      n_ranks: int = 2) -> str:
+    """
+    Write a worker script into ``folder`` and run it under ``mpirun``, its one argument the path prefix of the
+    files the ranks write; asserts that the run succeeded (the message: its output).
+
+    :param source: (str) the text of the script
+    :param folder: (str or pathlib.Path) where the script and the ranks' files go
+    :param script_name: (str) the file name of the script
+    :param prefix_name: (str) the file name prefix handed to the script
+    :param timeout: (float) seconds before the run is killed
+    :param n_ranks: (int) number of MPI processes
+    :return: (str) the path prefix
+    """
+    script = os.path.join(str(folder), script_name)
+    with open(script, "w") as file_handler:
+        file_handler.write(source)
+    prefix = os.path.join(str(folder), prefix_name)
+    result = run_mpirun(n_ranks, [script, prefix], timeout=timeout)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return prefix
+
+
+def rank_results(prefix: str, n_ranks: int = 2) -> List[Any]:
+    """:return: ([object]) the JSON file ``<prefix>.<rank>`` of each rank, in rank order"""
+    results = []
+    for rank in range(n_ranks):
+        with open(prefix + "." + str(rank)) as file_handler:
+            results.append(json.load(file_handler))
+    return results
 
 
 NO_MPIRUN_REASON = "mpirun not found next to the python interpreter nor on PATH (pip install stable-baselines[mpi])"

@@ -1,5 +1,7 @@
-"""A light environment with a nested Dict observation (no TensorFlow import: SubprocVecEnv workers load it)."""
+"""Light environments with Dict observations, one of them nested (no TensorFlow import: SubprocVecEnv workers load
+them)."""
 import sys
+from typing import Optional
 
 import gymnasium
 import numpy as np
@@ -44,3 +46,32 @@ class NestedCounterEnv(gymnasium.Env):
 def make_nested(index):
     """:return: (callable) a maker of :class:`NestedCounterEnv` number ``index``"""
     return lambda: NestedCounterEnv(index)
+
+
+class TwoScalesEnv(gymnasium.Env):
+    """
+    A Dict of two vectors on very different scales (``big`` about 100 +/- 10, ``small`` about 0 +/- 0.01) and a
+    Discrete entry, drawn anew at each reset and step; episodes never end.
+
+    :param seed: (int) the seed of the draws
+    :param reward: (float) the reward of every step (None: the action, as a float)
+    """
+
+    def __init__(self, seed: int = 0, reward: Optional[float] = None) -> None:
+        self.observation_space = spaces.Dict({"big": spaces.Box(-np.inf, np.inf, (2,), np.float32),
+                                              "small": spaces.Box(-np.inf, np.inf, (1,), np.float32),
+                                              "mode": spaces.Discrete(2)})
+        self.action_space = spaces.Discrete(2)
+        self.rng = np.random.default_rng(seed)
+        self.reward = reward
+
+    def _draw(self):
+        return {"big": (100 + 10 * self.rng.standard_normal(2)).astype(np.float32),
+                "small": (0.01 * self.rng.standard_normal(1)).astype(np.float32), "mode": int(self.rng.integers(2))}
+
+    def reset(self, seed=None, options=None):
+        return self._draw(), {}
+
+    def step(self, action):
+        reward = float(action) if self.reward is None else self.reward
+        return self._draw(), reward, False, False, {}

@@ -9,16 +9,17 @@ from gymnasium import spaces
 from stable_baselines import ACER
 from stable_baselines.acer.acer_simple import q_retrace
 from stable_baselines.acer.buffer import Buffer
-from stable_baselines.common.callbacks import BaseCallback
-from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.common.identity_env import IdentityEnv, IdentityEnvBox, IdentityEnvMultiDiscrete
 from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv, VecFrameStack
 
+from callback_helpers import HookRecorder  # pylint: disable=wrong-import-order
 from memory_env import CueMemoryEnv  # pylint: disable=wrong-import-order
+from legacy_helpers import assert_golden_discrete_forward  # pylint: disable=wrong-import-order
 from original_training import assert_trains_like_the_original  # pylint: disable=wrong-import-order
+from rollout_helpers import seeded_evaluation, vec_mean_return  # pylint: disable=wrong-import-order
 
 LEGACY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models")
 LEGACY_FILE = os.path.join(LEGACY_DIR, "acer", "CartPole-v1.pkl")
@@ -41,20 +42,6 @@ def _small_acer(env, **kwargs):
     return ACER("MlpPolicy", env, **params)
 
 
-def _mean_return(model, env, n_episodes, deterministic=True):
-    n_envs = env.num_envs
-    obs, state, dones = env.reset(), None, np.zeros(n_envs, dtype=bool)
-    returns, totals = [], np.zeros(n_envs)
-    while len(returns) < n_episodes:
-        actions, state = model.predict(obs, state=state, mask=dones, deterministic=deterministic)
-        obs, rewards, dones, _ = env.step(actions)
-        totals += rewards
-        for i in np.where(dones)[0]:
-            returns.append(totals[i])
-            totals[i] = 0.0
-    return float(np.mean(returns))
-
-
 # ------------------------------------------------------------------------------------------------
 # legacy file of the original library (rl-baselines-zoo agent)
 # ------------------------------------------------------------------------------------------------
@@ -63,13 +50,7 @@ def test_legacy_file_matches_golden_and_parameter_list():
     assert [param.name for param in model.get_parameter_list()] == EXPECTED_NAMES
     assert model.n_envs == 8 and model.ent_coef == 0.0 and model.n_steps == 20
     golden = np.load(os.path.join(LEGACY_DIR, "golden", "acer", "CartPole-v1.npz"))
-    obs = golden["policy_obs"].astype(np.float32)
-    policy = model.step_model
-    logits, values = model.sess.run([policy.policy, policy.value_fn], {policy.obs_ph: obs})
-    np.testing.assert_allclose(logits, golden["pi"], rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(values, golden["vf"], rtol=1e-4, atol=1e-4)
-    actions, _ = model.predict(obs, deterministic=True)
-    np.testing.assert_array_equal(actions, golden["action"].astype(np.int64))
+    assert_golden_discrete_forward(model, model.step_model, golden)
     # the average policy network of the trust region starts from the loaded parameters
     for param, average in zip(model.params, model.average_params):
         np.testing.assert_array_equal(*model.sess.run([param, average]))
@@ -79,7 +60,7 @@ def test_legacy_file_scores_500():
     model = ACER.load(LEGACY_FILE)
     env = DummyVecEnv([lambda: make_env("CartPole-v1") for _ in range(model.n_envs)])
     env.seed(0)
-    assert _mean_return(model, env, model.n_envs) == 500.0
+    assert vec_mean_return(model, env, model.n_envs) == 500.0
 
 
 def test_training_matches_the_original_libraries_training():
@@ -300,28 +281,15 @@ def test_trust_region_gradient_and_entropy_bonus():
     assert stats["loose_1"]["loss"] < stats["loose_0"]["loss"]
 
 
-class _CountingCallback(BaseCallback):
+class _CountingCallback(HookRecorder):
     def __init__(self, stop_after=None):
         super().__init__()
         self.stop_after = stop_after
-        self.events = []
         self.seen_locals = set()
-
-    def _on_training_start(self):
-        self.events.append("start")
-
-    def _on_rollout_start(self):
-        self.events.append("rollout_start")
-
-    def _on_rollout_end(self):
-        self.events.append("rollout_end")
 
     def _on_step(self):
         self.seen_locals.update(self.locals.keys())
         return self.stop_after is None or self.n_calls < self.stop_after
-
-    def _on_training_end(self):
-        self.events.append("end")
 
 
 def test_callbacks_progress_bar_logger_tensorboard_and_early_stop(tmp_path, capsys):
@@ -386,7 +354,7 @@ def test_acer_learns_identity_with_discrete_observations():
                  replay_start=50, buffer_size=1000, seed=0, n_cpu_tf_sess=1)
     model.learn(2000)
     # 100-step episodes: a random policy scores 25
-    assert _mean_return(model, env, 8) >= 95
+    assert vec_mean_return(model, env, 8) >= 95
 
 
 @pytest.mark.slow
@@ -397,7 +365,7 @@ def test_acer_lstm_remembers_the_cue():
     model = ACER("MlpLstmPolicy", env, n_steps=5, gamma=0.9, learning_rate=5e-3, lr_schedule="constant",
                  replay_start=50, buffer_size=2000, seed=0, n_cpu_tf_sess=1, policy_kwargs=dict(n_lstm=16))
     model.learn(6000)
-    assert _mean_return(model, env, 200) >= 0.95
+    assert vec_mean_return(model, env, 200) >= 0.95
 
 
 @pytest.mark.slow
@@ -408,9 +376,7 @@ def test_acer_learns_cartpole_with_zoo_hyperparameters(learning_seed, learning_s
     env = DummyVecEnv([lambda: make_env("CartPole-v1") for _ in range(8)])
     model = ACER("MlpPolicy", env, ent_coef=0.0, seed=learning_seed, n_cpu_tf_sess=1)
     model.learn(100000)
-    eval_env = make_env("CartPole-v1")
-    eval_env.reset(seed=1000 + learning_seed)
-    mean_return, _ = evaluate_policy(model, eval_env, n_eval_episodes=10, deterministic=True)
+    mean_return, _ = seeded_evaluation(model, "CartPole-v1", 1000 + learning_seed, n_eval_episodes=10, deterministic=True)
     learning_score(mean_return)
     assert mean_return >= 100
     # the critic learned values far above those of a random policy (about 20 at the start state)

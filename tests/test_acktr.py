@@ -11,13 +11,14 @@ from gymnasium import spaces
 
 from stable_baselines import ACKTR
 from stable_baselines.bench import Monitor
-from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.common.identity_env import IdentityEnv, IdentityEnvBox, IdentityEnvMultiDiscrete
 from stable_baselines.common.vec_env import DummyVecEnv
 
+from callback_helpers import StepRecorder  # pylint: disable=wrong-import-order
 from memory_env import CueMemoryEnv  # pylint: disable=wrong-import-order
+from rollout_helpers import seeded_evaluation, vec_mean_return  # pylint: disable=wrong-import-order
 from legacy_helpers import deterministic_returns  # noqa: E402  (tests/ helper)
 
 LEGACY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models")
@@ -208,25 +209,8 @@ def test_seed_makes_runs_identical():
 def test_callbacks_stop_training_and_rollout_events():
     events = []
 
-    class Recorder(BaseCallback):
-        def _on_training_start(self):
-            events.append("start")
-
-        def _on_rollout_start(self):
-            events.append("rollout_start")
-
-        def _on_rollout_end(self):
-            events.append("rollout_end")
-
-        def _on_step(self):
-            events.append("step")
-            return self.n_calls < 30
-
-        def _on_training_end(self):
-            events.append("end")
-
     model = ACKTR("MlpPolicy", DummyVecEnv([lambda: make_env("CartPole-v1")]), n_steps=8, seed=0)
-    model.learn(1000, callback=Recorder())
+    model.learn(1000, callback=StepRecorder(lambda callback: callback.n_calls < 30, events))
     assert events[0] == "start" and events[-1] == "end"
     assert events.count("step") == 30
     assert events.count("rollout_start") == 4
@@ -269,9 +253,7 @@ def test_cartpole_zoo_settings_learn(learning_seed, learning_score):
     env = DummyVecEnv([lambda: Monitor(make_env("CartPole-v1"), None) for _ in range(8)])
     model = ACKTR("MlpPolicy", env, ent_coef=0.0, seed=learning_seed, n_cpu_tf_sess=1)
     model.learn(50000)
-    eval_env = make_env("CartPole-v1")
-    eval_env.reset(seed=1000 + learning_seed)
-    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
+    mean_reward, _ = seeded_evaluation(model, "CartPole-v1", 1000 + learning_seed, n_eval_episodes=10)
     learning_score(mean_reward)
     assert mean_reward >= 150, mean_reward
 
@@ -288,9 +270,7 @@ def test_legacy_pendulum_agent_keeps_its_score_under_further_training():
     model.learn(20000)
     assert len(model.ep_info_buf) >= 90
     train_mean = np.mean([info["r"] for info in model.ep_info_buf])
-    eval_env = make_env("Pendulum-v1")
-    eval_env.reset(seed=1000)
-    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10, deterministic=True)
+    mean_reward, _ = seeded_evaluation(model, "Pendulum-v1", 1000, n_eval_episodes=10, deterministic=True)
     assert mean_reward > -400 and train_mean > -400, (mean_reward, train_mean)
 
 
@@ -308,16 +288,8 @@ def test_lstm_policy_remembers_the_cue():
     model = ACKTR("MlpLstmPolicy", env, n_steps=8, gamma=0.9, seed=0, n_cpu_tf_sess=1,
                   policy_kwargs=dict(n_lstm=32))
     model.learn(30000)
-    obs, state, dones = env.reset(), None, np.zeros(4, dtype=bool)
-    returns, totals = [], np.zeros(4)
-    while len(returns) < 200:
-        actions, state = model.predict(obs, state=state, mask=dones, deterministic=True)
-        obs, rewards, dones, _ = env.step(actions)
-        totals += rewards
-        for i in np.where(dones)[0]:
-            returns.append(totals[i])
-            totals[i] = 0.0
-    assert np.mean(returns) >= 0.95, np.mean(returns)
+    mean_return = vec_mean_return(model, env, 200)
+    assert mean_return >= 0.95, mean_return
 
 
 def test_pretrain_behaviour_cloning_imitates_the_expert():

@@ -4,7 +4,7 @@ taken, the masked distribution's numbers are right, and models whose environment
 """
 import inspect
 import warnings
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 import gymnasium
 import numpy as np
@@ -21,7 +21,7 @@ from stable_baselines.common.policies import MlpLstmPolicy, RecurrentActorCritic
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
 from stable_baselines.deepq.build_graph import _masked_q_target
-from mask_env_helpers import FORBIDDEN_REWARD, ChangingMaskEnv, changing_mask_env
+from mask_env_helpers import FORBIDDEN_REWARD, ChangingMaskEnv, RedrawnMaskEnv, changing_mask_env
 from mask_env_helpers import N_CHANGING_ACTIONS as N_ACTIONS
 
 def _forbidden(vec_env: Any) -> int:
@@ -121,13 +121,19 @@ def test_learns_with_masks(model_class: Any, kwargs: Dict[str, Any], steps: int)
     assert mean_reward > 16.0
 
 
-def test_predict_respects_masks() -> None:
-    env = _vec(2)
-    model = PPO2("MlpPolicy", env, n_steps=16, nminibatches=2, seed=1, n_cpu_tf_sess=1)
-    rng = np.random.default_rng(3)
+def _random_masked_batch(seed: int) -> Tuple[np.ndarray, np.ndarray]:
+    """1000 random observations and their masks: about 30 % of the actions allowed, at least one in each row."""
+    rng = np.random.default_rng(seed)
     obs = rng.random((1000, N_ACTIONS)).astype(np.float32)
     allowed = rng.random((1000, N_ACTIONS)) < 0.3
     allowed[np.arange(1000), rng.integers(N_ACTIONS, size=1000)] = True
+    return obs, allowed
+
+
+def test_predict_respects_masks() -> None:
+    env = _vec(2)
+    model = PPO2("MlpPolicy", env, n_steps=16, nminibatches=2, seed=1, n_cpu_tf_sess=1)
+    obs, allowed = _random_masked_batch(3)
     for deterministic in (False, True):
         actions, _ = model.predict(obs, deterministic=deterministic, action_masks=allowed)
         assert actions.shape == (1000,) and allowed[np.arange(1000), actions].all()
@@ -171,10 +177,7 @@ def test_dqn_learns_with_masks() -> None:
     eval_env = ChangingMaskEnv(seed=11)
     mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
     assert eval_env.forbidden_taken == 0 and mean_reward > 16.0
-    rng = np.random.default_rng(2)
-    obs = rng.random((1000, N_ACTIONS)).astype(np.float32)
-    allowed = rng.random((1000, N_ACTIONS)) < 0.3
-    allowed[np.arange(1000), rng.integers(N_ACTIONS, size=1000)] = True
+    obs, allowed = _random_masked_batch(2)
     for deterministic in (False, True):
         actions, _ = model.predict(obs, deterministic=deterministic, action_masks=allowed)
         assert allowed[np.arange(1000), actions].all()
@@ -231,7 +234,7 @@ def test_ppo1_trpo_learn_with_masks(algo: str) -> None:
     assert eval_env.forbidden_taken == 0 and mean_reward > 16.0
 
 
-class MultiMaskEnv(gymnasium.Env):
+class MultiMaskEnv(RedrawnMaskEnv):
     """
     Two sub-actions (3 and 4 choices), each with its own target shown one-hot in the observation; the allowed
     choices of each sub-space change every step and always include its target. A correct sub-action pays 0.5,
@@ -260,14 +263,6 @@ class MultiMaskEnv(gymnasium.Env):
             obs[first + self.targets[index]] = 1.0
             first += size
         return obs
-
-    def action_masks(self) -> np.ndarray:
-        return self.allowed.copy()
-
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> Tuple[np.ndarray, Dict]:
-        super().reset(seed=seed)
-        self.elapsed = 0
-        return self._draw(), {}
 
     def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict]:
         reward, first = 0.0, 0

@@ -14,16 +14,18 @@ pytest.importorskip("mpi4py", reason="DDPG needs mpi4py")
 
 from stable_baselines.common import save_util  # noqa: E402
 from stable_baselines.common.buffers import ReplayBuffer  # noqa: E402
-from stable_baselines.common.callbacks import BaseCallback  # noqa: E402
 from stable_baselines.common.gym_compat import make_env  # noqa: E402
 from stable_baselines.common.noise import (AdaptiveParamNoiseSpec, NormalActionNoise,  # noqa: E402
                                            OrnsteinUhlenbeckActionNoise)
 from stable_baselines.ddpg import DDPG, LnMlpPolicy, MlpPolicy  # noqa: E402
 from stable_baselines.ddpg.main import parse_args, parse_noise_types  # noqa: E402
 from stable_baselines.ddpg.policies import FeedForwardPolicy  # noqa: E402
+from callback_helpers import HookRecorder  # noqa: E402  (tests/ helper)
 from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
 from original_training import assert_trains_like_the_original  # noqa: E402  (tests/ helper)
-from legacy_helpers import param_list, readme_parameter_list  # noqa: E402  (tests/ helper)
+from rollout_helpers import seeded_evaluation  # noqa: E402  (tests/ helper)
+from legacy_helpers import (assert_golden_actions, deterministic_returns, param_list,  # noqa: E402  (tests/ helper)
+                            readme_parameter_list)
 
 LEGACY_DIR = os.path.join(os.path.dirname(__file__), "data", "legacy_models")
 LEGACY_FILE = os.path.join(LEGACY_DIR, "ddpg", "Pendulum-v0.pkl")
@@ -126,12 +128,7 @@ def test_legacy_file_loads_with_its_hyper_parameters(legacy_model):
 
 def test_legacy_file_golden_actions(legacy_model):
     golden = np.load(os.path.join(LEGACY_DIR, "golden", "ddpg", "Pendulum-v0.npz"))
-    actions, _ = legacy_model.predict(golden["policy_obs"])
-    assert actions.shape == golden["action"].shape == (256, 1)
-    np.testing.assert_allclose(actions, golden["action"], rtol=1e-5, atol=1e-5)
-    for i in (0, 100, 255):
-        np.testing.assert_allclose(legacy_model.predict(golden["policy_obs"][i])[0], golden["action"][i],
-                                   rtol=1e-5, atol=1e-5)
+    assert_golden_actions(legacy_model, golden, (256, 1), 1e-5)
 
 
 def test_legacy_file_observation_clipping_matters():
@@ -146,17 +143,7 @@ def test_legacy_file_observation_clipping_matters():
 
 
 def test_legacy_file_score(legacy_model):
-    env = make_env("Pendulum-v1")
-    returns = []
-    for episode in range(5):
-        obs, _ = env.reset(seed=episode)
-        total, done = 0.0, False
-        while not done:
-            action, _ = legacy_model.predict(obs)
-            obs, reward, terminated, truncated, _ = env.step(action)
-            total += reward
-            done = terminated or truncated
-        returns.append(total)
+    returns = deterministic_returns(legacy_model, make_env("Pendulum-v1"), 5, deterministic=None)
     # expected -161.4 +/- 85.1 over 100 episodes; a random policy scores about -1200
     assert np.mean(returns) > -260, returns
 
@@ -263,23 +250,10 @@ def test_noise_classes_importable_from_ddpg():
 # ----------------------------------------------------------------------------------------------
 # the learning loop
 # ----------------------------------------------------------------------------------------------
-class _Recorder(BaseCallback):
+class _Recorder(HookRecorder):
     def __init__(self, stop_at=None):
         super(_Recorder, self).__init__()
         self.stop_at = stop_at
-        self.events = []
-
-    def _on_training_start(self):
-        self.events.append("start")
-
-    def _on_rollout_start(self):
-        self.events.append("rollout_start")
-
-    def _on_rollout_end(self):
-        self.events.append("rollout_end")
-
-    def _on_training_end(self):
-        self.events.append("end")
 
     def _on_step(self):
         return self.stop_at is None or self.num_timesteps < self.stop_at
@@ -399,15 +373,12 @@ def test_ddpg_learns_pendulum(learning_seed, learning_score):
     Ornstein-Uhlenbeck noise 0.5): a random policy scores about -1200; measured -83 / -322 / -320 on seeds
     0 / 1 / 2 (pytest --seeds 0,1,2). With smaller noise (0.1-0.2) one seed in three stays below
     -1000 at this budget; the zoo's settings take 100 000 steps, as the original's do (benchmarks/ddpg_pendulum.py)."""
-    from stable_baselines.common.evaluation import evaluate_policy
     model = DDPG(MlpPolicy, "Pendulum-v1", gamma=0.98, nb_rollout_steps=100, nb_train_steps=100, batch_size=128,
                  tau=0.005, actor_lr=1e-3, critic_lr=1e-3, buffer_size=50000,
                  action_noise=OrnsteinUhlenbeckActionNoise(np.zeros(1), 0.5 * np.ones(1)), seed=learning_seed,
                  n_cpu_tf_sess=1)
     model.learn(15000)
-    eval_env = make_env("Pendulum-v1")
-    eval_env.reset(seed=1000 + learning_seed)
-    mean, _ = evaluate_policy(model, eval_env, n_eval_episodes=5)
+    mean, _ = seeded_evaluation(model, "Pendulum-v1", 1000 + learning_seed, n_eval_episodes=5)
     learning_score(mean)
     assert mean > -500, mean
 

@@ -8,8 +8,9 @@ from gymnasium import spaces
 pytest.importorskip("mpi4py", reason="DDPG needs mpi4py")
 
 from stable_baselines import logger  # noqa: E402
-from stable_baselines.common.callbacks import BaseCallback  # noqa: E402
 from stable_baselines.ddpg import DDPG, MlpPolicy  # noqa: E402
+
+from callback_helpers import HookRecorder  # noqa: E402  (tests/ helper)
 
 # the names the original's training loop had at the first on_step (without an evaluation env)
 FIRST_STEP_NAMES = {
@@ -49,24 +50,11 @@ class CountingEnv(gymnasium.Env):
         return np.array([self.t / 10], dtype=np.float32), -float(np.abs(action).sum()), self.t >= self.ep_len, False, {}
 
 
-class Recorder(BaseCallback):
+class Recorder(HookRecorder):
     def __init__(self):
         super().__init__()
-        self.events = []
         self.names = []
         self.episode_ends = []
-
-    def _on_training_start(self):
-        self.events.append("start")
-
-    def _on_rollout_start(self):
-        self.events.append("rollout_start")
-
-    def _on_rollout_end(self):
-        self.events.append("rollout_end")
-
-    def _on_training_end(self):
-        self.events.append("end")
 
     def _on_step(self):
         self.events.append("step")

@@ -14,7 +14,6 @@ from gymnasium import spaces
 
 from stable_baselines import DQN
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
-from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.common.identity_env import IdentityEnv
@@ -23,6 +22,7 @@ from stable_baselines.common.safe_pickle import zoo_policy_class
 from stable_baselines.common.vec_env import DummyVecEnv
 from stable_baselines.deepq import CnnPolicy, LnCnnPolicy, LnMlpPolicy, MlpPolicy
 from stable_baselines.deepq.policies import DQNPolicy, FeedForwardPolicy
+from callback_helpers import StepRecorder  # noqa: E402  (tests/ helper)
 from legacy_helpers import readme_parameter_list  # noqa: E402  (tests/ helper)
 
 
@@ -243,25 +243,8 @@ def test_vec_normalize_transitions_are_stored_unnormalized():
 def test_callback_can_stop_training_and_sees_hooks():
     events = []
 
-    class Recorder(BaseCallback):
-        def _on_training_start(self):
-            events.append("start")
-
-        def _on_rollout_start(self):
-            events.append("rollout_start")
-
-        def _on_rollout_end(self):
-            events.append("rollout_end")
-
-        def _on_step(self):
-            events.append("step")
-            return self.num_timesteps < 60
-
-        def _on_training_end(self):
-            events.append("end")
-
     model = DQN(MlpPolicy, IdentityEnv(4), **SMALL)
-    model.learn(200, callback=Recorder())
+    model.learn(200, callback=StepRecorder(lambda callback: callback.num_timesteps < 60, events))
     assert model.num_timesteps == 60
     assert events[0] == "start" and events[-1] == "end" and events.count("step") == 60
     # a training step happens at every step after learning_starts (train_freq=1)

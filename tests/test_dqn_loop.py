@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from stable_baselines import DQN
-from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.vec_env import VecEnv
+
+from callback_helpers import HookRecorder  # pylint: disable=wrong-import-order
 
 FIRST_STEP = {"_", "action", "callback", "done", "env_action", "episode_rewards", "episode_successes", "info",
               "is_vec_env", "kwargs", "last_eps", "log_interval", "mean_100ep_reward", "n_actions", "new_obs",
@@ -20,20 +21,10 @@ AFTER_TRAINING = FIRST_STEP | {"actions", "batch_idxes", "can_sample", "dones", 
 PRIORITIZED = {"experience", "new_priorities", "prioritized_replay_beta_iters"}
 
 
-class Recorder(BaseCallback):
+class Recorder(HookRecorder):
     def __init__(self):
-        super().__init__()
+        super().__init__(names=("training_start", "rollout_start", "rollout_end", None))
         self.first = None
-        self.events = []
-
-    def _on_training_start(self):
-        self.events.append("training_start")
-
-    def _on_rollout_end(self):
-        self.events.append("rollout_end")
-
-    def _on_rollout_start(self):
-        self.events.append("rollout_start")
 
     def _on_step(self):
         if self.first is None:

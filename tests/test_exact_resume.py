@@ -8,10 +8,9 @@ them, and both train ``N2`` more steps with ``reset_num_timesteps=False``: their
 merely close. Every case of :data:`CASES` is resumed in a fresh process by tests/test_resume_new_process.py; the
 tests here check what a file holds and refuses.
 """
-import io
-import json
 import os
 import zipfile
+from functools import partial
 
 import gymnasium as gym
 import numpy as np
@@ -27,6 +26,7 @@ from stable_baselines.common.noise import AdaptiveParamNoiseSpec, NormalActionNo
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.vec_env import VecEnv
 from tests.mask_env_helpers import ChangingMaskEnv
+from tests.hostile_payloads import edit_json_member, edit_npz_member, rewrite_model_file
 
 try:
     from stable_baselines import DDPG, GAIL, PPO1, TRPO
@@ -215,14 +215,26 @@ def _members(path: str) -> list:
         return sorted(archive.namelist())
 
 
-def test_file_layout_and_plain_files(tmp_path):
-    """The original's three members are unchanged; a file without training state loads as before."""
+def _sac_saved_both_ways(folder, n_steps: int) -> tuple:
+    """
+    Train the SAC case ``n_steps`` steps and save it twice: ``with.zip`` with its training state, ``plain.zip``
+    without.
+
+    :return: (SAC, str, str) the model and the two paths
+    """
     env_id, build, _ = CASES["SAC"]
     model = build(make_env(env_id))
-    model.learn(100)
-    with_state, plain = str(tmp_path / "with.zip"), str(tmp_path / "plain.zip")
+    model.learn(n_steps)
+    with_state, plain = str(folder / "with.zip"), str(folder / "plain.zip")
     model.save(with_state, include_training_state=True)
     model.save(plain)
+    return model, with_state, plain
+
+
+def test_file_layout_and_plain_files(tmp_path):
+    """The original's three members are unchanged; a file without training state loads as before."""
+    env_id = CASES["SAC"][0]
+    model, with_state, plain = _sac_saved_both_ways(tmp_path, 100)
     assert _members(with_state) == sorted(_members(plain) + [ARRAYS_MEMBER, BUFFER_MEMBER, STATE_MEMBER])
     with zipfile.ZipFile(with_state) as first, zipfile.ZipFile(plain) as second:
         for name in ("data", "parameter_list", "parameters"):
@@ -287,34 +299,8 @@ def saved_sac(tmp_path_factory):
     return path
 
 
-def _rewrite(path: str, target: str, change) -> str:
-    """Copy the model file ``path`` to ``target`` with ``change(members)`` applied to its members (name -> bytes)."""
-    with zipfile.ZipFile(path) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    change(members)
-    with zipfile.ZipFile(target, "w") as archive:
-        for name, content in members.items():
-            archive.writestr(name, content)
-    return target
-
-
-def _edit_state(edit):
-    def change(members):
-        state = json.loads(members[STATE_MEMBER])
-        edit(state)
-        members[STATE_MEMBER] = json.dumps(state).encode()
-    return change
-
-
-def _edit_arrays(edit):
-    def change(members):
-        with zipfile.ZipFile(io.BytesIO(members[ARRAYS_MEMBER])) as archive:
-            arrays = {name[:-4]: np.load(io.BytesIO(archive.read(name))) for name in archive.namelist()}
-        edit(arrays)
-        out = io.BytesIO()
-        np.savez(out, **arrays)
-        members[ARRAYS_MEMBER] = out.getvalue()
-    return change
+_edit_state = partial(edit_json_member, STATE_MEMBER)
+_edit_arrays = partial(edit_npz_member, ARRAYS_MEMBER)
 
 
 def _set(key, value):
@@ -352,7 +338,7 @@ HOSTILE = {
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
 def test_hostile_training_state_is_refused(saved_sac, tmp_path, kind):
     change, message = HOSTILE[kind]
-    path = _rewrite(saved_sac, str(tmp_path / "hostile.zip"), change)
+    path = rewrite_model_file(saved_sac, str(tmp_path / "hostile.zip"), change)
     with pytest.raises(InvalidModelFileError) as error:
         SAC.load(path, env=make_env("Pendulum-v1"))
     assert message in str(error.value)
@@ -371,7 +357,7 @@ def test_state_of_another_architecture_is_refused(saved_sac, tmp_path):
         with zipfile.ZipFile(wide) as archive:
             for name in (STATE_MEMBER, ARRAYS_MEMBER):
                 members[name] = archive.read(name)
-    path = _rewrite(saved_sac, str(tmp_path / "grafted.zip"), graft)
+    path = rewrite_model_file(saved_sac, str(tmp_path / "grafted.zip"), graft)
     with pytest.raises(InvalidModelFileError, match="must be a float32 array of shape"):
         SAC.load(path, env=make_env(env_id))
 
@@ -379,12 +365,8 @@ def test_state_of_another_architecture_is_refused(saved_sac, tmp_path):
 def test_resuming_leaves_the_env_as_given(tmp_path):
     """``load`` seeds the env it is given with the model's seed, as the original did, unless the file resumes a
     training state: then the env goes on as the user prepared it, as the saved model's env after ``set_env``."""
-    env_id, build, _ = CASES["SAC"]
-    model = build(make_env(env_id))
-    model.learn(60)
-    with_state, plain = str(tmp_path / "with.zip"), str(tmp_path / "plain.zip")
-    model.save(with_state, include_training_state=True)
-    model.save(plain)
+    env_id = CASES["SAC"][0]
+    _, with_state, plain = _sac_saved_both_ways(tmp_path, 60)
 
     def user_env():
         env = make_env(env_id)

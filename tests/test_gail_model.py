@@ -8,7 +8,6 @@ from gymnasium import spaces
 pytest.importorskip("mpi4py", reason="mpi4py is not installed (the [mpi] extra)")
 
 from stable_baselines import GAIL  # noqa: E402
-from stable_baselines.common.evaluation import evaluate_policy  # noqa: E402
 from stable_baselines.common.gym_compat import make_env  # noqa: E402
 from stable_baselines.common.identity_env import IdentityEnvMultiDiscrete  # noqa: E402
 from stable_baselines.common.tf_compat import tf  # noqa: E402
@@ -17,6 +16,7 @@ from stable_baselines.gail import ExpertDataset  # noqa: E402
 from stable_baselines.gail.adversary import TransitionClassifier  # noqa: E402
 
 import stable_baselines.gail.dataset as gail_dataset  # noqa: E402
+from rollout_helpers import seeded_evaluation  # noqa: E402  (tests/ helper)
 
 DATASET_DIR = os.path.dirname(os.path.abspath(gail_dataset.__file__))
 EXPERT_CARTPOLE = os.path.join(DATASET_DIR, "expert_cartpole.npz")
@@ -176,9 +176,7 @@ def test_gail_imitates_the_bundled_cartpole_expert(learning_seed, learning_score
     model.learn(20480)
     assert model.num_timesteps == 20480
     assert not np.array_equal(model.get_parameters()[ADVERSARY_NAMES[0]], discriminator_before)
-    eval_env = make_env("CartPole-v1")
-    eval_env.reset(seed=1000 + learning_seed)
-    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
+    mean_reward, _ = seeded_evaluation(model, "CartPole-v1", 1000 + learning_seed, n_eval_episodes=10)
     learning_score(mean_reward)
     # a random policy scores ~22, the expert 500
     assert mean_reward >= 400, mean_reward

@@ -8,6 +8,7 @@ import json
 import random
 import warnings
 import zipfile
+from functools import partial
 from typing import Any, Callable, Dict
 
 import numpy as np
@@ -16,6 +17,8 @@ import pytest
 from stable_baselines import SAC
 from stable_baselines.common.model.training_state import ARRAYS_MEMBER, STATE_MEMBER
 from stable_baselines.common.safe_loading.errors import InvalidModelFileError
+
+from hostile_payloads import edit_json_member, edit_npz_member, rewrite_model_file  # pylint: disable=wrong-import-order
 
 SMALL = dict(seed=3, n_cpu_tf_sess=1, policy_kwargs=dict(layers=[8]), learning_starts=20, buffer_size=200,
              batch_size=8)
@@ -30,33 +33,8 @@ def saved_sac(tmp_path_factory: Any) -> str:
     return path
 
 
-def _rewrite(path: str, target: str, change: Callable[[Dict[str, bytes]], None]) -> str:
-    with zipfile.ZipFile(path) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    change(members)
-    with zipfile.ZipFile(target, "w") as archive:
-        for name, content in members.items():
-            archive.writestr(name, content)
-    return target
-
-
-def _edit_arrays(edit: Callable[[Dict[str, np.ndarray]], None]) -> Callable[[Dict[str, bytes]], None]:
-    def change(members: Dict[str, bytes]) -> None:
-        with zipfile.ZipFile(io.BytesIO(members[ARRAYS_MEMBER])) as archive:
-            arrays = {name[:-4]: np.load(io.BytesIO(archive.read(name))) for name in archive.namelist()}
-        edit(arrays)
-        out = io.BytesIO()
-        np.savez(out, **arrays)
-        members[ARRAYS_MEMBER] = out.getvalue()
-    return change
-
-
-def _edit_state(edit: Callable[[Dict[str, Any]], None]) -> Callable[[Dict[str, bytes]], None]:
-    def change(members: Dict[str, bytes]) -> None:
-        state = json.loads(members[STATE_MEMBER])
-        edit(state)
-        members[STATE_MEMBER] = json.dumps(state).encode()
-    return change
+_edit_arrays = partial(edit_npz_member, ARRAYS_MEMBER)
+_edit_state = partial(edit_json_member, STATE_MEMBER)
 
 
 def _zero_keys(name: str) -> Callable[[Dict[str, np.ndarray]], None]:
@@ -78,15 +56,13 @@ def _forward_state(key: str, value: int) -> Callable[[Dict[str, Any]], None]:
     return edit
 
 
-def _bad_parameters(members: Dict[str, bytes]) -> None:
+def _widen_first(arrays: Dict[str, np.ndarray]) -> None:
     """A parameter of another shape than the model's variable: refused once the model is built."""
-    with zipfile.ZipFile(io.BytesIO(members["parameters"])) as archive:
-        arrays = {name[:-4]: np.load(io.BytesIO(archive.read(name))) for name in archive.namelist()}
     first = sorted(arrays)[0]
     arrays[first] = np.zeros(np.asarray(arrays[first]).shape + (2,), np.float32)
-    out = io.BytesIO()
-    np.savez(out, **arrays)
-    members["parameters"] = out.getvalue()
+
+
+_bad_parameters = edit_npz_member("parameters", _widen_first)
 
 
 BAD_STATES = {
@@ -106,7 +82,7 @@ BAD_STATES = {
 @pytest.mark.parametrize("kind", sorted(BAD_STATES))
 def test_a_refused_file_leaves_the_generators_as_they_were(saved_sac: str, tmp_path: Any, kind: str) -> None:
     change, message = BAD_STATES[kind]
-    path = _rewrite(saved_sac, str(tmp_path / "bad.zip"), change)
+    path = rewrite_model_file(saved_sac, str(tmp_path / "bad.zip"), change)
     random.seed(11)
     np.random.seed(12)
     python_before, numpy_before = random.getstate(), np.random.get_state()
@@ -166,7 +142,7 @@ BAD_SETTINGS = {
 def test_bad_settings_end_in_one_clear_error(saved_ppo2: str, tmp_path: Any, kind: str) -> None:
     from stable_baselines import PPO2
     change, message = BAD_SETTINGS[kind]
-    path = _rewrite(saved_ppo2, str(tmp_path / "bad.zip"), change)
+    path = rewrite_model_file(saved_ppo2, str(tmp_path / "bad.zip"), change)
     with pytest.raises(InvalidModelFileError) as error:
         PPO2.load(path)
     assert message in str(error.value) and "bad.zip" in str(error.value)
@@ -174,7 +150,7 @@ def test_bad_settings_end_in_one_clear_error(saved_ppo2: str, tmp_path: Any, kin
 
 def test_training_state_nested_too_deep_is_refused(saved_sac: str, tmp_path: Any) -> None:
     change = _edit_state(lambda state: state["extras"].update(deep=json.loads("[" * 900 + "]" * 900)))
-    path = _rewrite(saved_sac, str(tmp_path / "deep.zip"), change)
+    path = rewrite_model_file(saved_sac, str(tmp_path / "deep.zip"), change)
     with pytest.raises(InvalidModelFileError, match="nests lists or objects 902 deep"):
         SAC.load(path, env="Pendulum-v1")
 
@@ -183,7 +159,7 @@ def test_thread_count_above_the_cores_is_lowered(saved_ppo2: str, tmp_path: Any)
     import os
 
     from stable_baselines import PPO2
-    path = _rewrite(saved_ppo2, str(tmp_path / "threads.zip"), _set_entry("n_cpu_tf_sess", "1024"))
+    path = rewrite_model_file(saved_ppo2, str(tmp_path / "threads.zip"), _set_entry("n_cpu_tf_sess", "1024"))
     with pytest.warns(UserWarning, match="n_cpu_tf_sess=1024"):
         model = PPO2.load(path)
     assert model.n_cpu_tf_sess == (os.cpu_count() or 1)
@@ -270,7 +246,7 @@ def _random_streams_file(saved_sac: str, folder: Any) -> str:
 
     def edit(state: Dict[str, Any]) -> None:
         state["tf_random_draws"][drawing] = 1 << 40  # within the per-op bound, hours of drawing
-    return _rewrite(saved_sac, str(folder / "draws.zip"), _edit_state(edit))
+    return rewrite_model_file(saved_sac, str(folder / "draws.zip"), _edit_state(edit))
 
 
 def _frame_store_file(folder: Any) -> str:
@@ -298,7 +274,7 @@ def bomb_reports(saved_ppo2: str, saved_sac: str, tmp_path_factory: Any) -> Dict
     # first a normal load, so that the peak memory of the bombs is measured above it
     actions = {"normal load": "from stable_baselines import PPO2; PPO2.load({!r})".format(saved_ppo2)}
     for index, (kind, (change, _)) in enumerate(sorted(COMPOSED.items())):
-        path = _rewrite(saved_ppo2, str(folder / "bomb{}.zip".format(index)), change)
+        path = rewrite_model_file(saved_ppo2, str(folder / "bomb{}.zip".format(index)), change)
         actions[kind] = "from stable_baselines import PPO2; PPO2.load({!r})".format(path)
     actions["random streams"] = "from stable_baselines import SAC; SAC.load({!r}, env='Pendulum-v1')".format(
         _random_streams_file(saved_sac, folder))
@@ -410,7 +386,7 @@ def test_a_compressed_member_that_would_inflate_is_refused_before_reading(saved_
 
 def test_policy_kwargs_the_policy_refuses_end_in_a_file_error(saved_ppo2: str, tmp_path: Any) -> None:
     from stable_baselines import PPO2
-    path = _rewrite(saved_ppo2, str(tmp_path / "kwargs.zip"), _set_entry("policy_kwargs", '{"bogus": 1}'))
+    path = rewrite_model_file(saved_ppo2, str(tmp_path / "kwargs.zip"), _set_entry("policy_kwargs", '{"bogus": 1}'))
     with pytest.raises(InvalidModelFileError, match="kwargs.zip.*Unknown keywords for policy"):
         PPO2.load(path)
 
@@ -436,7 +412,7 @@ def test_a_billion_laughs_of_shared_references_is_refused_at_once(saved_ppo2: st
         data = json.loads(text)
         data["policy_kwargs"] = {":type:": "<class 'dict'>", ":serialized:": base64.b64encode(stored).decode()}
         return json.dumps(data)
-    path = _rewrite(saved_ppo2, str(tmp_path / "laughs.zip"), _edit_data_text(edit))
+    path = rewrite_model_file(saved_ppo2, str(tmp_path / "laughs.zip"), _edit_data_text(edit))
     start = time.time()
     with pytest.raises(InvalidModelFileError, match="entry 'policy_kwargs'.*MAX_EXPANDED_VALUES"):
         PPO2.load(path)

@@ -11,7 +11,7 @@ from stable_baselines import A2C, PPO2
 from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
-from legacy_helpers import deterministic_returns  # noqa: E402  (tests/ helper)
+from legacy_helpers import assert_golden_discrete_forward, deterministic_returns  # noqa: E402  (tests/ helper)
 
 LEGACY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models")
 
@@ -36,13 +36,7 @@ def _path(algo: str, env_id: str) -> str:
 def test_legacy_file_matches_golden_forward_pass(model_class, algo, env_id):
     model = model_class.load(_path(algo, env_id))
     golden = np.load(os.path.join(LEGACY_DIR, "golden", algo, env_id + ".npz"))
-    obs = golden["policy_obs"].astype(np.float32)
-    policy = model.act_model if hasattr(model, "act_model") else model.step_model
-    logits, values = model.sess.run([policy.policy, policy.value_fn], {policy.obs_ph: obs})
-    np.testing.assert_allclose(logits, golden["pi"], rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(values, golden["vf"], rtol=1e-4, atol=1e-4)
-    actions, _ = model.predict(obs, deterministic=True)
-    np.testing.assert_array_equal(actions, golden["action"].astype(np.int64))
+    assert_golden_discrete_forward(model, model.act_model if hasattr(model, "act_model") else model.step_model, golden)
 
 
 @pytest.mark.parametrize("model_class,algo", [(A2C, "a2c"), (PPO2, "ppo2")])

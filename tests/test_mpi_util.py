@@ -1,5 +1,4 @@
 """MPI building blocks: MpiAdam, mpi_moments, the TF RunningMeanStd, console helpers; one real `mpirun -np 2` run."""
-import json
 import textwrap
 
 import numpy as np
@@ -13,7 +12,7 @@ from stable_baselines.common.mpi_adam import MpiAdam  # noqa: E402
 from stable_baselines.common.mpi_moments import _helper_runningmeanstd, mpi_mean, mpi_moments  # noqa: E402
 from stable_baselines.common.mpi_running_mean_std import RunningMeanStd  # noqa: E402
 from stable_baselines.common.tf_compat import tf  # noqa: E402
-from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
+from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, rank_results, run_worker_script  # noqa: E402  (tests/ helper)
 
 
 
@@ -192,12 +191,7 @@ MPI_SCRIPT = textwrap.dedent("""
 
 @pytest.mark.skipif(find_mpirun() is None, reason=NO_MPIRUN_REASON)
 def test_mpirun_two_workers_average_gradients_and_stay_synced(tmp_path):
-    script = tmp_path / "worker.py"
-    script.write_text(MPI_SCRIPT)
-    out_prefix = str(tmp_path / "result")
-    result = run_mpirun(2, [str(script), out_prefix], timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    results = [json.load(open(out_prefix + "." + str(rank))) for rank in range(2)]
+    results = rank_results(run_worker_script(MPI_SCRIPT, tmp_path, "worker.py", "result", timeout=300))
     assert [res["size"] for res in results] == [2, 2]
     for res in results:
         # sync broadcasts rank 0's parameters

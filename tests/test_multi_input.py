@@ -17,6 +17,8 @@ from stable_baselines.common.structured_obs import pack_batch, packed_width, unp
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv
 
+from nested_env_helpers import TwoScalesEnv  # pylint: disable=wrong-import-order
+
 try:
     from stable_baselines import DDPG, PPO1, TRPO
 except ImportError:  # without mpi4py
@@ -318,25 +320,11 @@ def test_tuple_space_vector_entries_go_through_an_mlp():
     assert model.predict((2, np.array([0.2], np.float32)))[0] in (0, 1)
 
 
-class VectorsEnv(gym.Env):
-    """A Dict of two vectors on very different scales and a Discrete entry."""
+class VectorsEnv(TwoScalesEnv):
+    """A Dict of two vectors on very different scales and a Discrete entry; reward 1, each env its own seed."""
 
     def __init__(self):
-        self.observation_space = spaces.Dict({"big": spaces.Box(-np.inf, np.inf, (2,), np.float32),
-                                              "small": spaces.Box(-np.inf, np.inf, (1,), np.float32),
-                                              "mode": spaces.Discrete(2)})
-        self.action_space = spaces.Discrete(2)
-        self.rng = np.random.default_rng(next(_SEEDS))
-
-    def _draw(self):
-        return {"big": (100 + 10 * self.rng.standard_normal(2)).astype(np.float32),
-                "small": (0.01 * self.rng.standard_normal(1)).astype(np.float32), "mode": int(self.rng.integers(2))}
-
-    def reset(self, seed=None, options=None):
-        return self._draw(), {}
-
-    def step(self, action):
-        return self._draw(), 1.0, False, False, {}
+        super().__init__(next(_SEEDS), reward=1.0)
 
 
 def test_vec_normalize_per_key(tmp_path):

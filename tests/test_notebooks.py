@@ -151,6 +151,19 @@ def check_common(nb, workdir):
     assert os.path.isdir(workdir)
 
 
+def _run_checked(name, workdir):
+    """Run the notebook, check what every notebook must satisfy; :return: (the executed notebook, its stdout)"""
+    nb = run_notebook(name, workdir)
+    check_common(nb, workdir)
+    return nb, _all_stdout(nb)
+
+
+def _png_outputs(nb):
+    """:return: ([output]) the images (display_data with image/png) the code cells showed"""
+    return [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs
+            if out.output_type == "display_data" and "image/png" in out.get("data", {})]
+
+
 @pytest.fixture
 def workdir(tmp_path):
     return tmp_path
@@ -188,9 +201,7 @@ def test_shrink_parameters_rewrites_only_named_assignments():
 
 @pytest.mark.slow
 def test_getting_started(workdir):
-    nb = run_notebook("01_getting_started.ipynb", workdir)
-    check_common(nb, workdir)
-    text = _all_stdout(nb)
+    nb, text = _run_checked("01_getting_started.ipynb", workdir)
     # the untrained agent of seed 2 scores about 9; 20k steps of PPO2 (4 envs) take it to about 300
     before = _number_after(text, "before training: mean_reward=")
     after = _number_after(text, "after training: mean_reward=")
@@ -201,9 +212,7 @@ def test_getting_started(workdir):
 
 @pytest.mark.slow
 def test_saving_loading(workdir):
-    nb = run_notebook("02_saving_loading.ipynb", workdir)
-    check_common(nb, workdir)
-    text = _all_stdout(nb)
+    nb, text = _run_checked("02_saving_loading.ipynb", workdir)
     assert "same actions after loading: True" in text
     assert "copied model acts the same: True" in text
     extra = NOTEBOOKS["02_saving_loading.ipynb"]["EXTRA_TIMESTEPS"]
@@ -223,22 +232,16 @@ def test_saving_loading(workdir):
 
 @pytest.mark.slow
 def test_atari(workdir):
-    nb = run_notebook("03_atari.ipynb", workdir)
-    check_common(nb, workdir)
-    text = _all_stdout(nb)
+    nb, text = _run_checked("03_atari.ipynb", workdir)
     assert "observation space: (84, 84, 4)" in text
     assert _number_after(text, "points per life:") >= 0
     assert os.path.getsize(os.path.join(workdir, "ppo2_breakout.zip")) > 0
-    images = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs
-              if out.output_type == "display_data" and "image/png" in out.get("data", {})]
-    assert len(images) == 2
+    assert len(_png_outputs(nb)) == 2
 
 
 @pytest.mark.slow
 def test_custom_env(workdir):
-    nb = run_notebook("04_custom_env.ipynb", workdir)
-    check_common(nb, workdir)
-    text = _all_stdout(nb)
+    nb, text = _run_checked("04_custom_env.ipynb", workdir)
     assert "check_env passed" in text
     untrained = _number_after(text, "untrained:")
     trained = _number_after(text, "trained: mean_reward=")
@@ -252,9 +255,7 @@ def test_load_original_models(workdir):
     # the notebook downloads two rl-baselines-zoo agents; here the same files come from tests/data
     shutil.copy(os.path.join(LEGACY_DIR, "ppo2", "CartPole-v1.pkl"), os.path.join(workdir, "ppo2_CartPole-v1.pkl"))
     shutil.copy(os.path.join(LEGACY_DIR, "dqn", "CartPole-v1.pkl"), os.path.join(workdir, "dqn_CartPole-v1.pkl"))
-    nb = run_notebook("05_load_original_models.ipynb", workdir)
-    check_common(nb, workdir)
-    text = _all_stdout(nb)
+    nb, text = _run_checked("05_load_original_models.ipynb", workdir)
     # both zoo agents balance the pole for the whole episode (500 steps)
     assert _number_after(text, "zoo PPO2: mean_reward=") == 500.0
     assert _number_after(text, "zoo DQN: mean_reward=") == 500.0
@@ -266,17 +267,13 @@ def test_load_original_models(workdir):
 
 @pytest.mark.slow
 def test_callbacks_and_plotting(workdir):
-    nb = run_notebook("06_callbacks_and_plotting.ipynb", workdir)
-    check_common(nb, workdir)
-    text = _all_stdout(nb)
+    nb, text = _run_checked("06_callbacks_and_plotting.ipynb", workdir)
     assert "new best mean return" in text
     for name in ["monitor.csv", "best_model.zip", os.path.join("eval", "best_model.zip"),
                  os.path.join("eval", "evaluations.npz")]:
         assert os.path.getsize(os.path.join(workdir, "logs", name)) > 0, name
     assert os.path.getsize(os.path.join(workdir, "learning_curve.png")) > 0
-    images = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs
-              if out.output_type == "display_data" and "image/png" in out.get("data", {})]
-    assert len(images) == 2
+    assert len(_png_outputs(nb)) == 2
     n_evaluations = len(re.findall(r"step \d+: evaluation return", text))
     params = NOTEBOOKS["06_callbacks_and_plotting.ipynb"]
     assert n_evaluations == params["TOTAL_TIMESTEPS"] // params["EVAL_FREQ"]

@@ -11,16 +11,16 @@ pytest.importorskip("mpi4py", reason="mpi4py is not installed (the [mpi] extra)"
 
 from stable_baselines import PPO1  # noqa: E402
 from stable_baselines.bench import Monitor  # noqa: E402
-from stable_baselines.common.callbacks import BaseCallback  # noqa: E402
-from stable_baselines.common.evaluation import evaluate_policy  # noqa: E402
 from stable_baselines.common.gym_compat import make_env  # noqa: E402
 from stable_baselines.common.identity_env import (IdentityEnv, IdentityEnvBox, IdentityEnvMultiBinary,  # noqa: E402
                                                   IdentityEnvMultiDiscrete)
 from stable_baselines.common.policies import MlpLstmPolicy  # noqa: E402
 from stable_baselines.common.runners import add_vtarg_and_adv, traj_segment_generator  # noqa: E402
 from stable_baselines.common.vec_env import DummyVecEnv  # noqa: E402
-from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
+from callback_helpers import StepRecorder  # noqa: E402  (tests/ helper)
+from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_worker_script  # noqa: E402  (tests/ helper)
 from original_training import assert_trains_like_the_original  # noqa: E402  (tests/ helper)
+from rollout_helpers import seeded_evaluation  # noqa: E402  (tests/ helper)
 
 
 SMALL = dict(timesteps_per_actorbatch=64, optim_batchsize=32, optim_epochs=2, seed=0)
@@ -188,31 +188,18 @@ MANUAL_CALLBACK_VARIABLES = [
 def test_callback_variables_events_and_early_stop():
     events = []
 
-    class Recorder(BaseCallback):
-        def _on_training_start(self):
-            events.append("training_start")
+    def keep_going(callback):
+        if callback.n_calls == 1:
+            missing = [name for name in MANUAL_CALLBACK_VARIABLES if name not in callback.locals]
+            assert missing == [], missing
+            assert callback.locals["self"] is callback.model
+        if "maybe_ep_info" in callback.locals:
+            events.append("episode_info")
+        return callback.n_calls < 100
 
-        def _on_rollout_start(self):
-            events.append("rollout_start")
-
-        def _on_rollout_end(self):
-            events.append("rollout_end")
-
-        def _on_step(self):
-            events.append("step")
-            if self.n_calls == 1:
-                missing = [name for name in MANUAL_CALLBACK_VARIABLES if name not in self.locals]
-                assert missing == [], missing
-                assert self.locals["self"] is self.model
-            if "maybe_ep_info" in self.locals:
-                events.append("episode_info")
-            return self.n_calls < 100
-
-        def _on_training_end(self):
-            events.append("training_end")
-
+    recorder = StepRecorder(keep_going, events, names=("training_start", "rollout_start", "rollout_end", "training_end"))
     model = PPO1("MlpPolicy", Monitor(make_env("CartPole-v1"), None), **SMALL)
-    model.learn(10000, callback=Recorder())
+    model.learn(10000, callback=recorder)
     assert events.count("step") == 100
     assert events[0] == "training_start" and events[-1] == "training_end"
     assert events.count("rollout_end") == 1  # 64 steps per rollout: stopped during the second one
@@ -310,9 +297,7 @@ def test_ppo1_learns_cartpole(learning_seed, learning_score):
     model = PPO1("MlpPolicy", make_env("CartPole-v1"), timesteps_per_actorbatch=1024, entcoeff=0.0, optim_epochs=10,
                  optim_stepsize=1e-3, optim_batchsize=64, seed=learning_seed, n_cpu_tf_sess=1)
     model.learn(16384)
-    eval_env = make_env("CartPole-v1")
-    eval_env.reset(seed=1000 + learning_seed)
-    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10)
+    mean_reward, _ = seeded_evaluation(model, "CartPole-v1", 1000 + learning_seed, n_eval_episodes=10)
     learning_score(mean_reward)
     assert mean_reward >= 400, mean_reward
 
@@ -339,11 +324,7 @@ MPI_TRAIN_SCRIPT = textwrap.dedent("""
 
 @pytest.mark.skipif(find_mpirun() is None, reason=NO_MPIRUN_REASON)
 def test_mpirun_two_workers_end_with_identical_parameters(tmp_path):
-    script = tmp_path / "train.py"
-    script.write_text(MPI_TRAIN_SCRIPT)
-    prefix = str(tmp_path / "ppo1")
-    result = run_mpirun(2, [str(script), prefix], timeout=400)
-    assert result.returncode == 0, result.stdout + result.stderr
+    prefix = run_worker_script(MPI_TRAIN_SCRIPT, tmp_path, "train.py", "ppo1", timeout=400)
     infos = [json.load(open(prefix + "_rank{}.json".format(rank))) for rank in range(2)]
     assert [info["size"] for info in infos] == [2, 2]
     # 2 workers x 64 steps per iteration: 2 iterations reach 256 timesteps, counted on both workers

@@ -1,26 +1,13 @@
 """Recurrent policies really remember: they solve a task a feed-forward policy cannot do better than chance."""
-import numpy as np
 import pytest
 
 from stable_baselines import A2C, PPO2
 from stable_baselines.common.vec_env import DummyVecEnv
 
 from memory_env import CueMemoryEnv  # pylint: disable=wrong-import-order
+from rollout_helpers import vec_mean_return  # pylint: disable=wrong-import-order
 
 N_ENVS = 4
-
-
-def _mean_episode_reward(model, env, n_episodes: int = 200) -> float:
-    obs, state, dones = env.reset(), None, np.zeros(N_ENVS, dtype=bool)
-    returns, totals = [], np.zeros(N_ENVS)
-    while len(returns) < n_episodes:
-        actions, state = model.predict(obs, state=state, mask=dones, deterministic=True)
-        obs, rewards, dones, _ = env.step(actions)
-        totals += rewards
-        for i in np.where(dones)[0]:
-            returns.append(totals[i])
-            totals[i] = 0.0
-    return float(np.mean(returns))
 
 
 def _train(model_class, policy, n_timesteps):
@@ -40,11 +27,11 @@ def _train(model_class, policy, n_timesteps):
 @pytest.mark.parametrize("model_class,n_timesteps", [(A2C, 40000), (PPO2, 30000)])
 def test_lstm_policy_remembers_the_cue(model_class, n_timesteps):
     model, env = _train(model_class, "MlpLstmPolicy", n_timesteps)
-    assert _mean_episode_reward(model, env) >= 0.95
+    assert vec_mean_return(model, env, 200) >= 0.95
 
 
 @pytest.mark.slow
 def test_feed_forward_policy_cannot_remember():
     """The control: at the query step the observation is the same whatever the cue was."""
     model, env = _train(A2C, "MlpPolicy", 40000)
-    assert _mean_episode_reward(model, env) <= 0.7
+    assert vec_mean_return(model, env, 200) <= 0.7

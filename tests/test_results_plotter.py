@@ -33,20 +33,25 @@ def test_ts2xy():
         ts2xy(frame, "steps")
 
 
-def test_plot_results_from_monitor_files(tmp_path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    log_dir = str(tmp_path)
+def _write_monitor_file(log_dir, n_episodes):
+    """Play ``n_episodes`` episodes of 3 steps (action 0) in a Monitor writing ``<log_dir>/run.monitor.csv``."""
     env = Monitor(IdentityEnv(dim=2, ep_length=3), os.path.join(log_dir, "run"))
-    for _ in range(120):
+    for _ in range(n_episodes):
         reset_env(env)
         done = False
         while not done:
             _, _, terminated, truncated, _ = step_env(env, 0)
             done = terminated or truncated
     env.close()
+
+
+def test_plot_results_from_monitor_files(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    log_dir = str(tmp_path)
+    _write_monitor_file(log_dir, 120)
     frame = load_results(log_dir)
     assert len(frame) == 120
     x_var, _ = ts2xy(frame, X_TIMESTEPS)
@@ -90,14 +95,7 @@ def test_cli_options_reach_the_figure(tmp_path, capsys):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    env = Monitor(IdentityEnv(dim=2, ep_length=3), os.path.join(str(tmp_path), "run"))
-    for _ in range(10):
-        reset_env(env)
-        done = False
-        while not done:
-            _, _, terminated, truncated, _ = step_env(env, 0)
-            done = terminated or truncated
-    env.close()
+    _write_monitor_file(str(tmp_path), 10)
     output = str(tmp_path / "curve.png")
     results_plotter.main(["--dirs", str(tmp_path), "--num_timesteps", "15", "--task_name", "Short",
                           "--output", output])

@@ -11,13 +11,14 @@ from gymnasium import spaces
 
 from stable_baselines import SAC
 from stable_baselines.common.callbacks import BaseCallback
-from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.common.noise import NormalActionNoise
 from stable_baselines.common.vec_env import DummyVecEnv
 from stable_baselines.sac import CnnPolicy, LnMlpPolicy, MlpPolicy
 from stable_baselines.sac.policies import FeedForwardPolicy
-from legacy_helpers import param_list, readme_parameter_list  # noqa: E402  (tests/ helper)
+from rollout_helpers import seeded_evaluation  # noqa: E402  (tests/ helper)
+from legacy_helpers import (assert_golden_actions, deterministic_returns, param_list,  # noqa: E402  (tests/ helper)
+                            readme_parameter_list)
 
 LEGACY_DIR = os.path.join(os.path.dirname(__file__), "data", "legacy_models")
 
@@ -382,26 +383,11 @@ def test_legacy_pendulum_loads(legacy_model):
 
 def test_legacy_pendulum_golden_actions(legacy_model):
     golden = np.load(os.path.join(LEGACY_DIR, "golden", "sac", "Pendulum-v0.npz"))
-    actions, _ = legacy_model.predict(golden["policy_obs"])
-    assert actions.shape == golden["action"].shape == (256, 1)
-    np.testing.assert_allclose(actions, golden["action"], rtol=1e-4, atol=1e-4)
-    for i in (0, 100, 255):
-        np.testing.assert_allclose(legacy_model.predict(golden["policy_obs"][i])[0], golden["action"][i],
-                                   rtol=1e-4, atol=1e-4)
+    assert_golden_actions(legacy_model, golden, (256, 1), 1e-4)
 
 
 def test_legacy_pendulum_score(legacy_model):
-    env = make_env("Pendulum-v1")
-    returns = []
-    for episode in range(5):
-        obs, _ = env.reset(seed=episode)
-        total, done = 0.0, False
-        while not done:
-            action, _ = legacy_model.predict(obs)
-            obs, reward, terminated, truncated, _ = env.step(action)
-            total += reward
-            done = terminated or truncated
-        returns.append(total)
+    returns = deterministic_returns(legacy_model, make_env("Pendulum-v1"), 5, deterministic=None)
     # README: -151.6 +/- 78.9 over 100 episodes
     assert np.mean(returns) > -300
 
@@ -420,8 +406,6 @@ def test_sac_learns_pendulum(learning_seed, learning_score):
     model = SAC("MlpPolicy", make_env("Pendulum-v1"), learning_rate=3e-3, ent_coef=0.2, buffer_size=50000,
                 train_freq=1, gradient_steps=1, batch_size=64, learning_starts=100, seed=learning_seed, n_cpu_tf_sess=1)
     model.learn(10000)
-    eval_env = make_env("Pendulum-v1")
-    eval_env.reset(seed=1000 + learning_seed)
-    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=20, deterministic=True)
+    mean_reward, _ = seeded_evaluation(model, "Pendulum-v1", 1000 + learning_seed, n_eval_episodes=20, deterministic=True)
     learning_score(mean_reward)
     assert mean_reward >= -250

@@ -19,17 +19,7 @@ from stable_baselines.common.safe_loading.bytecode import ArithmeticFunction
 from stable_baselines.common.safe_pickle import (InvalidModelFileError, LinearFunction, SafeUnpicklingError,
                                                  UnresolvedFunction, safe_load, safe_loads)
 
-LEGACY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models")
-if not os.path.isdir(LEGACY_DIR):
-    LEGACY_DIR = "/work/shared/legacy-models"
-
-
-def legacy(*parts):
-    path = os.path.join(LEGACY_DIR, *parts)
-    if not os.path.exists(path):
-        pytest.skip("legacy model file {} not available".format(path))
-    return path
-
+from legacy_helpers import legacy_file  # pylint: disable=wrong-import-order
 
 # ----------------------------------------------------------------------------------------------
 # a tiny pickle writer for hand-made payloads (old cloudpickle layouts, hostile pickles)
@@ -109,7 +99,7 @@ def old_cloudpickle_closure(qualname, closure_values, module="utils.utils", stat
 # the real legacy pickles
 # ----------------------------------------------------------------------------------------------
 def test_ppo2_pickle_schedules_rebuilt_without_running_code():
-    with open(legacy("ppo2", "CartPole-v1.pkl"), "rb") as file_handler:
+    with open(legacy_file("ppo2", "CartPole-v1.pkl"), "rb") as file_handler:
         data, params = safe_load(file_handler)
     learning_rate, cliprange = data["learning_rate"], data["cliprange"]
     print("ppo2 CartPole learning_rate:", learning_rate, "cliprange:", cliprange)
@@ -123,14 +113,14 @@ def test_ppo2_pickle_schedules_rebuilt_without_running_code():
 
 def test_obs_rms_and_ret_rms():
     from stable_baselines.common.running_mean_std import RunningMeanStd
-    with open(legacy("ppo2", "MountainCar-v0", "obs_rms.pkl"), "rb") as file_handler:
+    with open(legacy_file("ppo2", "MountainCar-v0", "obs_rms.pkl"), "rb") as file_handler:
         obs_rms = safe_load(file_handler)
     assert isinstance(obs_rms, RunningMeanStd)
     assert obs_rms.mean.shape == (2,) and obs_rms.var.shape == (2,)
     assert obs_rms.mean.dtype == np.float64
     assert obs_rms.count == pytest.approx(1003536.0001)
     assert np.all(obs_rms.var > 0)
-    with open(legacy("ppo2", "MountainCar-v0", "ret_rms.pkl"), "rb") as file_handler:
+    with open(legacy_file("ppo2", "MountainCar-v0", "ret_rms.pkl"), "rb") as file_handler:
         ret_rms = safe_load(file_handler)
     assert isinstance(ret_rms, RunningMeanStd)
     assert np.shape(ret_rms.mean) == () and float(ret_rms.var) == pytest.approx(515.97985993)

@@ -20,21 +20,12 @@ from stable_baselines.common.save_util import (InvalidModelFileError, ModelFileN
                                               load_from_zip, load_model_file, params_to_bytes, save_to_pkl,
                                               save_to_zip)
 
-LEGACY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models")
-if not os.path.isdir(LEGACY_DIR):
-    LEGACY_DIR = "/work/shared/legacy-models"
-
-
-def legacy(*parts):
-    path = os.path.join(LEGACY_DIR, *parts)
-    if not os.path.exists(path):
-        pytest.skip("legacy model file {} not available".format(path))
-    return path
+from legacy_helpers import legacy_file  # pylint: disable=wrong-import-order
 
 
 def readme_parameter_lists():
     """file -> [(name, shape)] from the legacy-models README (the SB 2.10 get_parameter_list() order)."""
-    with open(legacy("README.md")) as file_handler:
+    with open(legacy_file("README.md")) as file_handler:
         text = file_handler.read()
     lists = {}
     pattern = re.compile(r"^#### \w+ — `([^`]+)`[^\n]*\n+```\n(.*?)```", re.M | re.S)
@@ -70,7 +61,7 @@ LEGACY_FILES = [
 
 @pytest.mark.parametrize("filename,list_name,obs_shape,action_kind,action_info", LEGACY_FILES)
 def test_legacy_files_load(filename, list_name, obs_shape, action_kind, action_info):
-    path = legacy(*filename.split("/"))
+    path = legacy_file(*filename.split("/"))
     data, params = load_quietly(path)
     # spaces are gymnasium spaces with the right shape and dtype
     observation_space, action_space = data["observation_space"], data["action_space"]
@@ -109,26 +100,26 @@ def test_legacy_files_load(filename, list_name, obs_shape, action_kind, action_i
 
 
 def test_legacy_specifics():
-    data, params = load_quietly(legacy("acktr", "Pendulum-v0"))  # extension added
+    data, params = load_quietly(legacy_file("acktr", "Pendulum-v0"))  # extension added
     assert list(params.keys()) == [name for name, _ in readme_parameter_lists()["acktr/Pendulum-v0.zip"]]
     assert data["learning_rate"] == 0.06 and data["policy_kwargs"] == {} and data["n_envs"] == 4
     from stable_baselines.common.policies import MlpPolicy
     assert data["policy"] is MlpPolicy
 
-    data, params = load_quietly(legacy("td3", "Pendulum-v0.pkl"))
+    data, params = load_quietly(legacy_file("td3", "Pendulum-v0.pkl"))
     assert isinstance(params, OrderedDict) and len(params) == 36
     assert data["learning_rate"](1.0) == pytest.approx(3e-4) and data["learning_rate"](0.5) == pytest.approx(3e-4)
 
-    data, _ = load_quietly(legacy("ppo2", "MountainCar-v0.pkl"))
+    data, _ = load_quietly(legacy_file("ppo2", "MountainCar-v0.pkl"))
     print("ppo2 MountainCar learning_rate:", data["learning_rate"], "cliprange:", data["cliprange"])
     assert data["learning_rate"](0.5) == pytest.approx(2.5e-4) and data["cliprange"](1.0) == pytest.approx(0.2)
     assert "policy_kwargs" not in data  # old files: left to the caller
 
-    data, params = load_quietly(legacy("dqn", "CartPole-v1.pkl"))
+    data, params = load_quietly(legacy_file("dqn", "CartPole-v1.pkl"))
     assert np.shape(params[0]) == ()  # deepq/eps:0
     assert data["prioritized_replay"] is True and data["exploration_final_eps"] == pytest.approx(0.02)
 
-    data, _ = load_quietly(legacy("ddpg", "Pendulum-v0.pkl"))
+    data, _ = load_quietly(legacy_file("ddpg", "Pendulum-v0.pkl"))
     assert data["observation_range"] == (-5.0, 5.0)
     assert data["memory_policy"] is LegacyReplayMemory  # the removed stable_baselines.ddpg.memory.Memory
     noise = data["action_noise"]
@@ -138,14 +129,14 @@ def test_legacy_specifics():
 
 def test_custom_objects_override():
     # pkl: the entry is replaced
-    data, _ = load_quietly(legacy("ppo2", "CartPole-v1.pkl"), custom_objects={"learning_rate": 1e-3, "unknown": 1})
+    data, _ = load_quietly(legacy_file("ppo2", "CartPole-v1.pkl"), custom_objects={"learning_rate": 1e-3, "unknown": 1})
     assert data["learning_rate"] == 1e-3 and "unknown" not in data
     # zip: the entry is not deserialized at all
-    data, _ = load_quietly(legacy("acktr", "Pendulum-v0.zip"),
+    data, _ = load_quietly(legacy_file("acktr", "Pendulum-v0.zip"),
                            custom_objects={"policy": "replaced", "observation_space": spaces.Box(-1, 1, (3,))})
     assert data["policy"] == "replaced" and data["observation_space"] == spaces.Box(-1, 1, (3,))
     with pytest.raises(ValueError):
-        load_model_file(legacy("acktr", "Pendulum-v0.zip"), custom_objects=["policy"])
+        load_model_file(legacy_file("acktr", "Pendulum-v0.zip"), custom_objects=["policy"])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -251,7 +242,7 @@ def test_file_like_objects_both_ways():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
             check_round_trip(data, params, *load_model_file(io.BufferedReader(Stream(buffer.getvalue()))))
-    with open(legacy("acktr", "Pendulum-v0.zip"), "rb") as file_handler:
+    with open(legacy_file("acktr", "Pendulum-v0.zip"), "rb") as file_handler:
         _, loaded_params = load_model_file(io.BytesIO(file_handler.read()))
     assert len(loaded_params) == 15
 
@@ -330,7 +321,7 @@ def test_file_not_found_names_paths(tmp_path):
 
 @pytest.mark.parametrize("source", ["acktr/Pendulum-v0.zip", "ppo2/CartPole-v1.pkl"])
 def test_truncated_files(tmp_path, source):
-    with open(legacy(*source.split("/")), "rb") as file_handler:
+    with open(legacy_file(*source.split("/")), "rb") as file_handler:
         content = file_handler.read()
     for size in (len(content) // 2, len(content) - 10, 10):
         path = str(tmp_path / ("cut" + os.path.splitext(source)[1]))
@@ -343,7 +334,7 @@ def test_truncated_files(tmp_path, source):
 
 
 def test_corrupt_files(tmp_path):
-    with open(legacy("acktr", "Pendulum-v0.zip"), "rb") as file_handler:
+    with open(legacy_file("acktr", "Pendulum-v0.zip"), "rb") as file_handler:
         content = bytearray(file_handler.read())
     # flip bytes inside the stored parameters: CRC error
     position = content.find(b"parameters") + 5000

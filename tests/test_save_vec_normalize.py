@@ -24,6 +24,8 @@ from stable_baselines.common.safe_loading.errors import InvalidModelFileError
 from stable_baselines.common.vec_env import DummyVecEnv, VecNormalize
 from stable_baselines.common.vec_env.vec_normalize import NormalizationStatistics
 
+from nested_env_helpers import TwoScalesEnv  # pylint: disable=wrong-import-order
+
 ORIGINAL_MEMBERS = ["data", "parameters", "parameter_list"]
 OUR_MEMBERS = ["vec_normalize.json", "vec_normalize.npz"]
 
@@ -373,25 +375,8 @@ def test_statistics_copy_and_wrap():
 
 
 # ------------------------------------------------------------------ statistics per key of a Dict observation
-class TwoScalesEnv(gym.Env):
-    """A Dict of two vectors on very different scales and a Discrete entry (never normalized)."""
-
-    def __init__(self, seed=0):
-        self.observation_space = gym.spaces.Dict({"big": gym.spaces.Box(-np.inf, np.inf, (2,), np.float32),
-                                                  "small": gym.spaces.Box(-np.inf, np.inf, (1,), np.float32),
-                                                  "mode": gym.spaces.Discrete(2)})
-        self.action_space = gym.spaces.Discrete(2)
-        self.rng = np.random.default_rng(seed)
-
-    def _draw(self):
-        return {"big": (100 + 10 * self.rng.standard_normal(2)).astype(np.float32),
-                "small": (0.01 * self.rng.standard_normal(1)).astype(np.float32), "mode": int(self.rng.integers(2))}
-
-    def reset(self, seed=None, options=None):
-        return self._draw(), {}
-
-    def step(self, action):
-        return self._draw(), float(action), False, False, {}
+# TwoScalesEnv (tests/nested_env_helpers.py): a Dict of two vectors on very different scales and a Discrete entry
+# (never normalized); reward: the action
 
 
 def per_key_env(n_envs=2, steps=30, **kwargs):

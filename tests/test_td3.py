@@ -12,13 +12,13 @@ import pytest
 from gymnasium import spaces
 
 from stable_baselines import TD3
-from stable_baselines.common.callbacks import BaseCallback
-from stable_baselines.common.evaluation import evaluate_policy
 from stable_baselines.common.gym_compat import make_env
 from stable_baselines.common.noise import NormalActionNoise
 from stable_baselines.common.vec_env import DummyVecEnv
 from stable_baselines.td3 import CnnPolicy, LnCnnPolicy, LnMlpPolicy, MlpPolicy
 from stable_baselines.td3.policies import FeedForwardPolicy, TD3Policy
+from callback_helpers import HookRecorder  # noqa: E402  (tests/ helper)
+from rollout_helpers import seeded_evaluation  # noqa: E402  (tests/ helper)
 from legacy_helpers import deterministic_returns, param_list, readme_parameter_list  # noqa: E402  (tests/ helper)
 
 LEGACY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "legacy_models")
@@ -258,29 +258,16 @@ def test_learning_rate_schedule_and_callback_locals():
         seen.append(progress)
         return 1e-3 * progress
 
-    class Recorder(BaseCallback):
+    class Recorder(HookRecorder):
         def __init__(self):
             super().__init__()
             self.lrs = []
-            self.events = []
-
-        def _on_training_start(self):
-            self.events.append("start")
-
-        def _on_rollout_start(self):
-            self.events.append("rollout_start")
-
-        def _on_rollout_end(self):
-            self.events.append("rollout_end")
 
         def _on_step(self):
             self.lrs.append(self.locals["current_lr"])
             assert {"obs", "action", "unscaled_action", "new_obs", "reward", "done", "info", "step",
                     "episode_rewards", "n_updates"} <= set(self.locals)
             return True
-
-        def _on_training_end(self):
-            self.events.append("end")
 
     recorder = Recorder()
     model = TD3("MlpPolicy", make_env("Pendulum-v1"), learning_rate=schedule, train_freq=10, gradient_steps=1,
@@ -495,8 +482,6 @@ def test_td3_learns_pendulum(learning_seed, learning_score):
                 action_noise=NormalActionNoise(np.zeros(n_actions), 0.1 * np.ones(n_actions)),
                 seed=learning_seed, n_cpu_tf_sess=1)
     model.learn(20000)
-    eval_env = make_env("Pendulum-v1")
-    eval_env.reset(seed=1000 + learning_seed)
-    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=10, deterministic=True)
+    mean_reward, _ = seeded_evaluation(model, "Pendulum-v1", 1000 + learning_seed, n_eval_episodes=10, deterministic=True)
     learning_score(mean_reward)
     assert mean_reward >= -250

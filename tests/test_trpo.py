@@ -1,5 +1,4 @@
 """TRPO: parameter names, the zoo's legacy agent, all four action spaces, callbacks, determinism, learning, MPI."""
-import json
 import os
 
 import numpy as np
@@ -10,14 +9,14 @@ pytest.importorskip("mpi4py", reason="mpi4py is not installed (the [mpi] extra)"
 
 from stable_baselines import TRPO  # noqa: E402
 from stable_baselines.common.callbacks import BaseCallback  # noqa: E402
-from stable_baselines.common.evaluation import evaluate_policy  # noqa: E402
 from stable_baselines.common.gym_compat import make_env  # noqa: E402
 from stable_baselines.common.identity_env import (IdentityEnv, IdentityEnvBox, IdentityEnvMultiBinary,  # noqa: E402
                                                   IdentityEnvMultiDiscrete)
 from stable_baselines.common.policies import MlpLstmPolicy, MlpPolicy  # noqa: E402
-from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, run_mpirun  # noqa: E402  (tests/ helper)
+from mpi_helpers import NO_MPIRUN_REASON, find_mpirun, rank_results, run_worker_script  # noqa: E402  (tests/ helper)
 from original_training import assert_trains_like_the_original  # noqa: E402  (tests/ helper)
-from legacy_helpers import deterministic_returns  # noqa: E402  (tests/ helper)
+from legacy_helpers import assert_golden_discrete_forward, deterministic_returns  # noqa: E402  (tests/ helper)
+from rollout_helpers import seeded_evaluation  # noqa: E402  (tests/ helper)
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEGACY_DIR = os.path.join(REPO_ROOT, "tests", "data", "legacy_models")
@@ -51,13 +50,7 @@ def test_legacy_zoo_agent_matches_golden_and_scores():
     assert [param.name for param in model.get_parameter_list()] == EXPECTED_CARTPOLE_NAMES
     assert model.timesteps_per_batch == 512 and model.max_kl == 0.001 and model.using_gail is False
     golden = np.load(os.path.join(LEGACY_DIR, "golden", "trpo", "CartPole-v1.npz"))
-    obs = golden["policy_obs"].astype(np.float32)
-    policy = model.policy_pi
-    logits, values = model.sess.run([policy.policy, policy.value_fn], {policy.obs_ph: obs})
-    np.testing.assert_allclose(logits, golden["pi"], rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(values, golden["vf"], rtol=1e-4, atol=1e-4)
-    actions, _ = model.predict(obs, deterministic=True)
-    np.testing.assert_array_equal(actions, golden["action"].astype(np.int64))
+    assert_golden_discrete_forward(model, model.policy_pi, golden)
     # expected 500.0 +/- 0.0 over 100 episodes
     env = make_env("CartPole-v1")
     rewards = deterministic_returns(model, env, 3)
@@ -147,9 +140,7 @@ def test_same_seed_gives_identical_parameters():
 def test_trpo_learns_cartpole(learning_seed, learning_score):
     model = TRPO(MlpPolicy, make_env("CartPole-v1"), seed=learning_seed, timesteps_per_batch=1024, n_cpu_tf_sess=1)
     model.learn(8192)
-    eval_env = make_env("CartPole-v1")
-    eval_env.reset(seed=1000 + learning_seed)
-    mean_reward, _ = evaluate_policy(model, eval_env, n_eval_episodes=5)
+    mean_reward, _ = seeded_evaluation(model, "CartPole-v1", 1000 + learning_seed, n_eval_episodes=5)
     learning_score(mean_reward)
     # a random policy scores ~22; the zoo budget (1e5 steps, benchmarks/trpo_cartpole.py) reaches 500
     assert mean_reward >= 150, mean_reward
@@ -192,12 +183,7 @@ with open(sys.argv[1] + "." + str(rank), "w") as file_handler:
 @pytest.mark.skipif(find_mpirun() is None, reason=NO_MPIRUN_REASON)
 def test_mpirun_two_ranks_train_to_identical_parameters(tmp_path):
     """TRPO then GAIL on 2 MPI ranks with different seeds: after training, every parameter is identical."""
-    script = tmp_path / "trpo_worker.py"
-    script.write_text(MPI_SCRIPT)
-    out_prefix = str(tmp_path / "result")
-    result = run_mpirun(2, [str(script), out_prefix], timeout=600)
-    assert result.returncode == 0, result.stdout + result.stderr
-    results = [json.load(open(out_prefix + "." + str(rank))) for rank in range(2)]
+    results = rank_results(run_worker_script(MPI_SCRIPT, tmp_path, "trpo_worker.py", "result", timeout=600))
     assert [res["size"] for res in results] == [2, 2]
     # timesteps are summed over the ranks
     assert [res["num_timesteps"] for res in results] == [512, 512]
