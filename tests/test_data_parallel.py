@@ -103,6 +103,7 @@ def check_only_rank_zero_writes(two_ranks):
     assert result.stdout.count("| n_updates ") == 3
 
 
+@pytest.mark.mpi
 @needs_mpirun
 def test_two_ranks_train_one_model(tmp_path):
     """
@@ -118,6 +119,7 @@ def test_two_ranks_train_one_model(tmp_path):
     check_only_rank_zero_writes(two_ranks)
 
 
+@pytest.mark.mpi
 @needs_mpirun
 def test_failing_rank_ends_every_rank(tmp_path):
     result = run_mpirun(2, [WORKER, "fail", str(tmp_path)], timeout=180)

@@ -386,6 +386,7 @@ def test_ddpg_learns_pendulum(learning_seed, learning_score):
 # ----------------------------------------------------------------------------------------------
 # MPI: two workers end with identical parameters
 # ----------------------------------------------------------------------------------------------
+@pytest.mark.mpi
 @pytest.mark.skipif(find_mpirun() is None, reason=NO_MPIRUN_REASON)
 def test_mpirun_two_workers_end_with_identical_parameters(tmp_path):
     save_path = str(tmp_path / "rank0.zip")

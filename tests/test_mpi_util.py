@@ -189,6 +189,7 @@ MPI_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.mpi
 @pytest.mark.skipif(find_mpirun() is None, reason=NO_MPIRUN_REASON)
 def test_mpirun_two_workers_average_gradients_and_stay_synced(tmp_path):
     results = rank_results(run_worker_script(MPI_SCRIPT, tmp_path, "worker.py", "result", timeout=300))

@@ -322,6 +322,7 @@ MPI_TRAIN_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.mpi
 @pytest.mark.skipif(find_mpirun() is None, reason=NO_MPIRUN_REASON)
 def test_mpirun_two_workers_end_with_identical_parameters(tmp_path):
     prefix = run_worker_script(MPI_TRAIN_SCRIPT, tmp_path, "train.py", "ppo1", timeout=400)

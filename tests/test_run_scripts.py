@@ -58,6 +58,7 @@ def test_run_robotics_on_a_goal_conditioned_env():
     assert model.observation_space.shape == (8,)  # observation (4 bits) + desired goal (4 bits)
 
 
+@pytest.mark.mpi
 def test_mpirun_two_ranks_trpo_run_atari(tmp_path):
     pytest.importorskip("ale_py", reason="needs the atari extra (ale-py)")
     pytest.importorskip("mpi4py", reason="needs the mpi extra")
@@ -73,6 +74,7 @@ def test_mpirun_two_ranks_trpo_run_atari(tmp_path):
     assert os.path.exists(os.path.join(tmp_path, "progress.csv"))
 
 
+@pytest.mark.mpi
 def test_mpirun_two_ranks_ppo2_run_atari_data_parallel(tmp_path):
     """PPO2's script under mpirun: one model trained by both ranks, the budget counting both, rank 0 logging."""
     pytest.importorskip("ale_py", reason="needs the atari extra (ale-py)")

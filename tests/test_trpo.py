@@ -180,6 +180,7 @@ with open(sys.argv[1] + "." + str(rank), "w") as file_handler:
 """
 
 
+@pytest.mark.mpi
 @pytest.mark.skipif(find_mpirun() is None, reason=NO_MPIRUN_REASON)
 def test_mpirun_two_ranks_train_to_identical_parameters(tmp_path):
     """TRPO then GAIL on 2 MPI ranks with different seeds: after training, every parameter is identical."""
