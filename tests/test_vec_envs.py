@@ -1,5 +1,8 @@
 """Tests of the vectorized environments: DummyVecEnv, SubprocVecEnv, VecFrameStack, VecCheckNan, VecVideoRecorder."""
+import functools
+import os
 import signal
+import time
 import warnings
 from collections import OrderedDict
 
@@ -230,6 +233,28 @@ def test_subproc_spawn(hard_timeout):
 def test_subproc_spaces_must_match(hard_timeout):
     with pytest.raises(ValueError, match="same spaces"):
         SubprocVecEnv([make_legacy_env, _cartpole()], start_method="fork")
+
+
+def _env_ignoring_sigterm(folder):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    with open(os.path.join(folder, "worker{}".format(os.getpid())), "w"):
+        pass
+    return make_legacy_env()
+
+
+def test_workers_that_outlive_sigterm_are_killed_after_the_grace_period(hard_timeout, tmp_path):
+    """Two workers ignoring SIGTERM: the refused VecEnv gives them 5 s in all to end, then kills them."""
+    started = time.monotonic()
+    with pytest.raises(ValueError, match="same spaces"):
+        SubprocVecEnv([functools.partial(_env_ignoring_sigterm, str(tmp_path))] * 2 + [_cartpole()],
+                      start_method="fork")
+    elapsed = time.monotonic() - started
+    assert 4.5 <= elapsed < 9.0, elapsed
+    pids = [int(name[len("worker"):]) for name in os.listdir(str(tmp_path))]
+    assert len(pids) == 2
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 def test_subproc_default_start_method(monkeypatch):

@@ -1,6 +1,7 @@
 """SubprocVecEnv: each environment lives in a process of its own."""
 import multiprocessing
 import os
+import time
 import traceback
 from collections import OrderedDict
 from typing import Any, Callable, Dict, List, Optional, Sequence
@@ -368,8 +369,15 @@ class SubprocVecEnv(VecEnv):
         for process in self.processes:
             if process.is_alive():
                 process.terminate()
+        # the workers get 5 s in all to end; one that outlives SIGTERM (e.g. a forked child that inherited the
+        # signal blocked) is killed
+        deadline = time.monotonic() + 5.0
         for process in self.processes:
-            process.join(timeout=5.0)
+            process.join(timeout=max(0.0, deadline - time.monotonic()))
+        for process in self.processes:
+            if process.is_alive():
+                process.kill()
+                process.join(timeout=1.0)
         for remote in self.remotes:
             try:
                 remote.close()
