@@ -360,20 +360,23 @@ class SubprocVecEnv(VecEnv):
                 self._receive_all(range(self.num_envs), "close")
             except Exception:  # pylint: disable=broad-except
                 pass
-        for process in self.processes:
-            process.join(timeout=5.0)
+        self._join_all(5.0)
         self._terminate()
         self.closed = True
+
+    def _join_all(self, seconds: float) -> None:
+        """Wait for the workers to end, ``seconds`` in all."""
+        deadline = time.monotonic() + seconds
+        for process in self.processes:
+            process.join(timeout=max(0.0, deadline - time.monotonic()))
 
     def _terminate(self) -> None:
         for process in self.processes:
             if process.is_alive():
                 process.terminate()
-        # the workers get 5 s in all to end; one that outlives SIGTERM (e.g. a forked child that inherited the
-        # signal blocked) is killed
-        deadline = time.monotonic() + 5.0
-        for process in self.processes:
-            process.join(timeout=max(0.0, deadline - time.monotonic()))
+        # the workers get 5 s in all to end; one that outlives SIGTERM (a forked child can inherit a handler for
+        # it) is killed
+        self._join_all(5.0)
         for process in self.processes:
             if process.is_alive():
                 process.kill()
