@@ -2,8 +2,9 @@
 The machinery every algorithm stands on, one concern per module (``stable_baselines.common.base_class`` is the
 public path of its classes):
 
-- :mod:`.base`: :class:`BaseRLModel` (environment, seeding, graph and session, parameters, the frame of
-  ``learn``, ``pretrain``, ``save``/``load``);
+- :mod:`.base`: :class:`BaseRLModel` (environment, seeding, graph and session, the frame of ``learn``,
+  ``pretrain``); :mod:`.model_files`: what it inherits to store and carry a model (parameters,
+  ``save``/``load``, ``export``);
 - :mod:`.actor_critic`: :class:`ActorCriticRLModel`; :mod:`.on_policy`: :class:`OnPolicyRLModel` (collect, train,
   log: the loop of A2C, ACER, ACKTR, PPO2) and the segment bookkeeping of PPO1, TRPO, GAIL;
   :mod:`.off_policy`: :class:`OffPolicyRLModel`;
