@@ -1,5 +1,5 @@
 """
-How DDPG trains, as hooks of the off-policy loop (:mod:`stable_baselines.common.model.off_policy_loop`): cycles
+How DDPG trains, as hooks of the off-policy loop (:mod:`stable_baselines.common.model.off_policy`): cycles
 of ``nb_rollout_steps`` environment steps, each followed by ``nb_train_steps`` gradient steps (adapting the
 parameter noise every ``param_noise_adaption_interval`` of them, a soft target update after each) and
 ``nb_eval_steps`` steps of the evaluation environment; after every ``log_interval`` cycles an epoch table, once
@@ -20,9 +20,8 @@ from mpi4py import MPI
 from stable_baselines import logger
 from stable_baselines.common.gym_compat import reset_env, step_env
 from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
-from stable_baselines.common.model.off_policy import OffPolicyRLModel
-from stable_baselines.common.model.off_policy_loop import (ABSENT, LOOP_NAMES, LearnArguments,
-                                                          OffPolicyLoopState)
+from stable_baselines.common.model.off_policy import (ABSENT, LOOP_NAMES, LearnArguments, OffPolicyLoopState,
+                                                      OffPolicyRLModel)
 from stable_baselines.common.vec_env import VecEnv
 from stable_baselines.ddpg.statistics import as_scalar, epoch_rollout_stats, mpi_average, write_table
 

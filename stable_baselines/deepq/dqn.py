@@ -15,7 +15,7 @@ from stable_baselines.common.policy_parts.action_masks import (checked_masks, en
                                                                masked_actions, masked_probabilities)
 from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.model.off_policy_loop import LearnArguments, check_finite_losses
+from stable_baselines.common.model.off_policy import LearnArguments, check_finite_losses
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from stable_baselines.common.export import ARGMAX, ExportSpec
 from stable_baselines.common.schedules import LinearSchedule

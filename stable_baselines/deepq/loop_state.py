@@ -6,7 +6,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-from stable_baselines.common.model.off_policy_loop import ABSENT, LOOP_NAMES, LearnArguments, OffPolicyLoopState
+from stable_baselines.common.model.off_policy import ABSENT, LOOP_NAMES, LearnArguments, OffPolicyLoopState
 
 
 class DQNLoopState(OffPolicyLoopState):
