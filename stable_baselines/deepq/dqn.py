@@ -13,9 +13,10 @@ from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.policy_parts.action_masks import (checked_masks, env_action_masks, env_has_action_masks,
                                                                masked_actions, masked_probabilities)
-from stable_baselines.common.base_class import OffPolicyRLModel, SetVerbosity, _predict_input
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
-from stable_baselines.common.model.off_policy import LearnArguments, check_finite_losses
+from stable_baselines.common.model.context import SetVerbosity
+from stable_baselines.common.model.observations import batch_observation as _predict_input
+from stable_baselines.common.model.off_policy import LearnArguments, OffPolicyRLModel, check_finite_losses
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
 from stable_baselines.common.export import ARGMAX, ExportSpec
 from stable_baselines.common.schedules import LinearSchedule

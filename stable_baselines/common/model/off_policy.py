@@ -525,10 +525,6 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
         self._end_step(state)
         return True
 
-    @abstractmethod
-    def setup_model(self) -> None:
-        pass
-
     # replay_wrapper stands before progress_bar (the original's order), where BaseRLModel.learn has progress_bar
     @abstractmethod
     def learn(self, total_timesteps: int, callback: Any = None,  # type: ignore[override]
@@ -548,16 +544,6 @@ class OffPolicyRLModel(BaseRLModel, Generic[LoopStateT]):
         :param progress_bar: (bool) draw a progress bar over the timesteps (needs tqdm)
         :return: (OffPolicyRLModel) the model
         """
-        pass
-
-    @abstractmethod
-    def predict(self, observation: Any, state: Any = None, mask: Any = None,
-                deterministic: bool = False) -> Tuple[Any, Optional[np.ndarray]]:
-        pass
-
-    @abstractmethod
-    def action_probability(self, observation: Any, state: Any = None, mask: Any = None, actions: Any = None,
-                           logp: bool = False) -> Optional[np.ndarray]:
         pass
 
     # exact resume (common/model/training_state.py): the replay buffer, and the unfinished episode HER's wrapper keeps
