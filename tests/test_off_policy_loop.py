@@ -1,4 +1,4 @@
-"""The off-policy env-step loop (common/model/off_policy_loop.py): order of the hooks, checks of its input."""
+"""The off-policy env-step loop (common/model/off_policy.py): order of the hooks, checks of its input."""
 import contextlib
 
 import gymnasium as gym
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from stable_baselines.common.model.arguments import check_positive_int
-from stable_baselines.common.model.off_policy_loop import (ABSENT, CallbackNames, LearnArguments, OffPolicyLoop,
-                                                           OffPolicyLoopState, check_finite_losses)
+from stable_baselines.common.model.off_policy import (ABSENT, CallbackNames, LearnArguments, OffPolicyLoopState,
+                                                      OffPolicyRLModel, check_finite_losses)
 
 
 class _CountingEnv(gym.Env):
@@ -58,8 +58,8 @@ class _Callback:
         self.events.append("training_end")
 
 
-class _FakeModel(OffPolicyLoop):
-    """Just what the loop touches, each hook recording its call."""
+class _FakeModel(OffPolicyRLModel):
+    """Just what the loop touches (no graph, no replay buffer), each hook recording its call."""
 
     _train_before_episode_end = True
     _callback_names = CallbackNames({"step": "state.step", "obs": "state.obs", "done": "state.done"})
@@ -113,12 +113,17 @@ class _FakeModel(OffPolicyLoop):
         self.last_state = state
         return super()._callback_locals(state)
 
+    # the model's abstract methods, never called by the loop
+    def setup_model(self):
+        raise AssertionError("not called")
+
+    learn = predict = action_probability = get_parameter_list = _get_pretrain_placeholders = setup_model
+
 
 def _run(model, total=4, stop_at=None, log_interval=1):
     events = model.events
     callback = _Callback(events, stop_at)
-    args = LearnArguments(total, callback, log_interval, "run", True, None, False)
-    model._run_off_policy_loop(args)
+    model._run_loop(total, callback, log_interval, "run", True, None, False)
     return model, callback
 
 

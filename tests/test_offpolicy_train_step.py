@@ -8,7 +8,7 @@ import pytest
 
 from stable_baselines import DQN
 from stable_baselines.common.buffers import ReplayBuffer
-from stable_baselines.common.model.off_policy_loop import check_finite_losses
+from stable_baselines.common.model.off_policy import check_finite_losses
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.deepq.build_graph import _clip_gradients
 

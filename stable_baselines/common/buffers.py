@@ -564,14 +564,9 @@ class PrioritizedReplayBuffer(ReplayBuffer):
 
     def extend(self, obs_t: Any, action: Any, reward: Any, obs_tp1: Any, done: Any) -> np.ndarray:
         """
-        Store several transitions, in order, each with the largest priority given so far (see
-        :meth:`ReplayBuffer.extend`).
+        Store several transitions, in order, each with the largest priority given so far (the arguments are those
+        of :meth:`ReplayBuffer.extend`).
 
-        :param obs_t: (Union[Tuple[Union[np.ndarray, int]], np.ndarray]) the observations
-        :param action: (Union[Tuple[Union[np.ndarray, int]]], np.ndarray]) the actions
-        :param reward: (Union[Tuple[float], np.ndarray]) the rewards
-        :param obs_tp1: (Union[Tuple[Union[np.ndarray, int]], np.ndarray]) the observations that followed
-        :param done: (Union[Tuple[bool], np.ndarray]) the episode-end flags
         :return: (np.ndarray) the slots written, in order
         """
         slots = super(PrioritizedReplayBuffer, self).extend(obs_t, action, reward, obs_tp1, done)
@@ -601,19 +596,14 @@ class PrioritizedReplayBuffer(ReplayBuffer):
     # the original API puts ``beta`` second, where ReplayBuffer.sample has ``env``: a deliberate incompatibility
     def sample(self, batch_size: int, beta: float = 0, env: Any = None) -> Any:  # type: ignore[override]
         """
-        Draw ``batch_size`` transitions in proportion to their priorities; like :meth:`ReplayBuffer.sample`, plus
-        the importance weights and the slots drawn.
+        Draw ``batch_size`` transitions in proportion to their priorities.
 
         :param batch_size: (int) the number of transitions
         :param beta: (float) the importance-sampling exponent (0: no correction, 1: full correction)
         :param env: (Optional[VecNormalize]) when given, observations and rewards are normalised by it
-        :return: (tuple) seven arrays with one entry per drawn transition:
+        :return: (tuple) the five arrays of :meth:`ReplayBuffer.sample` (obs_batch, act_batch, rew_batch,
+            next_obs_batch, done_mask), then two more with one entry per drawn transition:
 
-            - obs_batch: (np.ndarray) the observations
-            - act_batch: (numpy float) the actions taken in them
-            - rew_batch: (numpy float) the rewards received (float32)
-            - next_obs_batch: (np.ndarray) the observations that followed
-            - done_mask: (numpy bool) 1.0 where the episode ended with the transition, else 0.0 (float32)
             - weights: (numpy float) the importance weights, largest 1 (float32)
             - idxes: (numpy int) the slots drawn, to pass to :meth:`update_priorities`
         """

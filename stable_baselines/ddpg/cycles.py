@@ -1,5 +1,5 @@
 """
-How DDPG trains, as hooks of the off-policy loop (:mod:`stable_baselines.common.model.off_policy_loop`): cycles
+How DDPG trains, as hooks of the off-policy loop (:mod:`stable_baselines.common.model.off_policy`): cycles
 of ``nb_rollout_steps`` environment steps, each followed by ``nb_train_steps`` gradient steps (adapting the
 parameter noise every ``param_noise_adaption_interval`` of them, a soft target update after each) and
 ``nb_eval_steps`` steps of the evaluation environment; after every ``log_interval`` cycles an epoch table, once
@@ -12,7 +12,7 @@ holds the hooks.
 import time
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Deque, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 from mpi4py import MPI
@@ -20,9 +20,8 @@ from mpi4py import MPI
 from stable_baselines import logger
 from stable_baselines.common.gym_compat import reset_env, step_env
 from stable_baselines.common.math_util import safe_mean, scale_action, unscale_action
-from stable_baselines.common.model.off_policy import OffPolicyRLModel
-from stable_baselines.common.model.off_policy_loop import (ABSENT, LOOP_NAMES, LearnArguments,
-                                                          OffPolicyLoopState)
+from stable_baselines.common.model.off_policy import (ABSENT, LOOP_NAMES, LearnArguments, OffPolicyLoopState,
+                                                      OffPolicyRLModel)
 from stable_baselines.common.vec_env import VecEnv
 from stable_baselines.ddpg.statistics import as_scalar, epoch_rollout_stats, mpi_average, write_table
 
@@ -158,34 +157,17 @@ class DDPGCycles(OffPolicyRLModel[DDPGRun]):
         self._reset()
         yield run
 
-    # ---------------------------------------------------------------------------- defined by DDPG (ddpg/ddpg.py)
-    def _policy(self, obs: np.ndarray, apply_noise: bool = True, compute_q: bool = True) -> Tuple[np.ndarray, Any]:
-        """:return: (np.ndarray, Any) the actor's actions in [-1, 1], and the critic's values (or None)"""
-        raise NotImplementedError
-
-    def _reset(self) -> None:
-        """Reset the action noise and perturb the actor anew (a new episode)."""
-        raise NotImplementedError
-
-    def _eval_env(self) -> Any:
-        """:return: (gymnasium.Env) the evaluation env, or None"""
-        raise NotImplementedError
-
-    def _train_step(self, step: int, writer: Any, log: bool = False) -> Tuple[float, float]:
-        """:return: (float, float) the critic and actor losses of a gradient step"""
-        raise NotImplementedError
-
-    def _update_target_net(self) -> None:
-        """The soft update of the target networks."""
-        raise NotImplementedError
-
-    def _adapt_param_noise(self) -> float:
-        """:return: (float) the distance measured to adapt the parameter noise"""
-        raise NotImplementedError
-
-    def _get_stats(self) -> Dict[str, float]:
-        """:return: (dict) the reference statistics of the table"""
-        raise NotImplementedError
+    # defined by DDPG (ddpg/ddpg.py): the actor's actions in [-1, 1] and the critic's values (or None); a new
+    # episode (reset the action noise, perturb the actor anew); the evaluation env or None; a gradient step (the
+    # critic and actor losses); the soft target update; the parameter-noise adaption (the distance measured); the
+    # reference statistics of the table
+    _policy: Callable[..., Tuple[np.ndarray, Any]]
+    _reset: Callable[[], None]
+    _eval_env: Callable[[], Any]
+    _train_step: Callable[..., Tuple[float, float]]
+    _update_target_net: Callable[[], None]
+    _adapt_param_noise: Callable[[], float]
+    _get_stats: Callable[[], Dict[str, float]]
 
     # ------------------------------------------------------------------------------------------- rollout steps
     def _choose_action(self, run: DDPGRun) -> Tuple[np.ndarray, np.ndarray]:

@@ -276,37 +276,19 @@ class DDPG(DDPGGraph, DDPGCycles):
         return self.eval_env
 
     # ------------------------------------------------------------------------------------------------- training
-    def _store_transition(self, state: DDPGRun) -> Tuple[Any, float]:
+    def _store_transition(self, state: DDPGRun, reward_scale: Optional[float] = None) -> Tuple[Any, float]:
         """
-        Count the step in the rollout, then store its transition, the reward multiplied by ``reward_scale``, and
-        count its observation in the observation statistics. As in the other off-policy models, a VecNormalize
-        env's unnormalized observation and reward are stored, and with an env that resets itself the true last
-        observation of an episode.
+        Count the step in the rollout, store its transition as the other off-policy models do (the reward
+        multiplied by ``reward_scale``), and count its observation in the observation statistics.
 
         :param state: (DDPGRun) the loop state, with the step just taken (its action in [-1, 1])
+        :param reward_scale: (float) unused: DDPG's own ``reward_scale`` applies
         :return: (Any, float) the unnormalized new observation and reward
         """
         self._count_step(state)
-        obs_, action, reward, new_obs, done, info = (state.obs_, state.action, state.reward, state.new_obs,
-                                                     state.done, state.info)
-        if self._vec_normalize_env is None:
-            new_obs_, reward_ = new_obs, reward
-        else:
-            new_obs_ = self._vec_normalize_env.get_original_obs()[0]
-            reward_ = float(np.asarray(self._vec_normalize_env.get_original_reward()).reshape(-1)[0])
-        next_obs = new_obs_
-        if done and isinstance(self.env, VecEnv) and info.get("terminal_observation") is not None:
-            next_obs = info["terminal_observation"]
-        self.replay_buffer_add(obs_, action, reward_ * self.reward_scale, next_obs, done, info)
+        new_obs_, reward_ = super()._store_transition(state, self.reward_scale)
         if self.obs_rms is not None:
-            self.obs_rms.update(np.array([obs_]))
-        if info.get("episode") is not None:
-            assert self.ep_info_buf is not None, "the learn frame prepares the episode statistics"
-            self.ep_info_buf.append(info["episode"])
-        if state.writer is not None:
-            assert self.episode_reward is not None, "the learn frame prepares the episode returns"
-            tf_util.total_episode_reward_logger(self.episode_reward, np.array([reward_]).reshape((1, -1)),
-                                                np.array([done]).reshape((1, -1)), state.writer, self.num_timesteps)
+            self.obs_rms.update(np.array([state.obs_]))
         return new_obs_, reward_
 
     def _sample(self) -> tuple:

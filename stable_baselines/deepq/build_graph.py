@@ -228,14 +228,9 @@ def build_act_with_param_noise(q_func: Callable, ob_space: spaces.Space, ac_spac
     """
     Build the act function exploring with parameter-space noise (https://arxiv.org/abs/1706.01905): actions come
     from a perturbed copy of the network; a second perturbed copy measures the KL divergence a perturbation of the
-    current scale causes, and the scale grows (x1.01) below the threshold and shrinks (/1.01) above.
+    current scale causes, and the scale grows (x1.01) below the threshold and shrinks (/1.01) above. The first
+    arguments are those of :func:`build_act`.
 
-    :param q_func: (DQNPolicy) the policy class
-    :param ob_space: (Gym Space) the observation space
-    :param ac_space: (Gym Space) the action space (Discrete)
-    :param stochastic_ph: (TensorFlow Tensor) the placeholder choosing epsilon-greedy (True) or greedy actions
-    :param update_eps_ph: (TensorFlow Tensor) the placeholder of a new epsilon (negative: keep the current one)
-    :param sess: (TensorFlow session) the session
     :param param_noise_filter_func: (function (TensorFlow Tensor): bool) which variables to perturb (None:
         :func:`default_param_noise_filter`)
     :return: (function (TensorFlow Tensor, bool, float): TensorFlow Tensor, (TensorFlow Tensor, TensorFlow Tensor))

@@ -1,7 +1,7 @@
 """
 What SAC and TD3 share on top of :class:`OffPolicyRLModel`: an actor whose output lies in [-1, 1] (a tanh),
 rescaled to the bounds of a Box action space, a policy with a target copy fed from a replay-buffer minibatch, and
-their hooks of the off-policy loop (see :mod:`stable_baselines.common.model.off_policy_loop`).
+their hooks of the off-policy loop (see :mod:`stable_baselines.common.model.off_policy`).
 """
 import time
 import warnings
@@ -18,10 +18,9 @@ from stable_baselines.common.math_util import safe_mean, scale_action, unscale_a
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.context import SetVerbosity
 from stable_baselines.common.model.observations import batch_observation
-from stable_baselines.common.model.off_policy import OffPolicyRLModel
 from stable_baselines.common.noise import draw_action_noise
-from stable_baselines.common.model.off_policy_loop import (ABSENT, LOOP_NAMES, LearnArguments,
-                                                          OffPolicyLoopState)
+from stable_baselines.common.model.off_policy import (ABSENT, LOOP_NAMES, LearnArguments, OffPolicyLoopState,
+                                                      OffPolicyRLModel)
 from stable_baselines.common.policies import BasePolicy
 from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.model.session_call import SessionCall
