@@ -10,9 +10,9 @@ from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import check_rollout_arguments
 from stable_baselines.common.model.on_policy import MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy
-from stable_baselines.common.model.returns import discount_with_dones, discounted_returns  # noqa: F401 (public here)
-from stable_baselines.common.model.rollouts import ReturnsBatch, collect_rollout, stopped_batch
-from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
+from stable_baselines.common.model.rollouts import (AbstractEnvRunner, ReturnsBatch, collect_rollout, discounted_returns,
+                                                     stopped_batch, swap_and_flatten)
+from stable_baselines.common.model.rollouts import discount_with_dones  # noqa: F401 (public here)
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_util import float_input, mse
 

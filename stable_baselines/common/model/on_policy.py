@@ -1,7 +1,7 @@
 """
 The update loop of the on-policy algorithms that step a VecEnv with a runner (A2C, ACER, ACKTR, PPO2), written
-once: collect a rollout, train on it, log. The segment algorithms (PPO1, TRPO, GAIL) share
-:class:`SegmentProgress`, what follows each of their iterations. An algorithm supplies its train step
+once: collect a rollout, train on it, log (what PPO1, TRPO and GAIL share is in
+:mod:`stable_baselines.common.model.segments`). An algorithm supplies its train step
 (:meth:`_train_on_rollout`) and the rows of its logger table (:meth:`_record_update`); its runner's rollout gives the
 episode data as ``ep_infos``, ``true_rewards`` and ``episode_flags``. The frame around the loop is
 :meth:`BaseRLModel._learning`.
@@ -12,16 +12,14 @@ The variables a callback sees at ``on_training_start`` are those the original's 
 from abc import abstractmethod
 import sys
 import time
-from collections import deque
 from contextlib import contextmanager
-from typing import Any, Deque, Dict, Iterator, List, Optional, Tuple, TypeVar
+from typing import Any, Dict, Iterator, List, Optional, Tuple, TypeVar
 
 import numpy as np
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.callbacks import BaseCallback
-from stable_baselines.common.misc_util import flatten_lists
 from stable_baselines.common.model.actor_critic import ActorCriticRLModel
 from stable_baselines.common.model.pretraining import pretrain_placeholders
 from stable_baselines.common.model.summaries import input_info_summaries
@@ -51,40 +49,6 @@ def learn_locals(model: Any, total_timesteps: int, callback: BaseCallback, log_i
     return dict(self=model, total_timesteps=total_timesteps, callback=callback, log_interval=log_interval,
                 tb_log_name=tb_log_name, reset_num_timesteps=reset_num_timesteps, progress_bar=progress_bar,
                 new_tb_log=new_tb_log, writer=writer)
-
-
-def current_and_old_policies(model: ActorCriticRLModel, graph_inputs: Tuple[Any, Any, int]
-                             ) -> Tuple[ActorCriticPolicy, ActorCriticPolicy]:
-    """
-    For PPO1 and TRPO: the network being trained (in "model") and a second one in "oldpi" that holds the
-    weights which collected the current batch, both of the model's policy class, one step per environment.
-
-    :param model: (ActorCriticRLModel) the model
-    :param graph_inputs: (Gym Space, Gym Space, int) the observation and action spaces and the number of envs
-    :return: (ActorCriticPolicy, ActorCriticPolicy) the current and the old network
-    """
-    def make() -> ActorCriticPolicy:
-        return model.policy(model.sess, *graph_inputs, 1, None, reuse=False, **model.policy_kwargs)
-
-    current = make()
-    with tf.variable_scope("oldpi", reuse=False):
-        return current, make()
-
-
-def log_segment_rewards(model: ActorCriticRLModel, segment: Dict[str, Any], writer: Any) -> None:
-    """
-    For PPO1, TRPO and GAIL: write the undiscounted episode rewards of a segment to tensorboard.
-
-    :param model: (ActorCriticRLModel) the model
-    :param segment: (dict) the segment of ``traj_segment_generator``
-    :param writer: (tf.summary.FileWriter) the tensorboard writer, or None (nothing is written)
-    """
-    if writer is None:
-        return
-    assert model.episode_reward is not None, "made by _setup_learn"
-    per_env = (model.n_envs, -1)
-    total_episode_reward_logger(model.episode_reward, segment["true_rewards"].reshape(per_env),
-                                segment["dones"].reshape(per_env), writer, model.num_timesteps)
 
 
 # the constructor arguments every on-policy model shares, for the end of its docstring
@@ -471,52 +435,3 @@ class OnPolicyRLModel(ActorCriticRLModel):
         :param loop: (dict) the variables of the loop
         :param clock: (UpdateClock) the times of training
         """
-
-
-class SegmentProgress:
-    """
-    The bookkeeping of the segment loop of PPO1, TRPO and GAIL, over all MPI workers: the means of the latest
-    episodes, the timesteps done in this ``learn``, and the rows they give the logger table after each iteration.
-
-    :param comm: (MPI communicator) the workers
-    :param window: (int) how many of the latest episodes the means cover
-    :param true_returns: (bool) also average the environment's own returns (GAIL trains on the discriminator's)
-    """
-
-    def __init__(self, comm: Any, window: int, true_returns: bool = False) -> None:
-        self.comm = comm
-        self.keys = ("ep_lens", "ep_rets", "ep_true_rets") if true_returns else ("ep_lens", "ep_rets")
-        self.recent: Dict[str, Deque[float]] = {key: deque(maxlen=window) for key in self.keys}
-        self.n_episodes = 0
-        self.steps_done = 0
-        self.iterations = 0
-        self.started = time.time()
-
-    def end_iteration(self, model: Any, segment: Dict[str, Any]) -> None:
-        """
-        Gather the episodes that ended in every worker's segment, count the timesteps of all workers, record the
-        rows and (``verbose >= 1``, on the first worker) write the table.
-
-        :param model: (BaseRLModel) the model (its ``num_timesteps`` is advanced)
-        :param segment: (dict) this worker's segment (``ep_lens``, ``ep_rets``, ``total_timestep``, ...)
-        """
-        gathered = self.comm.allgather(tuple(segment[key] for key in self.keys))
-        columns = [flatten_lists(column) for column in zip(*gathered)]
-        for key, column in zip(self.keys, columns):
-            self.recent[key].extend(column)
-        if self.recent["ep_lens"]:
-            logger.record_tabular("EpLenMean", np.mean(self.recent["ep_lens"]))
-            logger.record_tabular("EpRewMean", np.mean(self.recent["ep_rets"]))
-        if self.recent.get("ep_true_rets"):
-            logger.record_tabular("EpTrueRewMean", np.mean(self.recent["ep_true_rets"]))
-        logger.record_tabular("EpThisIter", len(columns[0]))
-        self.n_episodes += len(columns[0])
-        steps = self.comm.allreduce(segment["total_timestep"])
-        self.steps_done += steps
-        model.num_timesteps += steps
-        self.iterations += 1
-        logger.record_tabular("EpisodesSoFar", self.n_episodes)
-        logger.record_tabular("TimestepsSoFar", model.num_timesteps)
-        logger.record_tabular("TimeElapsed", time.time() - self.started)
-        if model.verbose >= 1 and self.comm.Get_rank() == 0:
-            logger.dump_tabular()
