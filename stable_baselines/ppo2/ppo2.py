@@ -57,6 +57,7 @@ class PPO2(OnPolicyRLModel):
     _supports_action_masks = True
     _saved_settings = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "lam",
                        "nminibatches", "noptepochs", "cliprange", "cliprange_vf")
+    _rank_agreed = ("nminibatches", "noptepochs")
 
     def __init__(self, policy: Union[Type[ActorCriticPolicy], str], env: Any, gamma: float = 0.99, n_steps: int = 128,
                  ent_coef: float = 0.01, learning_rate: Union[float, Callable[[float], float]] = 2.5e-4,
@@ -397,10 +398,6 @@ class PPO2(OnPolicyRLModel):
         logger.logkv('time_elapsed', clock.update_started - clock.started)
         for name, value in zip(self.loss_names, loss_vals):
             logger.logkv(name, value)
-
-    def _data_parallel_settings(self, total_timesteps: int) -> Dict[str, Any]:
-        return dict(super()._data_parallel_settings(total_timesteps), nminibatches=self.nminibatches,
-                    noptepochs=self.noptepochs)
 
     def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 1, tb_log_name: str = "PPO2",
               reset_num_timesteps: bool = True, progress_bar: bool = False) -> "PPO2":

@@ -12,8 +12,7 @@ The variables a callback sees at ``on_training_start`` are those the original's 
 from abc import abstractmethod
 import sys
 import time
-from contextlib import contextmanager
-from typing import Any, Dict, Iterator, List, Optional, Tuple, TypeVar
+from typing import Any, Dict, List, Optional, Tuple, TypeVar
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.model.actor_critic import ActorCriticRLModel
+from stable_baselines.common.model.data_parallel import rank_count, ranks_training
 from stable_baselines.common.model.pretraining import pretrain_placeholders
 from stable_baselines.common.model.summaries import input_info_summaries
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
@@ -117,6 +117,8 @@ class OnPolicyRLModel(ActorCriticRLModel):
     learning_rate: Any
     lr_schedule: str
     learning_rate_schedule: Scheduler
+    # names of further settings every MPI rank of a data-parallel learn must share (see ranks_training)
+    _rank_agreed: Tuple[str, ...] = ()
 
     def __init__(self, policy: Any, env: Any, verbose: int, _init_setup_model: bool,
                  policy_kwargs: Optional[Dict[str, Any]], seed: Optional[int], n_cpu_tf_sess: Optional[int]) -> None:
@@ -138,18 +140,13 @@ class OnPolicyRLModel(ActorCriticRLModel):
             clock = UpdateClock(time.time())
             loop = self._start_training(total_timesteps, clock.started)
             visible.update(loop)
-            if self._data_parallel is not None:
-                self._start_data_parallel(total_timesteps, callback)
-            with self._ranks_fail_together():
+            with ranks_training(self, total_timesteps, callback, self._rank_agreed) as after_update:
                 callback.on_training_start(visible, vars(sys.modules[type(self).__module__]))
                 for update in range(1, 1 + self._n_updates(total_timesteps)):
                     if not self._one_update(update, callback, writer, log_interval, loop, clock):
                         break
-                    if self._data_parallel is not None and update % 100 == 0:
-                        self._data_parallel.check_synced(self.sess.run(self.params))
+                    after_update(update)
                 callback.on_training_end()
-            if self._data_parallel is not None:
-                self._data_parallel.check_synced(self.sess.run(self.params))
         return self
 
     def _build_policies(self, minibatches: int = 1,
@@ -276,54 +273,9 @@ class OnPolicyRLModel(ActorCriticRLModel):
             logger.record_tabular(key, value)
         self._log_episode_stats()
 
-    # ------------------------------------------------------------------ data-parallel training (mpirun)
-    def _n_ranks(self) -> int:
-        """:return: (int) the number of MPI ranks training this model together (1 in one process)"""
-        return 1 if self._data_parallel is None else self._data_parallel.size
-
     def _global_batch(self) -> int:
-        """:return: (int) the transitions of one update over all ranks (``n_batch`` in one process)"""
-        return self.n_batch * self._n_ranks()
-
-    def _data_parallel_settings(self, total_timesteps: int) -> Dict[str, Any]:
-        """
-        :param total_timesteps: (int) the argument of ``learn``
-        :return: (dict) what every rank of a data-parallel ``learn`` must have in common
-        """
-        assert self.params is not None, "made by setup_model"
-        return {"algorithm": type(self).__name__, "policy": getattr(self.policy, "__name__", str(self.policy)),
-                "n_envs": self.n_envs, "n_steps": self.n_steps, "total_timesteps": int(total_timesteps),
-                "num_timesteps": self.num_timesteps, "action masks": bool(getattr(self, "uses_action_masks", False)),
-                "parameters": [(variable.name, tuple(variable.shape.as_list())) for variable in self.params]}
-
-    def _start_data_parallel(self, total_timesteps: int, callback: BaseCallback) -> None:
-        """
-        Before the first step of a data-parallel ``learn``: check that every rank agrees on the training, then
-        give every rank rank 0's variables (parameters and optimizer state).
-
-        :param total_timesteps: (int) the argument of ``learn``
-        :param callback: (BaseCallback) this rank's callback
-        """
-        data_parallel = self._data_parallel
-        assert data_parallel is not None, "only called on a data-parallel model"
-        data_parallel.require_mpi()
-        data_parallel.check_agreement(self._data_parallel_settings(total_timesteps), callback)
-        data_parallel.broadcast_variables(self.sess, self.graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES))
-
-    @contextmanager
-    def _ranks_fail_together(self) -> Iterator[None]:
-        """
-        Around the training of a data-parallel model: an exception on one rank ends every rank (MPI abort, the
-        rank's traceback on stderr) instead of leaving the others waiting for it.
-        """
-        if self._data_parallel is None:
-            yield
-            return
-        try:
-            yield
-        except BaseException as error:  # pylint: disable=broad-except
-            self._data_parallel.abort(error)
-            raise
+        """:return: (int) the transitions of one update over all MPI ranks (``n_batch`` in one process)"""
+        return self.n_batch * rank_count(self._data_parallel)
 
     def _one_update(self, update: int, callback: BaseCallback, writer: Any, log_interval: int,
                     loop: Dict[str, Any], clock: UpdateClock) -> bool:
