@@ -13,13 +13,12 @@ from stable_baselines.common.model.arguments import (check_gamma, check_learning
 from stable_baselines.common.model.pretraining import pretrain_placeholders
 from stable_baselines.common.model.on_policy import MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
-from stable_baselines.common.engine.repeated_step import run_indices
 from stable_baselines.common.model.rollouts import (AbstractEnvRunner, collect_rollout, gae_advantages, stopped_batch,
                                                      swap_and_flatten)
 from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import float_input
-from stable_baselines.ppo2.fused_update import FusedUpdate, normalised_advantages
+from stable_baselines.ppo2.fused_update import FusedUpdate, normalised_advantages, run_indices
 
 
 class PPO2(OnPolicyRLModel):

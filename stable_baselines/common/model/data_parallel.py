@@ -285,10 +285,7 @@ class DataParallel:
 
 
 def rank_count(data_parallel: Optional[DataParallel]) -> int:
-    """
-    :param data_parallel: (DataParallel or None) a model's context
-    :return: (int) the number of MPI ranks training the model together (1 in one process)
-    """
+    """:return: (int) the number of MPI ranks training with ``data_parallel`` (a model's context; 1 for None)"""
     return 1 if data_parallel is None else data_parallel.size
 
 
@@ -312,10 +309,10 @@ def learn_settings(model: Any, total_timesteps: int, agreed: Tuple[str, ...] = (
 def ranks_training(model: Any, total_timesteps: int, callback: Any,
                    agreed: Tuple[str, ...] = ()) -> Iterator[Callable[[int], None]]:
     """
-    Around the updates of a ``learn``; nothing happens in one process. On several ranks: before, check that every
-    rank starts the same training and give every rank rank 0's variables (parameters and optimizer state); during,
-    an exception on one rank ends every rank (MPI abort, the rank's traceback on stderr) instead of leaving the
-    others waiting; after, check that the ranks hold the same parameters.
+    Around the updates of a ``learn`` (in one process: nothing). Before, check that every rank starts the same
+    training and give every rank rank 0's variables (parameters and optimizer state); during, an exception on one
+    rank ends every rank (MPI abort, its traceback on stderr) instead of leaving the others waiting; after, check
+    that the ranks hold the same parameters.
 
     :param model: (OnPolicyRLModel) the model (its ``data_parallel`` context, session and parameters)
     :param total_timesteps: (int) the argument of ``learn``
