@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from stable_baselines import A2C, PPO2
-from stable_baselines.common.model.data_parallel import OPT_OUT_VARIABLE, launcher_world_size
+from stable_baselines.common.model.data_parallel import OPT_OUT_VARIABLE, launcher_world_size, learn_settings
 
 from mpi_helpers import NO_MPIRUN_REASON, REPO_ROOT, find_mpirun, run_mpirun
 
@@ -141,6 +141,16 @@ def test_opt_out_and_one_process_build_the_plain_graph(monkeypatch):
         assert not [op for op in model.graph.get_operations() if "data_parallel" in op.name]
     model.learn(50)
     assert model.num_timesteps == 50
+
+
+def test_the_settings_every_rank_must_share():
+    ppo2 = PPO2("MlpPolicy", "CartPole-v1", n_steps=16, nminibatches=2, noptepochs=3)
+    settings = learn_settings(ppo2, 640, ppo2._rank_agreed)
+    assert settings["algorithm"] == "PPO2" and settings["n_steps"] == 16 and settings["total_timesteps"] == 640
+    assert settings["nminibatches"] == 2 and settings["noptepochs"] == 3
+    assert [name for name, _ in settings["parameters"]] == [variable.name for variable in ppo2.params]
+    a2c = A2C("MlpPolicy", "CartPole-v1")
+    assert "nminibatches" not in learn_settings(a2c, 640, a2c._rank_agreed)
 
 
 def test_launcher_without_mpi4py_names_the_extra_and_the_opt_out():

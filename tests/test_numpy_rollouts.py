@@ -123,7 +123,7 @@ def _gae_step_by_step(rewards, values, starts, last_values, last_starts, gamma, 
 def test_gae_bit_identical_to_the_recursion(n_envs, values_dtype):
     """The TD errors computed for all steps at once give the very bits of the step-by-step recursion, for the
     dtypes the callers pass (float32 rewards and values, boolean or float episode starts)."""
-    from stable_baselines.common.model.returns import gae_advantages
+    from stable_baselines.common.model.rollouts import gae_advantages
     rng = np.random.default_rng(5)
     for n_steps in (1, 2, 17, 128):
         shape = (n_steps,) if n_envs is None else (n_steps, n_envs)

@@ -13,7 +13,8 @@ from stable_baselines import A2C, ACER, ACKTR, PPO2
 from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.model.arguments import (InvalidArgumentError, check_gamma, check_learning_rate,
                                                      check_minibatches, check_positive_int)
-from stable_baselines.common.model.on_policy import OnPolicyRLModel, SegmentProgress
+from stable_baselines.common.model.on_policy import OnPolicyRLModel
+from stable_baselines.common.model.segments import SegmentProgress
 from stable_baselines.common.schedules import Scheduler
 from stable_baselines.common.vec_env import DummyVecEnv
 

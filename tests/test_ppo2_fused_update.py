@@ -12,10 +12,10 @@ from gymnasium import spaces
 
 from stable_baselines import PPO2
 from stable_baselines.common.identity_env import IdentityEnv, IdentityEnvBox, IdentityEnvMultiDiscrete
-from stable_baselines.common.engine.repeated_step import RepeatedStep, run_indices
+from stable_baselines.common.engine.repeated_step import RepeatedStep
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.vec_env import DummyVecEnv
-from stable_baselines.ppo2.fused_update import _normalised_per_step, normalised_advantages
+from stable_baselines.ppo2.fused_update import _normalised_per_step, normalised_advantages, run_indices
 
 
 class _SmallImages(gymnasium.Env):

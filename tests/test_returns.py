@@ -4,8 +4,8 @@ import pytest
 from gymnasium import spaces
 
 from stable_baselines.a2c.a2c import discount_with_dones as a2c_discount_with_dones
-from stable_baselines.common.model.returns import discount_with_dones, discounted_returns, gae_advantages
-from stable_baselines.common.model.rollouts import clip_to_space, notify_step
+from stable_baselines.common.model.rollouts import (clip_to_space, discount_with_dones, discounted_returns,
+                                                     gae_advantages, notify_step)
 
 
 def test_discount_with_dones_restarts_after_an_episode_end():

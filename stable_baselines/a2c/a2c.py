@@ -5,14 +5,14 @@ import numpy as np
 
 from stable_baselines.common import tf_util
 from stable_baselines.common.base_class import SetVerbosity
-from stable_baselines.common.model.data_parallel import averaged_gradients, data_parallel_for
+from stable_baselines.common.model.data_parallel import averaged_gradients, data_parallel_for, rank_count
 from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import check_rollout_arguments
 from stable_baselines.common.model.on_policy import MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy
-from stable_baselines.common.model.returns import discount_with_dones, discounted_returns  # noqa: F401 (public here)
-from stable_baselines.common.model.rollouts import ReturnsBatch, collect_rollout, stopped_batch
-from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
+from stable_baselines.common.model.rollouts import (AbstractEnvRunner, ReturnsBatch, collect_rollout, discounted_returns,
+                                                     stopped_batch, swap_and_flatten)
+from stable_baselines.common.model.rollouts import discount_with_dones  # noqa: F401 (public here)
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_util import float_input, mse
 
@@ -152,7 +152,7 @@ class A2C(OnPolicyRLModel):
         """
         # the schedule ticks once per transition of every rank
         feed = self._update_feed(obs, states, rewards, masks, actions, values,
-                                 self._advance_learning_rate(len(obs) * self._n_ranks()), action_masks)
+                                 self._advance_learning_rate(len(obs) * rank_count(self._data_parallel)), action_masks)
         feeds, feed_values = list(feed), list(feed.values())
 
         fetches = [self.pg_loss, self.vf_loss, self.entropy, self.apply_backprop]

@@ -14,8 +14,7 @@ from stable_baselines.common.callbacks import BaseCallback
 from stable_baselines.common.model.arguments import check_rollout_arguments
 from stable_baselines.common.model.on_policy import MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
-from stable_baselines.common.model.rollouts import collect_rollout, stopped_batch
-from stable_baselines.common.runners import AbstractEnvRunner
+from stable_baselines.common.model.rollouts import AbstractEnvRunner, collect_rollout, stopped_batch
 from stable_baselines.common.model.summaries import input_info_summaries
 from stable_baselines.common.tf_compat import quiet_deprecations, tf
 from stable_baselines.common.tf_layers import batch_to_seq, seq_to_batch

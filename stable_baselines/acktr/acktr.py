@@ -12,9 +12,8 @@ from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.on_policy import MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy
-from stable_baselines.common.model.returns import discounted_returns, gae_advantages
-from stable_baselines.common.model.rollouts import ReturnsBatch, collect_rollout, stopped_batch
-from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
+from stable_baselines.common.model.rollouts import (AbstractEnvRunner, ReturnsBatch, collect_rollout, discounted_returns,
+                                                     gae_advantages, stopped_batch, swap_and_flatten)
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import float_input, mse
 

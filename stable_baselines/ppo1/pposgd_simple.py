@@ -14,8 +14,8 @@ from stable_baselines.common.math_util import explained_variance
 from stable_baselines.common.misc_util import zipsame
 from stable_baselines.common.model.arguments import check_positive_int, check_rollout_arguments
 from stable_baselines.common.model.pretraining import pretrain_placeholders
-from stable_baselines.common.model.on_policy import (MODEL_SETTINGS_DOC, SegmentProgress, current_and_old_policies,
-                                                     learn_locals, log_segment_rewards)
+from stable_baselines.common.model.on_policy import MODEL_SETTINGS_DOC, learn_locals
+from stable_baselines.common.model.segments import SegmentProgress, current_and_old_policies, log_segment_rewards
 from stable_baselines.common.mpi_adam import MpiAdam
 from stable_baselines.common.mpi_moments import mpi_moments
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy

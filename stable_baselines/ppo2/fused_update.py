@@ -1,7 +1,7 @@
 """
 The whole update of PPO2 (every epoch, every minibatch) in one session call, for feed-forward policies.
 
-The minibatch order is drawn in NumPy with the same generator calls as the minibatch loop, the per-minibatch
+The minibatch order (:func:`run_indices`, which the minibatch loop draws too) comes from NumPy, the per-minibatch
 advantage normalisation is computed in NumPy as there, and the Adam steps run in a graph loop made by
 :class:`stable_baselines.common.engine.repeated_step.RepeatedStep` from the model's own training step, so the parameters
 and the statistics are those of the loop of session calls.
@@ -10,8 +10,27 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from stable_baselines.common.engine.repeated_step import RepeatedStep, optional_repeated_step, run_indices
+from stable_baselines.common.engine.repeated_step import RepeatedStep, optional_repeated_step
 from stable_baselines.common.tf_util import FeedCallable, feed_callable
+
+
+def run_indices(n_rows: int, n_passes: int, rows_per_step: int, shuffle: Any) -> np.ndarray:
+    """
+    The rows of every step of ``n_passes`` shuffled passes over ``n_rows`` rows, cut in steps of
+    ``rows_per_step``: for every pass ``shuffle`` reorders the running order in place, as minibatch loops do.
+
+    :param n_rows: (int) rows of the whole batch
+    :param n_passes: (int) passes (epochs)
+    :param rows_per_step: (int) rows of one step (the last step of a pass may be shorter only if it divides)
+    :param shuffle: (callable) shuffles an array in place (e.g. ``np.random.shuffle``)
+    :return: (np.ndarray) int32 array (n_passes * steps per pass, rows_per_step)
+    """
+    order = np.arange(n_rows)
+    steps: List[np.ndarray] = []
+    for _ in range(n_passes):
+        shuffle(order)
+        steps.extend(order[first:first + rows_per_step].copy() for first in range(0, n_rows, rows_per_step))
+    return np.asarray(steps, dtype=np.int32)
 
 
 def normalised_advantages(returns: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -13,14 +13,12 @@ from stable_baselines.common.model.arguments import (check_gamma, check_learning
 from stable_baselines.common.model.pretraining import pretrain_placeholders
 from stable_baselines.common.model.on_policy import MODEL_SETTINGS_DOC, OnPolicyRLModel, UpdateClock
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
-from stable_baselines.common.engine.repeated_step import run_indices
-from stable_baselines.common.model.returns import gae_advantages
-from stable_baselines.common.model.rollouts import collect_rollout, stopped_batch
-from stable_baselines.common.runners import AbstractEnvRunner, swap_and_flatten
+from stable_baselines.common.model.rollouts import (AbstractEnvRunner, collect_rollout, gae_advantages, stopped_batch,
+                                                     swap_and_flatten)
 from stable_baselines.common.schedules import get_schedule_fn
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_util import float_input
-from stable_baselines.ppo2.fused_update import FusedUpdate, normalised_advantages
+from stable_baselines.ppo2.fused_update import FusedUpdate, normalised_advantages, run_indices
 
 
 class PPO2(OnPolicyRLModel):
@@ -58,6 +56,7 @@ class PPO2(OnPolicyRLModel):
     _supports_action_masks = True
     _saved_settings = ("gamma", "n_steps", "vf_coef", "ent_coef", "max_grad_norm", "learning_rate", "lam",
                        "nminibatches", "noptepochs", "cliprange", "cliprange_vf")
+    _rank_agreed = ("nminibatches", "noptepochs")
 
     def __init__(self, policy: Union[Type[ActorCriticPolicy], str], env: Any, gamma: float = 0.99, n_steps: int = 128,
                  ent_coef: float = 0.01, learning_rate: Union[float, Callable[[float], float]] = 2.5e-4,
@@ -398,10 +397,6 @@ class PPO2(OnPolicyRLModel):
         logger.logkv('time_elapsed', clock.update_started - clock.started)
         for name, value in zip(self.loss_names, loss_vals):
             logger.logkv(name, value)
-
-    def _data_parallel_settings(self, total_timesteps: int) -> Dict[str, Any]:
-        return dict(super()._data_parallel_settings(total_timesteps), nminibatches=self.nminibatches,
-                    noptepochs=self.noptepochs)
 
     def learn(self, total_timesteps: int, callback: Any = None, log_interval: int = 1, tb_log_name: str = "PPO2",
               reset_num_timesteps: bool = True, progress_bar: bool = False) -> "PPO2":

@@ -206,25 +206,6 @@ def _copy_ops(to_copy: List[tf.Operation], copies: Dict[tf.Tensor, tf.Tensor],
     return copied_ops
 
 
-def run_indices(n_rows: int, n_passes: int, rows_per_step: int, shuffle: Any) -> np.ndarray:
-    """
-    The rows of every step of ``n_passes`` shuffled passes over ``n_rows`` rows, cut in steps of
-    ``rows_per_step``: for every pass ``shuffle`` reorders the running order in place, as minibatch loops do.
-
-    :param n_rows: (int) rows of the whole batch
-    :param n_passes: (int) passes (epochs)
-    :param rows_per_step: (int) rows of one step (the last step of a pass may be shorter only if it divides)
-    :param shuffle: (callable) shuffles an array in place (e.g. ``np.random.shuffle``)
-    :return: (np.ndarray) int32 array (n_passes * steps per pass, rows_per_step)
-    """
-    order = np.arange(n_rows)
-    steps: List[np.ndarray] = []
-    for _ in range(n_passes):
-        shuffle(order)
-        steps.extend(order[first:first + rows_per_step].copy() for first in range(0, n_rows, rows_per_step))
-    return np.asarray(steps, dtype=np.int32)
-
-
 def optional_repeated_step(*args: Any, **kwargs: Any) -> Optional[RepeatedStep]:
     """
     :return: (RepeatedStep) the loop built with these arguments, or None when the step cannot be repeated in

@@ -5,7 +5,8 @@ Data-parallel training over the MPI ranks of an ``mpirun -np N`` launch.
 (PPO1, TRPO, DDPG, GAIL) and the gradient op of PPO2 and A2C (:func:`averaged_gradients`) both call it.
 :class:`DataParallel` holds what a model trained on several ranks needs around that: the agreement of the ranks at
 the start of ``learn``, the broadcast of rank 0's variables, the check that the ranks stay identical, the agreed
-stop of a callback and the end of all ranks when one fails.
+stop of a callback and the end of all ranks when one fails; :func:`ranks_training` is what the training loop of a
+model calls around its updates for all of that.
 
 This module never imports ``mpi4py`` by itself: MPI is initialised only when a launcher started more than one
 process (:func:`launcher_world_size`) and the model asks for it.
@@ -14,7 +15,8 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, Dict, List, Optional, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -280,3 +282,59 @@ class DataParallel:
         sys.stderr.flush()
         sys.stdout.flush()
         self.comm.Abort(1)
+
+
+def rank_count(data_parallel: Optional[DataParallel]) -> int:
+    """:return: (int) the number of MPI ranks training with ``data_parallel`` (a model's context; 1 for None)"""
+    return 1 if data_parallel is None else data_parallel.size
+
+
+def learn_settings(model: Any, total_timesteps: int, agreed: Tuple[str, ...] = ()) -> Dict[str, Any]:
+    """
+    :param model: (OnPolicyRLModel) the model, its graph built
+    :param total_timesteps: (int) the argument of ``learn``
+    :param agreed: (tuple) names of further attributes of the model that every rank must share
+    :return: (dict) what every rank of a data-parallel ``learn`` must have in common
+    """
+    assert model.params is not None, "made by setup_model"
+    settings = {"algorithm": type(model).__name__, "policy": getattr(model.policy, "__name__", str(model.policy)),
+                "n_envs": model.n_envs, "n_steps": model.n_steps, "total_timesteps": int(total_timesteps),
+                "num_timesteps": model.num_timesteps, "action masks": bool(getattr(model, "uses_action_masks", False)),
+                "parameters": [(variable.name, tuple(variable.shape.as_list())) for variable in model.params]}
+    settings.update((name, getattr(model, name)) for name in agreed)
+    return settings
+
+
+@contextmanager
+def ranks_training(model: Any, total_timesteps: int, callback: Any,
+                   agreed: Tuple[str, ...] = ()) -> Iterator[Callable[[int], None]]:
+    """
+    Around the updates of a ``learn`` (in one process: nothing). Before, check that every rank starts the same
+    training and give every rank rank 0's variables (parameters and optimizer state); during, an exception on one
+    rank ends every rank (MPI abort, its traceback on stderr) instead of leaving the others waiting; after, check
+    that the ranks hold the same parameters.
+
+    :param model: (OnPolicyRLModel) the model (its ``data_parallel`` context, session and parameters)
+    :param total_timesteps: (int) the argument of ``learn``
+    :param callback: (BaseCallback) this rank's callback
+    :param agreed: (tuple) names of further attributes of the model that every rank must share
+    :return: (callable) to call with the index of every update done: every hundredth checks the parameters again
+    """
+    data_parallel = model.data_parallel
+    if data_parallel is None:
+        yield lambda update: None
+        return
+    data_parallel.require_mpi()
+    data_parallel.check_agreement(learn_settings(model, total_timesteps, agreed), callback)
+    data_parallel.broadcast_variables(model.sess, model.graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES))
+
+    def after_update(update: int) -> None:
+        if update % 100 == 0:
+            data_parallel.check_synced(model.sess.run(model.params))
+
+    try:
+        yield after_update
+    except BaseException as error:  # pylint: disable=broad-except
+        data_parallel.abort(error)
+        raise
+    data_parallel.check_synced(model.sess.run(model.params))

@@ -1,7 +1,7 @@
 """
 The update loop of the on-policy algorithms that step a VecEnv with a runner (A2C, ACER, ACKTR, PPO2), written
-once: collect a rollout, train on it, log. The segment algorithms (PPO1, TRPO, GAIL) share
-:class:`SegmentProgress`, what follows each of their iterations. An algorithm supplies its train step
+once: collect a rollout, train on it, log (what PPO1, TRPO and GAIL share is in
+:mod:`stable_baselines.common.model.segments`). An algorithm supplies its train step
 (:meth:`_train_on_rollout`) and the rows of its logger table (:meth:`_record_update`); its runner's rollout gives the
 episode data as ``ep_infos``, ``true_rewards`` and ``episode_flags``. The frame around the loop is
 :meth:`BaseRLModel._learning`.
@@ -12,17 +12,15 @@ The variables a callback sees at ``on_training_start`` are those the original's 
 from abc import abstractmethod
 import sys
 import time
-from collections import deque
-from contextlib import contextmanager
-from typing import Any, Deque, Dict, Iterator, List, Optional, Tuple, TypeVar
+from typing import Any, Dict, List, Optional, Tuple, TypeVar
 
 import numpy as np
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
 from stable_baselines.common.callbacks import BaseCallback
-from stable_baselines.common.misc_util import flatten_lists
 from stable_baselines.common.model.actor_critic import ActorCriticRLModel
+from stable_baselines.common.model.data_parallel import rank_count, ranks_training
 from stable_baselines.common.model.pretraining import pretrain_placeholders
 from stable_baselines.common.model.summaries import input_info_summaries
 from stable_baselines.common.policies import ActorCriticPolicy, RecurrentActorCriticPolicy
@@ -51,40 +49,6 @@ def learn_locals(model: Any, total_timesteps: int, callback: BaseCallback, log_i
     return dict(self=model, total_timesteps=total_timesteps, callback=callback, log_interval=log_interval,
                 tb_log_name=tb_log_name, reset_num_timesteps=reset_num_timesteps, progress_bar=progress_bar,
                 new_tb_log=new_tb_log, writer=writer)
-
-
-def current_and_old_policies(model: ActorCriticRLModel, graph_inputs: Tuple[Any, Any, int]
-                             ) -> Tuple[ActorCriticPolicy, ActorCriticPolicy]:
-    """
-    For PPO1 and TRPO: the network being trained (in "model") and a second one in "oldpi" that holds the
-    weights which collected the current batch, both of the model's policy class, one step per environment.
-
-    :param model: (ActorCriticRLModel) the model
-    :param graph_inputs: (Gym Space, Gym Space, int) the observation and action spaces and the number of envs
-    :return: (ActorCriticPolicy, ActorCriticPolicy) the current and the old network
-    """
-    def make() -> ActorCriticPolicy:
-        return model.policy(model.sess, *graph_inputs, 1, None, reuse=False, **model.policy_kwargs)
-
-    current = make()
-    with tf.variable_scope("oldpi", reuse=False):
-        return current, make()
-
-
-def log_segment_rewards(model: ActorCriticRLModel, segment: Dict[str, Any], writer: Any) -> None:
-    """
-    For PPO1, TRPO and GAIL: write the undiscounted episode rewards of a segment to tensorboard.
-
-    :param model: (ActorCriticRLModel) the model
-    :param segment: (dict) the segment of ``traj_segment_generator``
-    :param writer: (tf.summary.FileWriter) the tensorboard writer, or None (nothing is written)
-    """
-    if writer is None:
-        return
-    assert model.episode_reward is not None, "made by _setup_learn"
-    per_env = (model.n_envs, -1)
-    total_episode_reward_logger(model.episode_reward, segment["true_rewards"].reshape(per_env),
-                                segment["dones"].reshape(per_env), writer, model.num_timesteps)
 
 
 # the constructor arguments every on-policy model shares, for the end of its docstring
@@ -153,6 +117,8 @@ class OnPolicyRLModel(ActorCriticRLModel):
     learning_rate: Any
     lr_schedule: str
     learning_rate_schedule: Scheduler
+    # names of further settings every MPI rank of a data-parallel learn must share (see ranks_training)
+    _rank_agreed: Tuple[str, ...] = ()
 
     def __init__(self, policy: Any, env: Any, verbose: int, _init_setup_model: bool,
                  policy_kwargs: Optional[Dict[str, Any]], seed: Optional[int], n_cpu_tf_sess: Optional[int]) -> None:
@@ -174,18 +140,13 @@ class OnPolicyRLModel(ActorCriticRLModel):
             clock = UpdateClock(time.time())
             loop = self._start_training(total_timesteps, clock.started)
             visible.update(loop)
-            if self._data_parallel is not None:
-                self._start_data_parallel(total_timesteps, callback)
-            with self._ranks_fail_together():
+            with ranks_training(self, total_timesteps, callback, self._rank_agreed) as after_update:
                 callback.on_training_start(visible, vars(sys.modules[type(self).__module__]))
                 for update in range(1, 1 + self._n_updates(total_timesteps)):
                     if not self._one_update(update, callback, writer, log_interval, loop, clock):
                         break
-                    if self._data_parallel is not None and update % 100 == 0:
-                        self._data_parallel.check_synced(self.sess.run(self.params))
+                    after_update(update)
                 callback.on_training_end()
-            if self._data_parallel is not None:
-                self._data_parallel.check_synced(self.sess.run(self.params))
         return self
 
     def _build_policies(self, minibatches: int = 1,
@@ -312,54 +273,9 @@ class OnPolicyRLModel(ActorCriticRLModel):
             logger.record_tabular(key, value)
         self._log_episode_stats()
 
-    # ------------------------------------------------------------------ data-parallel training (mpirun)
-    def _n_ranks(self) -> int:
-        """:return: (int) the number of MPI ranks training this model together (1 in one process)"""
-        return 1 if self._data_parallel is None else self._data_parallel.size
-
     def _global_batch(self) -> int:
-        """:return: (int) the transitions of one update over all ranks (``n_batch`` in one process)"""
-        return self.n_batch * self._n_ranks()
-
-    def _data_parallel_settings(self, total_timesteps: int) -> Dict[str, Any]:
-        """
-        :param total_timesteps: (int) the argument of ``learn``
-        :return: (dict) what every rank of a data-parallel ``learn`` must have in common
-        """
-        assert self.params is not None, "made by setup_model"
-        return {"algorithm": type(self).__name__, "policy": getattr(self.policy, "__name__", str(self.policy)),
-                "n_envs": self.n_envs, "n_steps": self.n_steps, "total_timesteps": int(total_timesteps),
-                "num_timesteps": self.num_timesteps, "action masks": bool(getattr(self, "uses_action_masks", False)),
-                "parameters": [(variable.name, tuple(variable.shape.as_list())) for variable in self.params]}
-
-    def _start_data_parallel(self, total_timesteps: int, callback: BaseCallback) -> None:
-        """
-        Before the first step of a data-parallel ``learn``: check that every rank agrees on the training, then
-        give every rank rank 0's variables (parameters and optimizer state).
-
-        :param total_timesteps: (int) the argument of ``learn``
-        :param callback: (BaseCallback) this rank's callback
-        """
-        data_parallel = self._data_parallel
-        assert data_parallel is not None, "only called on a data-parallel model"
-        data_parallel.require_mpi()
-        data_parallel.check_agreement(self._data_parallel_settings(total_timesteps), callback)
-        data_parallel.broadcast_variables(self.sess, self.graph.get_collection(tf.GraphKeys.GLOBAL_VARIABLES))
-
-    @contextmanager
-    def _ranks_fail_together(self) -> Iterator[None]:
-        """
-        Around the training of a data-parallel model: an exception on one rank ends every rank (MPI abort, the
-        rank's traceback on stderr) instead of leaving the others waiting for it.
-        """
-        if self._data_parallel is None:
-            yield
-            return
-        try:
-            yield
-        except BaseException as error:  # pylint: disable=broad-except
-            self._data_parallel.abort(error)
-            raise
+        """:return: (int) the transitions of one update over all MPI ranks (``n_batch`` in one process)"""
+        return self.n_batch * rank_count(self._data_parallel)
 
     def _one_update(self, update: int, callback: BaseCallback, writer: Any, log_interval: int,
                     loop: Dict[str, Any], clock: UpdateClock) -> bool:
@@ -471,52 +387,3 @@ class OnPolicyRLModel(ActorCriticRLModel):
         :param loop: (dict) the variables of the loop
         :param clock: (UpdateClock) the times of training
         """
-
-
-class SegmentProgress:
-    """
-    The bookkeeping of the segment loop of PPO1, TRPO and GAIL, over all MPI workers: the means of the latest
-    episodes, the timesteps done in this ``learn``, and the rows they give the logger table after each iteration.
-
-    :param comm: (MPI communicator) the workers
-    :param window: (int) how many of the latest episodes the means cover
-    :param true_returns: (bool) also average the environment's own returns (GAIL trains on the discriminator's)
-    """
-
-    def __init__(self, comm: Any, window: int, true_returns: bool = False) -> None:
-        self.comm = comm
-        self.keys = ("ep_lens", "ep_rets", "ep_true_rets") if true_returns else ("ep_lens", "ep_rets")
-        self.recent: Dict[str, Deque[float]] = {key: deque(maxlen=window) for key in self.keys}
-        self.n_episodes = 0
-        self.steps_done = 0
-        self.iterations = 0
-        self.started = time.time()
-
-    def end_iteration(self, model: Any, segment: Dict[str, Any]) -> None:
-        """
-        Gather the episodes that ended in every worker's segment, count the timesteps of all workers, record the
-        rows and (``verbose >= 1``, on the first worker) write the table.
-
-        :param model: (BaseRLModel) the model (its ``num_timesteps`` is advanced)
-        :param segment: (dict) this worker's segment (``ep_lens``, ``ep_rets``, ``total_timestep``, ...)
-        """
-        gathered = self.comm.allgather(tuple(segment[key] for key in self.keys))
-        columns = [flatten_lists(column) for column in zip(*gathered)]
-        for key, column in zip(self.keys, columns):
-            self.recent[key].extend(column)
-        if self.recent["ep_lens"]:
-            logger.record_tabular("EpLenMean", np.mean(self.recent["ep_lens"]))
-            logger.record_tabular("EpRewMean", np.mean(self.recent["ep_rets"]))
-        if self.recent.get("ep_true_rets"):
-            logger.record_tabular("EpTrueRewMean", np.mean(self.recent["ep_true_rets"]))
-        logger.record_tabular("EpThisIter", len(columns[0]))
-        self.n_episodes += len(columns[0])
-        steps = self.comm.allreduce(segment["total_timestep"])
-        self.steps_done += steps
-        model.num_timesteps += steps
-        self.iterations += 1
-        logger.record_tabular("EpisodesSoFar", self.n_episodes)
-        logger.record_tabular("TimestepsSoFar", model.num_timesteps)
-        logger.record_tabular("TimeElapsed", time.time() - self.started)
-        if model.verbose >= 1 and self.comm.Get_rank() == 0:
-            logger.dump_tabular()
