@@ -5,8 +5,8 @@ public path of its classes):
 - :mod:`.base`: :class:`BaseRLModel` (environment, seeding, graph and session, the frame of ``learn``,
   ``pretrain``); :mod:`.model_files`: what it inherits to store and carry a model (parameters,
   ``save``/``load``, ``export``);
-- :mod:`.actor_critic`: :class:`ActorCriticRLModel`; :mod:`.on_policy`: :class:`OnPolicyRLModel` (collect, train,
-  log: the loop of A2C, ACER, ACKTR, PPO2); :mod:`.segments`: what PPO1, TRPO, GAIL share;
+- :mod:`.on_policy`: :class:`ActorCriticRLModel` and :class:`OnPolicyRLModel` (collect, train, log: the loop of
+  A2C, ACER, ACKTR, PPO2); :mod:`.segments`: what PPO1, TRPO, GAIL share;
   :mod:`.off_policy`: :class:`OffPolicyRLModel`;
 - :mod:`.environment`: fitting an env to a model; :mod:`.observations`: the input of ``predict``;
   :mod:`.probabilities`: ``action_probability`` of given actions;

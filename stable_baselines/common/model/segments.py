@@ -17,7 +17,7 @@ import numpy as np
 from stable_baselines import logger
 from stable_baselines.common.gym_compat import reset_env, step_env
 from stable_baselines.common.misc_util import flatten_lists
-from stable_baselines.common.model.actor_critic import ActorCriticRLModel
+from stable_baselines.common.model.on_policy import ActorCriticRLModel
 from stable_baselines.common.model.env_values import check_observation, check_rewards_finite
 from stable_baselines.common.model.rollouts import clip_to_space, gae_advantages, notify_step
 from stable_baselines.common.policies import ActorCriticPolicy
