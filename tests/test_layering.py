@@ -1,6 +1,7 @@
 """The import structure of the package: no import cycle (function-local imports count), common/ imports no algorithm,
 and what that means for files holding GAIL's ExpertDataset."""
 import ast
+import json
 import os
 import subprocess
 import sys
@@ -156,3 +157,96 @@ def test_expert_dataset_is_built_from_the_declared_class_and_refused_without_it(
     assert lines[0].startswith("refused: Refusing to load entry 'expert_dataset'"), lines
     assert "import stable_baselines.gail, as GAIL.load does" in lines[0]
     assert lines[1:] == ["gail imported: False", "loaded: True (20, 2) True"]
+
+
+def _run(code: str, *args: str) -> List[str]:
+    """:return: ([str]) the lines ``code`` prints, run in a fresh interpreter (it must succeed)"""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)] + list(args), capture_output=True,
+                            text=True, env=env, cwd=REPO_ROOT, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout.splitlines()
+
+
+def test_classes_of_packages_not_imported_are_refused_and_nothing_is_imported():
+    """Without MPI, a file naming a DDPG policy is refused, saying what to import, and DDPG is not imported; a
+    HER file's SAC, the zoo's CustomSACPolicy and an unknown module likewise; once stable_baselines.sac is imported
+    (as SAC.load does) the same bytes load its very classes. A refused file changes nothing."""
+    lines = _run("""
+        import json, pickle, sys
+        sys.modules["mpi4py"] = None  # MPI missing: stable_baselines.ddpg cannot import
+        from stable_baselines.common import policies, safe_pickle  # noqa: F401
+        from stable_baselines.common.safe_loading import classes
+        from stable_baselines.common.safe_loading.errors import InvalidModelFileError
+
+        def ref(module, name):
+            return pickle.PROTO + bytes([2]) + pickle.GLOBAL + "{}\\n{}\\n".format(module, name).encode() + pickle.STOP
+
+        files = [("policy", ref("stable_baselines.ddpg.policies", "MlpPolicy")),
+                 ("model_class", ref("stable_baselines.sac.sac", "SAC")),
+                 ("policy", ref("utils.utils", "CustomSACPolicy")),
+                 ("policy", ref("stable_baselines.not_an_algo.policies", "MlpPolicy"))]
+        before = (sorted(sys.modules), dict(classes._ZOO_CLASSES))
+        for key, data in files:
+            try:
+                safe_pickle.safe_loads(data, key=key)
+                print("loaded")
+            except InvalidModelFileError as error:
+                print("refused:" if type(error).__name__ == "SafeUnpicklingError" else "invalid:", error)
+        print("unchanged:", before == (sorted(sys.modules), dict(classes._ZOO_CLASSES)))
+        print("algorithms imported:", sorted({name.split(".")[1] for name in sys.modules
+                                              if name.partition(".")[0] == "stable_baselines" and
+                                              name.split(".")[:2][-1] in json.loads(sys.argv[1])}))
+        import stable_baselines.sac
+        from stable_baselines.sac.policies import FeedForwardPolicy
+        print("then:", safe_pickle.safe_loads(files[1][1], key="model_class") is stable_baselines.sac.SAC,
+              issubclass(safe_pickle.safe_loads(files[2][1], key="policy"), FeedForwardPolicy))
+    """, json.dumps(ALGORITHMS))
+    assert len(lines) == 7, lines
+    ddpg, sac, zoo, unknown = lines[:4]
+    assert ddpg.startswith("refused: Refusing to load entry 'policy' of the pickle of entry 'policy': it holds the "
+                           "policy class stable_baselines.ddpg.policies.MlpPolicy (by reference) (no class of "
+                           "stable_baselines.ddpg.policies is declared in this process: import stable_baselines.ddpg, "
+                           "as loading with its model class does, before loading a file that names one; declared "
+                           "are those of: stable_baselines.common.policies)"), ddpg
+    assert sac.startswith("refused: Refusing to load entry 'model_class' of the pickle of entry 'model_class': it "
+                          "holds the class "
+                          "stable_baselines.sac.sac.SAC (by reference) (no class of stable_baselines.sac.sac is "
+                          "declared in this process: import stable_baselines.sac,"), sac
+    assert "the zoo's CustomSACPolicy derives from stable_baselines.sac.policies.FeedForwardPolicy, which is not " \
+           "declared in this process" in zoo, zoo
+    assert "no class of stable_baselines.not_an_algo.policies is declared in this process" in unknown, unknown
+    assert lines[4:] == ["unchanged: True", "algorithms imported: []", "then: True True"]
+
+
+# every file of the original library in tests/data: loading them imports no module of an algorithm folder
+LEGACY_FILES = sorted(os.path.join(folder, name)
+                      for folder, _, names in os.walk(os.path.join(REPO_ROOT, "tests", "data", "legacy_models"))
+                      for name in names if name.endswith((".pkl", ".zip")) and "_rms" not in name)
+
+
+def test_loading_the_legacy_files_imports_no_algorithm_module():
+    """With the algorithms imported as a user does, the data of every legacy file loads to the very classes their
+    modules define, and the loader imports nothing of an algorithm folder (not even a module already imported)."""
+    assert len(LEGACY_FILES) > 50
+    lines = _run("""
+        import importlib, json, sys, warnings
+        from stable_baselines import A2C, ACER, ACKTR, DDPG, DQN, PPO1, PPO2, SAC, TD3, TRPO  # noqa: F401
+        from stable_baselines.common import save_util
+        asked = []
+        real_import = importlib.import_module
+        importlib.import_module = lambda name, *args: asked.append(name) or real_import(name, *args)
+        before = set(sys.modules)
+        same = []
+        for path in json.loads(sys.argv[1]):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                data, _ = save_util.load_model_file(path)
+            policy = data["policy"]
+            same.append(getattr(sys.modules[policy.__module__], policy.__qualname__) is policy)
+        algorithms = tuple("stable_baselines.{}".format(name) for name in json.loads(sys.argv[2]))
+        print("same classes:", len(same), all(same))
+        print("asked:", sorted({name for name in asked if name.startswith(algorithms)}))
+        print("imported:", sorted(name for name in set(sys.modules) - before if name.startswith(algorithms)))
+    """, json.dumps(LEGACY_FILES), json.dumps(ALGORITHMS))
+    assert lines == ["same classes: {} True".format(len(LEGACY_FILES)), "asked: []", "imported: []"]

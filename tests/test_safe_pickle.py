@@ -432,6 +432,7 @@ def test_corrupt_pickles_give_clear_errors():
 # mapped classes
 # ----------------------------------------------------------------------------------------------
 def test_zoo_policy_mapping():
+    from stable_baselines import DQN, SAC  # noqa: F401  (their loads import them: their packages declare the bases)
     loaded = safe_loads(craft({"policy": G("utils", "CustomDQNPolicy"), "sac": G("utils.utils", "CustomSACPolicy"),
                                "mlp": G("utils.utils", "CustomMlpPolicy")}))
     mlp = loaded["mlp"]

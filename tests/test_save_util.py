@@ -13,6 +13,9 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
+# the classes the legacy files name are declared by their packages, which the models' loads import
+import stable_baselines.common.policies  # noqa: F401  pylint: disable=unused-import
+from stable_baselines import DDPG, DQN, SAC, TD3  # noqa: F401  pylint: disable=unused-import
 from stable_baselines.common import save_util
 from stable_baselines.common.safe_pickle import LegacyReplayMemory, LinearFunction, SafeUnpicklingError
 from stable_baselines.common.save_util import (InvalidModelFileError, ModelFileNotFoundError, bytes_to_params,

@@ -17,6 +17,10 @@ from stable_baselines.common.policy_parts.presets import (CnnLnLstmPolicy, CnnLs
 from stable_baselines.common.policy_parts.recurrent import LstmPolicy, RecurrentActorCriticPolicy
 from stable_baselines.common.policy_parts.registry import get_policy_from_name, register_policy
 from stable_baselines.common.policy_parts.registry import _policy_registry  # noqa: F401 (reached by older code)
+from stable_baselines.common.safe_loading.classes import declare_loadable
+
+declare_loadable(FeedForwardPolicy, LstmPolicy, MlpPolicy, CnnPolicy, MlpLstmPolicy, MlpLnLstmPolicy, CnnLstmPolicy,
+                 CnnLnLstmPolicy)
 
 __all__ = ["BasePolicy", "ActorCriticPolicy", "RecurrentActorCriticPolicy", "FeedForwardPolicy", "LstmPolicy",
            "MlpPolicy", "CnnPolicy", "MultiInputPolicy", "MultiInputLstmPolicy", "MlpLstmPolicy", "MlpLnLstmPolicy",

@@ -413,19 +413,21 @@ def fully_connected(inputs: tf.Tensor, num_outputs: int, activation_fn: Optional
                               biases_initializer, weights_regularizer, biases_regularizer, None, None, trainable)
         if variables_collections:
             for var in tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, scope=tf.get_variable_scope().name + "/"):
-                for collection in (variables_collections if isinstance(variables_collections, (list, tuple))
-                                   else [variables_collections]):
+                for collection in _names(variables_collections):
                     if var not in tf.get_collection(collection):
                         tf.add_to_collection(collection, var)
         if normalizer_fn is not None:
             outputs = normalizer_fn(outputs, **(normalizer_params or {}))
         if activation_fn is not None:
             outputs = activation_fn(outputs)
-    if outputs_collections:
-        for collection in (outputs_collections if isinstance(outputs_collections, (list, tuple))
-                           else [outputs_collections]):
-            tf.add_to_collection(collection, outputs)
+    for collection in _names(outputs_collections) if outputs_collections else []:
+        tf.add_to_collection(collection, outputs)
     return outputs
+
+
+def _names(collections: Any) -> list:
+    """:return: ([str]) the collection names given as one name or a list of them"""
+    return list(collections) if isinstance(collections, (list, tuple)) else [collections]
 
 
 def layer_norm(inputs: tf.Tensor, center: bool = True, scale: bool = True, activation_fn: Optional[Callable] = None,
@@ -470,8 +472,7 @@ def layer_norm(inputs: tf.Tensor, center: bool = True, scale: bool = True, activ
         beta, gamma = None, None
         collections = None
         if variables_collections:
-            collections = [tf.GraphKeys.GLOBAL_VARIABLES] + list(
-                variables_collections if isinstance(variables_collections, (list, tuple)) else [variables_collections])
+            collections = [tf.GraphKeys.GLOBAL_VARIABLES] + _names(variables_collections)
         if center:
             beta = tf.get_variable('beta', shape=params_shape, dtype=dtype, initializer=tf.zeros_initializer(),
                                    collections=collections, trainable=trainable)
@@ -485,10 +486,8 @@ def layer_norm(inputs: tf.Tensor, center: bool = True, scale: bool = True, activ
         outputs.set_shape(inputs_shape)
         if activation_fn is not None:
             outputs = activation_fn(outputs)
-    if outputs_collections:
-        for collection in (outputs_collections if isinstance(outputs_collections, (list, tuple))
-                           else [outputs_collections]):
-            tf.add_to_collection(collection, outputs)
+    for collection in _names(outputs_collections) if outputs_collections else []:
+        tf.add_to_collection(collection, outputs)
     return outputs
 
 

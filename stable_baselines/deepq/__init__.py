@@ -9,6 +9,9 @@ from stable_baselines.deepq.policies import MlpPolicy, CnnPolicy, LnMlpPolicy, L
 from stable_baselines.deepq.build_graph import build_act, build_train  # noqa: F401
 from stable_baselines.deepq.dqn import DQN  # noqa: F401
 from stable_baselines.common.buffers import ReplayBuffer, PrioritizedReplayBuffer  # noqa: F401
+from stable_baselines.common.safe_loading.classes import declare_loadable
+
+declare_loadable(DQN)  # HER files name it
 
 
 def wrap_atari_dqn(env: Any) -> Any:

@@ -21,6 +21,7 @@ from stable_baselines.common.policies import BasePolicy, nature_cnn, register_po
 from stable_baselines.common.policy_parts.multi_input import (ENCODERS, STRUCTURED, GraphOnly, encode_entries,
                                                              encoder_settings, packed_observations)
 from stable_baselines.common.policy_parts.ready_made import BATCH, four_presets, parameters_doc
+from stable_baselines.common.safe_loading.classes import declare_loadable
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import flatten, fully_connected, layer_norm as layer_norm_layer
 
@@ -320,6 +321,7 @@ CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy = four_presets(
     always_layer_norm=True)
 for _policy in (CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy):
     register_policy(_policy.__name__, _policy)
+declare_loadable(FeedForwardPolicy, CnnPolicy, LnCnnPolicy, MlpPolicy, LnMlpPolicy)
 
 
 class MultiInputPolicy(GraphOnly, FeedForwardPolicy):

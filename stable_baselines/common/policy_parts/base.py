@@ -19,30 +19,29 @@ from stable_baselines.common.policy_parts.action_masks import masks_enabled
 from stable_baselines.common.gym_compat import convert_space
 from stable_baselines.common.input import observation_input
 from stable_baselines.common.policy_parts import public
+from stable_baselines.common.policy_parts.ready_made import BATCH, parameters_doc
 from stable_baselines.common.safe_loading.classes import register_policy_base
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.engine.tf_random_draws import settle_draws
 from stable_baselines.common.engine.tf_run import session_run
 
 
+# the wording of the base constructors' parameters that differs from the usual one
+N_BATCH = "(int or None) rows of the placeholders (n_env * n_steps"
+SCALE = "(bool) divide bounded Box observations (images) into [0, 1]"
+
+
 @public
 class BasePolicy(ABC):
-    """
+    __doc__ = """
     What all policies share: the spaces, the session, and the placeholders of observations (and
     optionally of actions), created in the ``input`` scope.
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int or None) rows of the placeholders (n_env * n_steps; None for any)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param scale: (bool) divide bounded Box observations (images) into [0, 1]
+""" + parameters_doc(*BATCH, "scale", n_batch=N_BATCH + "; None for any)", scale=SCALE) + """\
     :param obs_ph: ((tf.Tensor, tf.Tensor) or None) existing observation placeholder and its processed
         version, used instead of new ones
     :param add_action_ph: (bool) also create ``action_ph``
-    """
+"""
 
     recurrent = False
     #: whether the network reads Dict and Tuple observations (their processed form is a dict or tuple of tensors)
@@ -210,22 +209,14 @@ def _proba_outputs(distribution: ProbabilityDistribution, policy_output: tf.Tens
 
 @public
 class ActorCriticPolicy(BasePolicy):
-    """
+    __doc__ = """
     A policy with an action distribution and a value function. A subclass builds, in its constructor,
     ``self._policy`` (the distribution's flat parameters), ``self._proba_distribution``,
     ``self._value_fn`` (shape (n_batch, 1)) and usually ``self.q_value``, then calls
     ``self._setup_init()``, which adds the sampled and deterministic actions, their negative
     log-likelihood, ``policy_proba`` and ``value_flat``.
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int or None) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
-    :param scale: (bool) divide bounded Box observations (images) into [0, 1]
-    """
+""" + parameters_doc(*BATCH, "scale", n_batch=N_BATCH + ")", scale=SCALE)
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: Optional[int], reuse: bool = False, scale: bool = False) -> None:

@@ -10,7 +10,8 @@ from gymnasium import spaces
 
 from stable_baselines.common.engine.numpy_forward import numpy_forward_enabled
 from stable_baselines.common.policy_parts import public
-from stable_baselines.common.policy_parts.base import ActorCriticPolicy
+from stable_baselines.common.policy_parts.base import N_BATCH, ActorCriticPolicy
+from stable_baselines.common.policy_parts.ready_made import BATCH, parameters_doc
 from stable_baselines.common.policy_parts.extractors import NetArch, mlp_extractor, nature_cnn
 from stable_baselines.common.policy_parts.numpy_actor_critic import NumpyActorCriticForward
 from stable_baselines.common.tf_compat import tf
@@ -49,24 +50,18 @@ def _architecture(layers: Optional[List[int]], net_arch: Optional[NetArch]) -> N
 
 @public
 class FeedForwardPolicy(ActorCriticPolicy):
-    """
+    __doc__ = """
     Actor-critic policy with a feed-forward network: the Nature CNN (``feature_extraction="cnn"``)
     or an MLP described by ``net_arch`` (see :func:`mlp_extractor`).
 
-    :param sess: (tf.Session) the session the policy runs in
-    :param ob_space: (gym.Space) observation space
-    :param ac_space: (gym.Space) action space
-    :param n_env: (int) number of environments stepped together
-    :param n_steps: (int) steps per environment in one batch
-    :param n_batch: (int or None) rows of the placeholders (n_env * n_steps)
-    :param reuse: (bool) reuse the variables of an earlier policy of the same graph
+""" + parameters_doc(*BATCH, n_batch=N_BATCH + ")") + """\
     :param layers: ([int]) deprecated: widths of separate policy and value MLPs (default [64, 64])
     :param net_arch: (list) the MLP, shared layers then ``dict(pi=[...], vf=[...])``; overrides ``layers``
     :param act_fun: (callable) activation of the MLP
     :param cnn_extractor: (callable) ``f(scaled_images, **kwargs) -> features`` for ``feature_extraction="cnn"``
     :param feature_extraction: (str) "cnn" or "mlp"
     :param kwargs: (dict) passed on to ``cnn_extractor``
-    """
+"""
 
     def __init__(self, sess: Optional[tf.Session], ob_space: spaces.Space, ac_space: spaces.Space, n_env: int,
                  n_steps: int, n_batch: Optional[int], reuse: bool = False, layers: Optional[List[int]] = None,

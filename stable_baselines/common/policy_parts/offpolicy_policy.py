@@ -19,6 +19,7 @@ from stable_baselines.common.policy_parts.base import BasePolicy
 from stable_baselines.common.policy_parts.extractors import nature_cnn
 from stable_baselines.common.policy_parts.ready_made import BATCH, four_presets, parameters_doc
 from stable_baselines.common.policy_parts.registry import register_policy
+from stable_baselines.common.safe_loading.classes import declare_loadable
 from stable_baselines.common.tf_compat import tf
 from stable_baselines.common.tf_layers import dense, flatten, layer_norm as layer_norm_layer
 
@@ -190,7 +191,8 @@ def presets(base: type, algorithm: str, batch_defaults: bool = True) -> Tuple[ty
     """
     The ready-made classes ``CnnPolicy``, ``LnCnnPolicy``, ``MlpPolicy``, ``LnMlpPolicy`` of an algorithm: ``base``
     (its ``FeedForwardPolicy``) with the feature extraction (and the layer normalisation) fixed, any other keyword
-    passed on. They belong to the module of ``base`` and are registered under their names.
+    passed on. They belong to the module of ``base`` and are registered under their names; model files may name
+    them and ``base`` (:func:`~stable_baselines.common.safe_loading.classes.declare_loadable`).
 
     :param base: (type) the algorithm's feed-forward policy class
     :param algorithm: (str) the algorithm's name, for the docstrings
@@ -203,6 +205,7 @@ def presets(base: type, algorithm: str, batch_defaults: bool = True) -> Tuple[ty
                         parameters_doc(*BATCH, "_kwargs", ac_space=BOX, _kwargs=more))
     for policy in made:
         register_policy(policy.__name__, policy)
+    declare_loadable(base, *made)
     return made
 
 

@@ -1,45 +1,58 @@
 """
 Classes and functions a model file may name by reference.
 
-- policy classes: ours, looked up in a fixed list of our policy modules; a user's own policy class when a class of
-  that module and name, subclassing our ``BasePolicy``, is already defined in this process; the rl-baselines-zoo's
-  ``utils.CustomDQNPolicy`` / ``CustomSACPolicy`` / ``CustomMlpPolicy`` (which exist nowhere) as subclasses of ours
-  with the zoo's keyword arguments fixed;
-- model classes (HER's ``model_class``): our off-policy algorithms;
-- enums of ours (HER's goal selection strategy), by value or by name;
+- classes of ours, declared by the modules that define them when they are imported (:func:`declare_loadable`):
+  policy classes, HER's model classes (DQN, SAC, TD3, DDPG), enums (HER's goal selection strategy, by value or by
+  name); a file naming a class of an algorithm module that declared nothing (not imported, or not installed) is
+  refused, saying what to import;
+- a user's own policy class when a class of that module and name, subclassing our ``BasePolicy``, is already
+  defined in this process;
+- the rl-baselines-zoo's ``utils.CustomDQNPolicy`` / ``CustomSACPolicy`` / ``CustomMlpPolicy`` (which exist
+  nowhere) as subclasses of our declared policies with the zoo's keyword arguments fixed;
 - TensorFlow activation functions, by name (``relu``, ``tanh``, ...), whatever module the file names.
 
-The modules below are imported by their fixed names when a file refers to them (they are this library's);
-no module is ever imported because a file names it.
+Loading imports no module, least of all one a file names (common/ imports no algorithm).
 """
 import copy
 import enum
-import importlib
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 from stable_baselines.common.safe_loading.converters import CALL_RESOLVERS, CALLS, REFERENCE_RESOLVERS, \
-    REFERENCES, Converter, dotted_name
+    Converter, dotted_name
+from stable_baselines.common.safe_loading.errors import SafeUnpicklingError
 from stable_baselines.common.safe_loading.records import Call, Ref
 
-# public module -> class names a file may name there
-_POLICY_MODULES = {
-    "stable_baselines.common.policies": ("MlpPolicy", "CnnPolicy", "MlpLstmPolicy", "MlpLnLstmPolicy",
-                                         "CnnLstmPolicy", "CnnLnLstmPolicy", "FeedForwardPolicy", "LstmPolicy"),
-    "stable_baselines.deepq.policies": ("MlpPolicy", "CnnPolicy", "LnMlpPolicy", "LnCnnPolicy", "FeedForwardPolicy"),
-    "stable_baselines.sac.policies": ("MlpPolicy", "CnnPolicy", "LnMlpPolicy", "LnCnnPolicy", "FeedForwardPolicy"),
-    "stable_baselines.td3.policies": ("MlpPolicy", "CnnPolicy", "LnMlpPolicy", "LnCnnPolicy", "FeedForwardPolicy"),
-    "stable_baselines.ddpg.policies": ("MlpPolicy", "CnnPolicy", "LnMlpPolicy", "LnCnnPolicy", "FeedForwardPolicy"),
-}
-_MODEL_CLASSES = {
-    "stable_baselines.deepq.dqn.DQN": ("stable_baselines.deepq.dqn", "DQN"),
-    "stable_baselines.sac.sac.SAC": ("stable_baselines.sac.sac", "SAC"),
-    "stable_baselines.td3.td3.TD3": ("stable_baselines.td3.td3", "TD3"),
-    "stable_baselines.ddpg.ddpg.DDPG": ("stable_baselines.ddpg.ddpg", "DDPG"),
-}
-_ENUMS = {
-    "stable_baselines.her.replay_buffer.GoalSelectionStrategy": ("stable_baselines.her.replay_buffer",
-                                                                 "GoalSelectionStrategy"),
-}
+# (module, name) -> class, as the modules of ours declared them
+_DECLARED: Dict[Tuple[str, str], type] = {}
+
+
+def declare_loadable(*classes: type) -> None:
+    """
+    Declare classes of ours that model files may name by reference (at their ``__module__`` and ``__qualname__``):
+    policy classes, model classes HER may wrap, enums. Each algorithm package declares its own when it is
+    imported; loading never imports one.
+
+    :param classes: (type) the classes
+    """
+    for cls in classes:
+        _DECLARED[(cls.__module__, cls.__qualname__)] = cls
+
+
+def _undeclared(converter: Converter, what: str, module: str) -> Optional[SafeUnpicklingError]:
+    """
+    :return: (SafeUnpicklingError or None) the refusal of ``what`` when ``module`` is a module of ours that declared
+        nothing (its package is not imported, or not installed), None when it is not
+    """
+    parts = module.split(".")
+    if parts[0] != "stable_baselines" or len(parts) < 2 or (parts[1] == "common" and converter.key != "policy") or \
+            any(declared == module for declared, _ in _DECLARED):
+        return None
+    return converter.refuse(what, "no class of {} is declared in this process: import {}, as loading with its model "
+                                  "class does, before loading a file that names one; declared are those of: {}"
+                            .format(module, module if parts[1] == "common" else ".".join(parts[:2]),
+                                    ", ".join(sorted({name for name, _ in _DECLARED})) or "none"))
+
+
 ACTIVATIONS = ("relu", "relu6", "elu", "selu", "tanh", "sigmoid", "softplus", "softsign", "leaky_relu", "swish",
                "silu", "gelu", "crelu", "identity")
 
@@ -65,12 +78,16 @@ def zoo_policy_class(name: str) -> type:
 
     :param name: (str) 'CustomDQNPolicy', 'CustomSACPolicy' or 'CustomMlpPolicy'
     :return: (type) the policy class
+    :raises KeyError: for another name, or when the module of its base class has not declared it (not imported)
     """
     if name not in ZOO_POLICIES:
         raise KeyError("Unknown zoo policy {!r}; expected one of {}".format(name, sorted(ZOO_POLICIES)))
     if name not in _ZOO_CLASSES:
         module_name, base_name, fixed_kwargs = ZOO_POLICIES[name]
-        base = getattr(importlib.import_module(module_name), base_name)
+        base: Any = _DECLARED.get((module_name, base_name))
+        if base is None:
+            raise KeyError("the zoo's {} derives from {}.{}, which is not declared in this process: import {} "
+                           "before loading a file that names it".format(name, module_name, base_name, module_name))
 
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
             kwargs.update(copy.deepcopy(fixed_kwargs))
@@ -88,14 +105,6 @@ def __getattr__(name: str) -> Any:
     if name in ZOO_POLICIES:
         return zoo_policy_class(name)
     raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))
-
-
-def _import_attribute(converter: Converter, module: str, name: str) -> Any:
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as err:
-        raise converter.invalid("it names {}.{}, which this installation does not provide ({}: {})".format(
-            module, name, type(err).__name__, err)) from err
 
 
 # the base class of our policies, registered by the module that defines it when it is imported (safe loading sits
@@ -140,28 +149,31 @@ def policy_class(converter: Converter, module: str, qualname: str, how: str = "b
     :param how: (str) how the file stores it, for the message
     :return: (type) the policy class, or NotImplemented when none is known under that name
     """
-    if qualname in _POLICY_MODULES.get(module, ()):
-        value = _import_attribute(converter, module, qualname)
-        if is_policy_class(value):
-            return value
+    declared = _DECLARED.get((module, qualname))
+    if is_policy_class(declared):
+        return declared
+    what = "the {}class {}.{} ({})".format("policy " if converter.key == "policy" else "", module, qualname, how)
     if module in _ZOO_MODULES and qualname in ZOO_POLICIES:
-        return zoo_policy_class(qualname)
+        try:
+            return zoo_policy_class(qualname)
+        except KeyError as err:
+            raise converter.refuse(what, err.args[0]) from err
     found = _defined_subclass(converter, module, qualname)
     if found is not None:
         return found
+    refusal = _undeclared(converter, what, module)
+    if refusal is not None and (converter.key == "policy" or qualname.split(".")[-1][:1].isupper()):
+        raise refusal
     if converter.key != "policy" and (module.split(".")[0] == "stable_baselines" or module in _ZOO_MODULES):
         return NotImplemented
-    raise converter.refuse("the policy class {}.{} ({})".format(module, qualname, how),
-                           "no policy class of that name is defined in this process: define or import it before "
-                           "loading")
+    raise converter.refuse(what, "no policy class of that name is defined in this process: define or import it "
+                                 "before loading")
 
 
 def _reference(converter: Converter, ref: Ref) -> Any:
-    name = dotted_name(ref)
-    if name in _MODEL_CLASSES:
-        return _import_attribute(converter, *_MODEL_CLASSES[name])
-    if name in _ENUMS:
-        return _import_attribute(converter, *_ENUMS[name])
+    declared = _DECLARED.get((ref.module, ref.name))
+    if declared is not None:
+        return declared
     top, short = ref.module.split(".")[0], ref.name.split(".")[-1]
     if top in ("tensorflow", "keras", "tf_keras") and short in ACTIVATIONS:
         return tf_activation(short)
@@ -184,17 +196,19 @@ def tf_activation(name: str) -> Any:
     raise KeyError(name)
 
 
+def _enum_class(node: Any) -> Optional[Type[enum.Enum]]:
+    """:return: (type or None) the declared enum that ``node`` (a Ref) names"""
+    found = _DECLARED.get((node.module, node.name)) if isinstance(node, Ref) else None
+    return found if isinstance(found, type) and issubclass(found, enum.Enum) else None
+
+
 def _enum_member(converter: Converter, call: Call) -> Any:
     """``EnumClass(value)`` (pickle) or ``getattr(EnumClass, name)`` (pickle of Python >= 3.12)."""
-    if isinstance(call.func, Ref) and dotted_name(call.func) in _ENUMS:
-        cls, by_name, arg = converter.reference(call.func), False, call.args[0] if len(call.args) == 1 else None
-    elif isinstance(call.func, Ref) and dotted_name(call.func) == "builtins.getattr" and len(call.args) == 2 and \
-            isinstance(call.args[0], Ref) and dotted_name(call.args[0]) in _ENUMS:
-        cls, by_name, arg = converter.reference(call.args[0]), True, call.args[1]
-    else:
+    by_name = isinstance(call.func, Ref) and dotted_name(call.func) == "builtins.getattr" and len(call.args) == 2
+    cls = _enum_class(call.args[0] if by_name else call.func)
+    if cls is None:
         return NotImplemented
-    if not (isinstance(cls, type) and issubclass(cls, enum.Enum)):
-        raise converter.invalid("{} is not an enumeration".format(call.target))
+    arg = call.args[1] if by_name else call.args[0] if len(call.args) == 1 else None
     members = cls.__members__
     if by_name:
         if isinstance(arg, str) and arg in members:
@@ -238,7 +252,3 @@ REFERENCE_RESOLVERS.append(_reference)
 CALL_RESOLVERS.append(_enum_member)
 CALLS["builtins.getattr"] = _getattr_call
 CALLS["cloudpickle._make_skeleton_class"] = _class_by_value
-for _module, _names in _POLICY_MODULES.items():
-    for _name in _names:
-        REFERENCES["{}.{}".format(_module, _name)] = lambda converter, ref: policy_class(converter, ref.module,
-                                                                                         ref.name)
