@@ -13,8 +13,9 @@ import importlib
 import importlib.util
 import os
 import sys
+from typing import Optional
 
-from stable_baselines.common import env_worker
+from stable_baselines.common import algorithm_packages, env_worker
 
 if not env_worker.is_env_worker():
     from stable_baselines.common.tf_compat import enable_tf1_behavior
@@ -85,6 +86,22 @@ def _load_algorithm(name: str) -> type:
     value = getattr(importlib.import_module(module_name), name)
     globals()[name] = value
     return value
+
+
+def _provide_algorithm_package(package: str) -> Optional[str]:
+    """Import one of our algorithm packages that a model file names (see common/algorithm_packages.py)."""
+    names = [name for name, module in {**_ALGORITHMS, **_MPI_ALGORITHMS}.items() if module == package]
+    if not names:
+        return "it is not one of the library's algorithm packages"
+    if names[0] in _MPI_ALGORITHMS and not _mpi_available():
+        return "it needs MPI, and mpi4py is not installed (pip install stable-baselines[mpi])"
+    if not _implemented(package):
+        return "it is not available in this version"
+    importlib.import_module(package)
+    return None
+
+
+algorithm_packages.declare_provider(_provide_algorithm_package)
 
 
 class _DeferredAlgorithm:

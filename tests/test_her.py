@@ -434,3 +434,27 @@ def test_vec_env_wrapper_is_refused_as_the_original_did():
     # a plain one-env VecEnv is still accepted
     model = HER("MlpPolicy", DummyVecEnv([lambda: BitFlippingEnv(4, max_steps=4)]), DQN, seed=0, n_cpu_tf_sess=1)
     model.learn(10)
+
+
+def test_load_in_a_script_that_imports_only_her(tmp_path):
+    """As with the original, ``from stable_baselines import HER`` is all a script needs to load a HER model of any
+    algorithm: the wrapped model's package (here SAC's) is imported by the root package when the file names it."""
+    model = HER("MlpPolicy", BitFlippingEnv(3, continuous=True, max_steps=3), SAC, n_sampled_goal=2,
+                learning_starts=1, seed=0, n_cpu_tf_sess=1)
+    model.learn(5)
+    path = str(tmp_path / "her_sac.zip")
+    model.save(path)
+    flat = np.array([1, 0, 0, 1, 0, 0, 1, 1, 1], dtype=np.float32)  # observation, achieved goal, desired goal
+    expected = np.array2string(model.predict(flat, deterministic=True)[0], precision=6)
+    code = ("import sys, numpy as np\n"
+            "from stable_baselines import HER\n"
+            "from stable_baselines.common.bit_flipping_env import BitFlippingEnv\n"
+            "assert 'stable_baselines.sac' not in sys.modules\n"
+            "model = HER.load(sys.argv[1], env=BitFlippingEnv(3, continuous=True, max_steps=3))\n"
+            "print(type(model.model).__module__, type(model.model).__name__)\n"
+            "flat = np.array([1, 0, 0, 1, 0, 0, 1, 1, 1], dtype=np.float32)\n"
+            "print(np.array2string(model.predict(flat, deterministic=True)[0], precision=6))\n")
+    result = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, timeout=600,
+                            env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["stable_baselines.sac.sac SAC", expected]

@@ -3,20 +3,23 @@ Classes and functions a model file may name by reference.
 
 - classes of ours, declared by the modules that define them when they are imported (:func:`declare_loadable`):
   policy classes, HER's model classes (DQN, SAC, TD3, DDPG), enums (HER's goal selection strategy, by value or by
-  name); a file naming a class of an algorithm module that declared nothing (not imported, or not installed) is
-  refused, saying what to import;
+  name); when a file names a class of one of our algorithm packages that is not imported yet, the root package
+  imports it (as ``from stable_baselines import SAC`` would); one that cannot be imported here (DDPG, GAIL, PPO1,
+  TRPO without mpi4py) or a module of ours that declared nothing is refused, saying what to import;
 - a user's own policy class when a class of that module and name, subclassing our ``BasePolicy``, is already
   defined in this process;
 - the rl-baselines-zoo's ``utils.CustomDQNPolicy`` / ``CustomSACPolicy`` / ``CustomMlpPolicy`` (which exist
   nowhere) as subclasses of our declared policies with the zoo's keyword arguments fixed;
 - TensorFlow activation functions, by name (``relu``, ``tanh``, ...), whatever module the file names.
 
-Loading imports no module, least of all one a file names (common/ imports no algorithm).
+Loading imports no module a file names, except the library's own algorithm packages through the root package
+(:mod:`stable_baselines.common.algorithm_packages`; common/ imports no algorithm).
 """
 import copy
 import enum
 from typing import Any, Dict, List, Optional, Tuple, Type
 
+from stable_baselines.common import algorithm_packages
 from stable_baselines.common.safe_loading.converters import CALL_RESOLVERS, CALLS, REFERENCE_RESOLVERS, \
     Converter, dotted_name
 from stable_baselines.common.safe_loading.errors import SafeUnpicklingError
@@ -38,19 +41,33 @@ def declare_loadable(*classes: type) -> None:
         _DECLARED[(cls.__module__, cls.__qualname__)] = cls
 
 
+def _declared(module: str, name: str) -> Optional[type]:
+    """
+    :return: (type or None) the class of ours declared at ``module`` and ``name``; when its algorithm package is not
+        imported yet, the root package imports it first (see :mod:`stable_baselines.common.algorithm_packages`)
+    """
+    found = _DECLARED.get((module, name))
+    parts = module.split(".")
+    if found is None and parts[0] == "stable_baselines" and len(parts) > 2 and parts[1] != "common" \
+            and algorithm_packages.provide(".".join(parts[:2])) is None:
+        found = _DECLARED.get((module, name))
+    return found
+
+
 def _undeclared(converter: Converter, what: str, module: str) -> Optional[SafeUnpicklingError]:
     """
     :return: (SafeUnpicklingError or None) the refusal of ``what`` when ``module`` is a module of ours that declared
-        nothing (its package is not imported, or not installed), None when it is not
+        nothing (its package cannot be imported here, or does not declare it), None when it is not
     """
     parts = module.split(".")
     if parts[0] != "stable_baselines" or len(parts) < 2 or (parts[1] == "common" and converter.key != "policy") or \
             any(declared == module for declared, _ in _DECLARED):
         return None
-    return converter.refuse(what, "no class of {} is declared in this process: import {}, as loading with its model "
-                                  "class does, before loading a file that names one; declared are those of: {}"
-                            .format(module, module if parts[1] == "common" else ".".join(parts[:2]),
-                                    ", ".join(sorted({name for name, _ in _DECLARED})) or "none"))
+    package = module if parts[1] == "common" else ".".join(parts[:2])
+    reason = None if parts[1] == "common" else algorithm_packages.provide(package)
+    detail = "" if reason is None else ", and {} cannot be imported: {}".format(package, reason)
+    return converter.refuse(what, "no class of {} is declared in this process{}; declared are those of: {}"
+                            .format(module, detail, ", ".join(sorted({name for name, _ in _DECLARED})) or "none"))
 
 
 ACTIVATIONS = ("relu", "relu6", "elu", "selu", "tanh", "sigmoid", "softplus", "softsign", "leaky_relu", "swish",
@@ -84,7 +101,7 @@ def zoo_policy_class(name: str) -> type:
         raise KeyError("Unknown zoo policy {!r}; expected one of {}".format(name, sorted(ZOO_POLICIES)))
     if name not in _ZOO_CLASSES:
         module_name, base_name, fixed_kwargs = ZOO_POLICIES[name]
-        base: Any = _DECLARED.get((module_name, base_name))
+        base: Any = _declared(module_name, base_name)
         if base is None:
             raise KeyError("the zoo's {} derives from {}.{}, which is not declared in this process: import {} "
                            "before loading a file that names it".format(name, module_name, base_name, module_name))
@@ -149,7 +166,7 @@ def policy_class(converter: Converter, module: str, qualname: str, how: str = "b
     :param how: (str) how the file stores it, for the message
     :return: (type) the policy class, or NotImplemented when none is known under that name
     """
-    declared = _DECLARED.get((module, qualname))
+    declared = _declared(module, qualname)
     if is_policy_class(declared):
         return declared
     what = "the {}class {}.{} ({})".format("policy " if converter.key == "policy" else "", module, qualname, how)
@@ -171,7 +188,7 @@ def policy_class(converter: Converter, module: str, qualname: str, how: str = "b
 
 
 def _reference(converter: Converter, ref: Ref) -> Any:
-    declared = _DECLARED.get((ref.module, ref.name))
+    declared = _declared(ref.module, ref.name)
     if declared is not None:
         return declared
     top, short = ref.module.split(".")[0], ref.name.split(".")[-1]
@@ -198,7 +215,7 @@ def tf_activation(name: str) -> Any:
 
 def _enum_class(node: Any) -> Optional[Type[enum.Enum]]:
     """:return: (type or None) the declared enum that ``node`` (a Ref) names"""
-    found = _DECLARED.get((node.module, node.name)) if isinstance(node, Ref) else None
+    found = _declared(node.module, node.name) if isinstance(node, Ref) else None
     return found if isinstance(found, type) and issubclass(found, enum.Enum) else None
 
 
