@@ -228,8 +228,8 @@ class DQN(DQNActing, OffPolicyRLModel):
         self.params: Optional[List[tf.Variable]] = None
         self.summary: Optional[tf.Tensor] = None
         # the training step with the merged summary (when a TensorBoard writer is open); without one,
-        # self._fused_train (OffPolicyRLModel) does it in one call that also fetches the new weights of the NumPy
-        # Q-network when there is one
+        # self._fused_train (OffPolicyRLModel) does it in one call that also gives the NumPy Q-network, when there
+        # is one, its new weights
         self._summarised_train: Optional[Callable] = None
         # (placeholder, assign op) storing an exploration rate in the variable deepq/eps
         self._eps_store: Optional[Tuple[tf.Tensor, tf.Operation]] = None
@@ -286,27 +286,25 @@ class DQN(DQNActing, OffPolicyRLModel):
                 self.proba_step = parts.step_model.proba_step
                 self.params = tf_util.get_trainable_vars("deepq")
                 # all of the graph exists before the session first runs it
-                fused_fetches = self._fused_fetches(parts)
+                self._fused_train = self._fused_train_call(sess, parts)
                 self._eps_store = self._exploration_rate_store()
                 self.summary = tf.summary.merge_all()
                 sess.run(tf.global_variables_initializer())
                 parts.update_target(sess=sess)
-                self._fused_train = SessionCall(sess, parts.train_inputs, fused_fetches, [parts.train_op])
 
-    def _fused_fetches(self, parts: DQNGraph) -> Dict[str, tf.Tensor]:
+    def _fused_train_call(self, sess: tf.Session, parts: DQNGraph) -> SessionCall:
         """
-        What the one-call training step returns: the TD errors, and the updated weights of the Q-network when it
-        also runs in NumPy (MLP policies; then acting needs no session call).
+        The training step in one session call, returning the TD errors and, when the Q-network also runs in NumPy
+        (MLP policies; then acting needs no session call), handing its new weights to the NumPy copy.
 
+        :param sess: (tf.Session) the session
         :param parts: (DQNGraph) the graph
-        :return: ({str: tf.Tensor}) the fetches by name
+        :return: (SessionCall) the call, its results named
         """
         trainable = set(var.name for var in tf.trainable_variables())
-        q_weights = [var for var in parts.q_func_vars if var.name in trainable]
-        fetches = {_TD_ERRORS: parts.td_error}
-        if self.fast_path.enable(parts.step_model, variables=q_weights):
-            fetches[_Q_WEIGHTS] = self.fast_path.weights_after(parts.step_model, [parts.optimize_expr])
-        return fetches
+        self.fast_path.enable(parts.step_model, variables=[var for var in parts.q_func_vars if var.name in trainable])
+        return SessionCall(sess, parts.train_inputs, {_TD_ERRORS: parts.td_error}, [parts.train_op],
+                           refresh=(_Q_WEIGHTS, parts.step_model))
 
     @staticmethod
     def _exploration_rate_store() -> Optional[Tuple[tf.Tensor, tf.Operation]]:
@@ -544,14 +542,13 @@ class DQN(DQNActing, OffPolicyRLModel):
 
     def _fused_gradient_step(self, state: DQNLoopState, batch: tuple) -> np.ndarray:
         """
-        The gradient step in one session call, which also fetches the new weights of the NumPy Q-network.
+        The gradient step in one session call, which also gives the NumPy Q-network its new weights.
 
         :return: (np.ndarray) the TD errors
         """
         state.out = self._built(self._fused_train, "_fused_train")(*batch)
         if _Q_WEIGHTS in state.out:
             state.forward = self.fast_path.copy_of(self._built(self.step_model, "step_model"))
-            self.fast_path.receive_weights(self.step_model, state.out[_Q_WEIGHTS])
         return state.out[_TD_ERRORS]
 
     def _gradient_step_with_summary(self, state: DQNLoopState, batch: tuple) -> np.ndarray:
