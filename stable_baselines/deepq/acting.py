@@ -20,9 +20,7 @@ else:
 
 
 class DQNActing(_MixinBase):
-    """
-    Mixin of :class:`stable_baselines.deepq.DQN` (put before its model base): acting with a built model.
-    """
+    """Mixin of :class:`stable_baselines.deepq.DQN` (put before its model base): acting with a built model."""
 
     step_model: Optional[DQNPolicy]
     proba_step: Optional[Callable]
