@@ -381,3 +381,58 @@ def test_polyak_fresh_reads_see_the_updates_they_follow():
     # no read op of their own: the arithmetic takes the variables' references
     assert not any(op.type == "Identity" for op in graph.get_operations() if op.name.startswith("read"))
     sess.close()
+
+
+class _CopyOf:
+    """A stand-in NumPy copy: the variables it reads and the flat weights it was given."""
+
+    def __init__(self, variables):
+        self.variables = variables
+        self.given = None
+
+    def set_flat_weights(self, flat):
+        self.given = flat
+
+
+def test_session_call_refresh_fetches_and_hands_over_the_weights():
+    from types import SimpleNamespace
+
+    from stable_baselines.common.model.session_call import SessionCall
+    graph = tf.Graph()
+    with graph.as_default():
+        inp = tf.placeholder(tf.float32, [], name="x")
+        weight = tf.Variable(np.zeros((2, 2), dtype=np.float32))
+        bias = tf.Variable(np.zeros(3, dtype=np.float32))
+        step = tf.group(tf.assign_add(weight, tf.fill([2, 2], inp)), tf.assign_add(bias, tf.fill([3], 2 * inp)))
+        policy = SimpleNamespace(numpy_forward=_CopyOf([weight, bias]))
+        sess = tf.Session(graph=graph)
+        named = SessionCall(sess, [inp], {"x2": inp * 2.0}, [step], refresh=("weights", policy))
+        listed = SessionCall(sess, [inp], [inp * 3.0], [step], refresh=("weights", policy))
+        no_copy = SessionCall(sess, [inp], [inp], [step], refresh=("weights", SimpleNamespace(numpy_forward=None)))
+        sess.run(tf.global_variables_initializer())
+    out = named(1.0)
+    assert set(out) == {"x2", "weights"} and out["x2"] == 2.0
+    np.testing.assert_array_equal(policy.numpy_forward.given, [1, 1, 1, 1, 2, 2, 2])  # read after the updates
+    assert out["weights"] is policy.numpy_forward.given
+    value, weights = listed(0.5)
+    assert value == 1.5
+    np.testing.assert_array_equal(weights, [1.5] * 4 + [3] * 3)
+    assert weights is policy.numpy_forward.given
+    assert no_copy(1.0) == [1.0]  # a policy without a copy: nothing more fetched
+    sess.close()
+
+
+def test_dqn_fused_step_gives_the_numpy_copy_its_weights():
+    """The fused training step of DQN leaves the NumPy Q-network with the graph's new weights, without a read."""
+    model = DQN("MlpPolicy", "CartPole-v1", learning_starts=10, seed=0, n_cpu_tf_sess=1)
+    copy = model.fast_path.copy_of(model.step_model)
+    if copy is None:
+        pytest.skip("the NumPy path is off")
+    model.learn(20)
+    obs, actions, rewards, next_obs, dones = model.replay_buffer.sample(32)
+    out = model._fused_train(obs, actions, rewards, next_obs, next_obs, dones,  # pylint: disable=protected-access
+                             np.ones(32, dtype=np.float32))
+    assert set(out) == {"td_errors", "q_weights"}
+    assert not copy.stale
+    graph_weights = np.concatenate([value.reshape(-1) for value in model.sess.run(copy.variables)])
+    np.testing.assert_array_equal(out["q_weights"], graph_weights)

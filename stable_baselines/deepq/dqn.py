@@ -2,6 +2,7 @@
 DQN: Q-learning with a neural network, a replay buffer and a target network, with the usual extensions
 (double Q-learning, dueling networks, prioritized replay, parameter-space noise). :class:`DQNLoopState` holds the
 values of a ``learn`` run that DQN's hooks of the off-policy loop share; :data:`DQN_NAMES` shows them to callbacks.
+Acting outside ``learn`` (``predict``, ``action_probability``, export) is in :mod:`stable_baselines.deepq.acting`.
 """
 from contextlib import contextmanager
 from functools import partial
@@ -12,18 +13,16 @@ from gymnasium import spaces
 
 from stable_baselines import logger
 from stable_baselines.common import tf_util
-from stable_baselines.common.policy_parts.action_masks import (checked_masks, env_action_masks, env_has_action_masks,
-                                                               masked_actions, masked_probabilities)
+from stable_baselines.common.policy_parts.action_masks import env_action_masks, env_has_action_masks
 from stable_baselines.common.model.arguments import check_gamma, check_learning_rate, check_positive_int
 from stable_baselines.common.model.context import SetVerbosity
-from stable_baselines.common.model.observations import batch_observation as _predict_input
 from stable_baselines.common.model.off_policy import (ABSENT, LOOP_NAMES, LearnArguments, OffPolicyLoopState,
                                                       OffPolicyRLModel, check_finite_losses)
 from stable_baselines.common.buffers import PrioritizedReplayBuffer, ReplayBuffer
-from stable_baselines.common.export import ARGMAX, ExportSpec
 from stable_baselines.common.schedules import LinearSchedule
 from stable_baselines.common.model.session_call import SessionCall
 from stable_baselines.common.tf_compat import tf
+from stable_baselines.deepq.acting import DQNActing
 from stable_baselines.deepq.build_graph import DQNGraph, build_dqn_graph
 from stable_baselines.deepq.policies import DQNPolicy
 
@@ -127,7 +126,7 @@ def _check_discrete_action_space(action_space: Optional[spaces.Space]) -> None:
                          "for Box actions.".format(action_space, type(action_space).__name__))
 
 
-class DQN(OffPolicyRLModel):
+class DQN(DQNActing, OffPolicyRLModel):
     """
     Deep Q-Network (Mnih et al. 2013, https://arxiv.org/abs/1312.5602): a network estimates the value of each
     discrete action, trained on transitions drawn from a replay buffer towards targets computed by a lagging copy
@@ -229,8 +228,8 @@ class DQN(OffPolicyRLModel):
         self.params: Optional[List[tf.Variable]] = None
         self.summary: Optional[tf.Tensor] = None
         # the training step with the merged summary (when a TensorBoard writer is open); without one,
-        # self._fused_train (OffPolicyRLModel) does it in one call that also fetches the new weights of the NumPy
-        # Q-network when there is one
+        # self._fused_train (OffPolicyRLModel) does it in one call that also gives the NumPy Q-network, when there
+        # is one, its new weights
         self._summarised_train: Optional[Callable] = None
         # (placeholder, assign op) storing an exploration rate in the variable deepq/eps
         self._eps_store: Optional[Tuple[tf.Tensor, tf.Operation]] = None
@@ -287,27 +286,25 @@ class DQN(OffPolicyRLModel):
                 self.proba_step = parts.step_model.proba_step
                 self.params = tf_util.get_trainable_vars("deepq")
                 # all of the graph exists before the session first runs it
-                fused_fetches = self._fused_fetches(parts)
+                self._fused_train = self._fused_train_call(sess, parts)
                 self._eps_store = self._exploration_rate_store()
                 self.summary = tf.summary.merge_all()
                 sess.run(tf.global_variables_initializer())
                 parts.update_target(sess=sess)
-                self._fused_train = SessionCall(sess, parts.train_inputs, fused_fetches, [parts.train_op])
 
-    def _fused_fetches(self, parts: DQNGraph) -> Dict[str, tf.Tensor]:
+    def _fused_train_call(self, sess: tf.Session, parts: DQNGraph) -> SessionCall:
         """
-        What the one-call training step returns: the TD errors, and the updated weights of the Q-network when it
-        also runs in NumPy (MLP policies; then acting needs no session call).
+        The training step in one session call, returning the TD errors and, when the Q-network also runs in NumPy
+        (MLP policies; then acting needs no session call), handing its new weights to the NumPy copy.
 
+        :param sess: (tf.Session) the session
         :param parts: (DQNGraph) the graph
-        :return: ({str: tf.Tensor}) the fetches by name
+        :return: (SessionCall) the call, its results named
         """
         trainable = set(var.name for var in tf.trainable_variables())
-        q_weights = [var for var in parts.q_func_vars if var.name in trainable]
-        fetches = {_TD_ERRORS: parts.td_error}
-        if self.fast_path.enable(parts.step_model, variables=q_weights):
-            fetches[_Q_WEIGHTS] = self.fast_path.weights_after(parts.step_model, [parts.optimize_expr])
-        return fetches
+        self.fast_path.enable(parts.step_model, variables=[var for var in parts.q_func_vars if var.name in trainable])
+        return SessionCall(sess, parts.train_inputs, {_TD_ERRORS: parts.td_error}, [parts.train_op],
+                           refresh=(_Q_WEIGHTS, parts.step_model))
 
     @staticmethod
     def _exploration_rate_store() -> Optional[Tuple[tf.Tensor, tf.Operation]]:
@@ -456,17 +453,6 @@ class DQN(OffPolicyRLModel):
             return np.int64(state.rng.integers(state.n_actions))
         return np.int64(np.argmax(state.q_values[0]))
 
-    def _n_actions(self) -> int:
-        return int(self._built(self.action_space, "action_space").n)
-
-    def _q_values(self, obs: np.ndarray, numpy_q: Any = None) -> np.ndarray:
-        """:return: (np.ndarray) the online network's Q-values of a batch of observations"""
-        q_values = None if numpy_q is None else numpy_q.q_values(obs)
-        if q_values is None:
-            step_model = self._built(self.step_model, "step_model")
-            q_values = self._built(self.sess, "sess").run(step_model.q_values, {step_model.obs_ph: obs})
-        return q_values
-
     def _masked_epsilon_greedy(self, state: DQNLoopState) -> np.int64:
         """
         :return: (np.int64) with probability epsilon an allowed action drawn uniformly, else the allowed action of
@@ -556,14 +542,13 @@ class DQN(OffPolicyRLModel):
 
     def _fused_gradient_step(self, state: DQNLoopState, batch: tuple) -> np.ndarray:
         """
-        The gradient step in one session call, which also fetches the new weights of the NumPy Q-network.
+        The gradient step in one session call, which also gives the NumPy Q-network its new weights.
 
         :return: (np.ndarray) the TD errors
         """
         state.out = self._built(self._fused_train, "_fused_train")(*batch)
         if _Q_WEIGHTS in state.out:
             state.forward = self.fast_path.copy_of(self._built(self.step_model, "step_model"))
-            self.fast_path.receive_weights(self.step_model, state.out[_Q_WEIGHTS])
         return state.out[_TD_ERRORS]
 
     def _gradient_step_with_summary(self, state: DQNLoopState, batch: tuple) -> np.ndarray:
@@ -603,96 +588,6 @@ class DQN(OffPolicyRLModel):
         logger.record_tabular("% time spent exploring", int(100 * exploration.value(self.num_timesteps)))
         logger.dump_tabular()
 
-    # ------------------------------------------------------------------------------------------------------
-    # acting
-    # ------------------------------------------------------------------------------------------------------
-    def _predict_masked(self, observation: np.ndarray, deterministic: bool, action_masks: Any) -> Tuple[Any, None]:
-        """``predict`` among the allowed actions only."""
-        observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
-                                                                              "observation_space"))
-        masks = checked_masks(action_masks, len(observation), self._n_actions())
-        if deterministic:
-            numpy_q = self.fast_path.copy_of(self._built(self.step_model, "step_model"))
-            scores = np.where(masks, self._q_values(observation, numpy_q), -np.inf)
-            if not masks.any(axis=1).all():
-                raise ValueError("Each observation's action mask must allow at least one action")
-            actions = np.argmax(scores, axis=1)
-        else:
-            probabilities = self._built(self.proba_step, "proba_step")(observation)
-            actions = masked_actions(self._built(self.action_space, "action_space"), probabilities, masks, False)
-        return (actions if vectorized_env else actions[0]), None
-
-    def predict(self, observation: np.ndarray, state: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None,
-                deterministic: bool = True, action_masks: Optional[np.ndarray] = None) -> Tuple[Any, None]:
-        """
-        The greedy action (``deterministic``), or one drawn from the softmax of the Q-values.
-
-        :param observation: (np.ndarray) one observation or a batch of them
-        :param state: (np.ndarray) unused (DQN has no recurrent policy)
-        :param mask: (np.ndarray) unused
-        :param deterministic: (bool) the greedy action (True) or a sampled one
-        :param action_masks: (np.ndarray) the allowed actions, bool, shape (n_actions,) or (batch, n_actions)
-            (None: all actions)
-        :return: (np.ndarray, None) the action(s), and no state
-        """
-        if action_masks is not None:
-            return self._predict_masked(observation, deterministic, action_masks)
-        step_model = self._built(self.step_model, "step_model")
-        if deterministic:
-            # one observation: the NumPy single-row path
-            scores = self.fast_path.single_row(step_model, observation, self.observation_space)
-            if scores is not None:
-                return scores.argmax(), None
-        observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
-                                                                              "observation_space"))
-        with self._built(self.sess, "sess").as_default():
-            actions, _, _ = step_model.step(observation, deterministic=deterministic)
-        return (actions if vectorized_env else actions[0]), None
-
-    def action_probability(self, observation: np.ndarray, state: Optional[np.ndarray] = None,
-                           mask: Optional[np.ndarray] = None, actions: Optional[np.ndarray] = None,
-                           logp: bool = False, action_masks: Optional[np.ndarray] = None) -> np.ndarray:
-        """
-        The softmax of the Q-values, or (``actions`` given) the probability of each given action under it.
-
-        :param observation: (np.ndarray) one observation or a batch of them
-        :param state: (np.ndarray) unused (DQN has no recurrent policy)
-        :param mask: (np.ndarray) unused
-        :param actions: (np.ndarray) one action per observation (None: the whole distribution)
-        :param logp: (bool) with ``actions``: the log-probabilities
-        :param action_masks: (np.ndarray) the allowed actions (None: all): the softmax over them only
-        :return: (np.ndarray) the probabilities, shape (n_actions,) or (batch, n_actions); with ``actions``
-            shape (1,) or (batch, 1)
-        """
-        observation, vectorized_env = _predict_input(observation, self._built(self.observation_space,
-                                                                              "observation_space"))
-        probabilities = self._built(self.proba_step, "proba_step")(observation, state, mask)
-        if action_masks is not None:
-            probabilities = masked_probabilities(self._built(self.action_space, "action_space"), probabilities,
-                                                 checked_masks(action_masks, len(observation), self._n_actions()))
-        if actions is not None:
-            probabilities = self._probability_of(probabilities, actions, observation.shape[0], logp)
-        if vectorized_env:
-            return probabilities
-        if state is not None:
-            raise ValueError("Error: The environment must be vectorized when using recurrent policies.")
-        return probabilities[0]
-
-    def _probability_of(self, probabilities: np.ndarray, actions: Any, n_obs: int, logp: bool) -> np.ndarray:
-        """
-        :return: (np.ndarray) column of the (log-)probabilities of ``actions``, one per observation
-        """
-        n_actions = self._built(self.action_space, "action_space").n
-        actions = np.array([actions]).reshape((-1,))
-        if actions.shape[0] != n_obs:
-            raise ValueError("Error: batch sizes differ for actions ({}) and observations ({})."
-                             .format(actions.shape[0], n_obs))
-        if not np.issubdtype(actions.dtype, np.integer) or np.any(actions < 0) \
-                or np.any(actions >= n_actions):
-            raise ValueError("Error: actions must be ints in [0, {}), got {}".format(n_actions, actions))
-        chosen = probabilities[np.arange(n_obs), actions].reshape((-1, 1))
-        return np.log(chosen) if logp else chosen
-
     def get_parameter_list(self) -> list:
         """
         The variables saved and loaded with the model: the trainable variables under ``deepq`` in creation order
@@ -701,10 +596,3 @@ class DQN(OffPolicyRLModel):
         :return: ([tf.Variable]) the variables
         """
         return self._built(self.params, "params")
-
-    def _export_spec(self, batch_size: Optional[int] = None) -> ExportSpec:
-        """:return: (ExportSpec) the greedy action: the argmax of the step model's Q-values"""
-        step_model = self._built(self.step_model, "step_model")
-        observation_space, _ = self._model_spaces()
-        return ExportSpec(self.sess, step_model.obs_ph, step_model.q_values, ARGMAX,
-                          observation_dtype=observation_space.dtype)

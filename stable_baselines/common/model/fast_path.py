@@ -10,7 +10,8 @@ A session call costs far more than the forward pass of a small MLP, so the polic
   training step, a load, MPI synchronisation; see :func:`stable_baselines.common.engine.tf_run.session_run`) to
   ``variables_written``, and the copies holding one of them read the graph again before their next use;
 - ``weights_after(policy, ops)`` / ``receive_weights(policy, values)`` for a training step done in one session
-  call: the step also returns the copy's new weights, so the copy never needs a call of its own;
+  call: the step also returns the copy's new weights, so the copy never needs a call of its own (a
+  :class:`~stable_baselines.common.model.session_call.SessionCall` made with ``refresh=`` does both itself);
 - ``copy_of(policy)`` for an algorithm that drives the copy itself (DQN's epsilon-greedy choice), and
   ``single_row(policy, observation, shape)`` for ``predict`` on one observation;
 - ``sampled_step(policy, observations)`` for the stochastic steps of the on-policy rollouts (A2C, PPO2): actions
@@ -117,7 +118,8 @@ class FastPath:
             if names is None or read is None or not names.isdisjoint(read):
                 policy.invalidate_numpy_forward()
 
-    def weights_after(self, policy: Any, ops: Sequence[Any]) -> Optional[tf.Tensor]:
+    @staticmethod
+    def weights_after(policy: Any, ops: Sequence[Any]) -> Optional[tf.Tensor]:
         """
         A tensor to fetch in the same session call as a training step: the values of the policy copy's variables
         after ``ops`` ran, as one float32 vector (build it in the model's graph).
@@ -126,20 +128,21 @@ class FastPath:
         :param ops: ([tf.Operation or tf.Tensor]) the training step's updates
         :return: (tf.Tensor or None) the vector; None when the policy has no copy
         """
-        copy = self.copy_of(policy)
+        copy = FastPath.copy_of(policy)
         if copy is None:
             return None
         with tf.control_dependencies(list(ops)):
             return tf.concat([tf.reshape(var.read_value(), [-1]) for var in copy.variables], axis=0)
 
-    def receive_weights(self, policy: Any, flat: np.ndarray) -> None:
+    @staticmethod
+    def receive_weights(policy: Any, flat: np.ndarray) -> None:
         """
         Give the policy's copy the weights fetched through :meth:`weights_after`.
 
         :param policy: (BasePolicy) the policy
         :param flat: (np.ndarray) the fetched vector (its slices are kept, not copied)
         """
-        copy = self.copy_of(policy)
+        copy = FastPath.copy_of(policy)
         if copy is not None:
             copy.set_flat_weights(flat)
 
