@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, TypeVar
 
 import numpy as np
 
-from stable_baselines.common import schedules
+from stable_baselines.common import algorithm_packages, schedules
 from stable_baselines.common.noise import AdaptiveParamNoiseSpec, NormalActionNoise, OrnsteinUhlenbeckActionNoise
 from stable_baselines.common.running_mean_std import RunningMeanStd
 from stable_baselines.common.safe_loading.converters import INSTANCES, REFERENCES, Converter
@@ -304,9 +304,10 @@ def _is_structure_of_arrays(value: Any) -> bool:
 
 
 def _expert_dataset(converter: Converter, call: Call) -> Any:
+    reason = None if _EXPERT_DATASET_CLASSES else algorithm_packages.provide("stable_baselines.gail")
     if not _EXPERT_DATASET_CLASSES:
-        raise converter.refuse("an ExpertDataset", "no expert dataset class is defined in this process: import "
-                               "stable_baselines.gail, as GAIL.load does, before loading a file that holds one")
+        raise converter.refuse("an ExpertDataset", "no expert dataset class is defined in this process, and "
+                               "stable_baselines.gail, which defines it, cannot be imported: {}".format(reason))
     dataset_class = _EXPERT_DATASET_CLASSES[0]
     raw = {}
     for state in call.states:
